@@ -1,0 +1,44 @@
+// Memory for field elements and points: a bump allocator above the module's heapBase, with scopes so
+// scratch space is released in one step. Layout of one field element: n little-endian u32 limbs, each
+// holding w bits (the rest zero), elementBytes = 4n.
+
+import { PAGE } from './loader.js';
+
+export class Heap {
+  constructor(memory, heapBase) {
+    this.memory = memory;
+    this.base = heapBase;
+    this.top = heapBase;
+  }
+  /** Reserve `bytes` (8-byte aligned), growing memory if needed; returns the address. */
+  alloc(bytes) {
+    const at = this.top;
+    const end = at + Math.ceil(bytes / 8) * 8;
+    const have = this.memory.buffer.byteLength;
+    if (end > have) {
+      const pages = Math.ceil((end - have) / PAGE);
+      try {
+        this.memory.grow(pages);
+      } catch (e) {
+        throw new RangeError(`out of Wasm memory: need ${end} bytes (${e.message})`);
+      }
+    }
+    this.top = end;
+    return at;
+  }
+  /** Run fn with everything it allocates released afterwards (also on throw). */
+  scope(fn) {
+    const mark = this.top;
+    try {
+      return fn();
+    } finally {
+      this.top = mark;
+    }
+  }
+  mark() {
+    return this.top;
+  }
+  release(mark) {
+    this.top = mark;
+  }
+}
