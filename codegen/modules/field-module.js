@@ -28,8 +28,11 @@ const bigIntBytes = (x) => {
   return Uint8Array.from(out.length ? out : [0]);
 };
 
-/** Addresses of the constants, the stack and the heap for one field, starting at `base`. */
-export function fieldLayout(params, base = 16) {
+/**
+ * Addresses of the constants, the stack and the heap for one field, starting at `base`.
+ * `extraConstants` ([{ name, value, note }], values mod p) are stored in Montgomery form after the field's own.
+ */
+export function fieldLayout(params, { base = 16, extraConstants = [] } = {}) {
   const { p, R, elementBytes: E, bits } = params;
   const data = [];
   let at = base;
@@ -72,6 +75,9 @@ export function fieldLayout(params, base = 16) {
     c = (c * halfInv) % p;
   }
   layout.invTable = put('invTable', table, `R^3 * 2^-k mod p for k = 0..${tableEntries - 1}: inverse correction`);
+  for (const { name, value, note } of extraConstants) {
+    layout[name] = put(name, elementBytesOf(params, (((value % p) + p) % p * R) % p), `${note} (Montgomery form)`);
+  }
   layout.stackBottom = at;
   layout.stackTop = at + STACK_BYTES;
   layout.heapBase = layout.stackTop;
@@ -81,13 +87,18 @@ export function fieldLayout(params, base = 16) {
 }
 
 /**
- * The WAT text of a field module.
+ * The field module, not yet rendered, so a curve module can add its own functions.
  * @param params from deriveFieldParams
  * @param options.mulShape 'loop' (default) or 'unrolled'
  * @param options.prefix name prefix for functions and exports ('' gives mul, add, ...)
+ * @param options.extraConstants more constants for the data segment (see fieldLayout)
+ * @param options.headerLines more lines for the module header
  */
-export function fieldModuleWat(params, { mulShape = 'loop', prefix = '', generator = 'codegen/modules/field-module.js', title = 'prime field' } = {}) {
-  const layout = fieldLayout(params);
+export function buildFieldModule(
+  params,
+  { mulShape = 'loop', prefix = '', generator = 'codegen/modules/field-module.js', title = 'prime field', extraConstants = [], headerLines = [] } = {},
+) {
+  const layout = fieldLayout(params, { extraConstants });
   const f = (op) => (prefix ? `${prefix}_${op}` : op);
   const header = [
     `${title}: Montgomery arithmetic mod p with ${params.n} limbs of ${params.w} bits.`,
@@ -96,6 +107,7 @@ export function fieldModuleWat(params, { mulShape = 'loop', prefix = '', generat
     `mul shape: ${mulShape}`,
     `memory: element = ${params.n} little-endian u32 limbs (${params.elementBytes} bytes); constants at ${layout.data[0].address}..${layout.stackBottom},`,
     `scratch stack ${layout.stackBottom}..${layout.stackTop} (global sp, grows down), free memory from heapBase = ${layout.heapBase}`,
+    ...headerLines,
   ].join('\n');
   const m = new Module({ header, memory: { import: ['env', 'memory'], minPages: layout.minPages } });
   m.globals.push(`(global $sp (export "${f('sp')}") (mut i32) (i32.const ${layout.stackTop}))`);
@@ -123,5 +135,11 @@ export function fieldModuleWat(params, { mulShape = 'loop', prefix = '', generat
   m.add(fieldBatchInverse(params, { name: f('batchInverse'), prefix }));
   m.add(fieldPow(params, { name: f('pow'), f }));
   m.add(fieldSqrt(params, { name: f('sqrt'), f, layout }));
-  return { wat: m.render(), layout };
+  return { module: m, layout, f };
+}
+
+/** The WAT text of a field module (options as for buildFieldModule). */
+export function fieldModuleWat(params, options = {}) {
+  const { module, layout } = buildFieldModule(params, options);
+  return { wat: module.render(), layout };
 }

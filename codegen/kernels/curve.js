@@ -1,0 +1,435 @@
+// Curve kernels over the field module's functions (prefix `fp`): affine points for the batched hot path,
+// Jacobian points for the few steps that cannot be batched. y^2 = x^3 + a*x + b.
+//
+// Memory layout (documented once, used by src/curve.js):
+//   affine point   = x (E bytes) | y (E bytes) | infinity flag (u32) | 4 bytes padding   -> 2E + 8 bytes
+//   Jacobian point = X | Y | Z (E bytes each), infinity when Z = 0                        -> 3E bytes
+// E = elementBytes of the base field; coordinates in Montgomery form, range [0, 2p).
+
+import { Func, i32, local, comment, op, loop, block, br, br_if, if_ } from '../wat/index.js';
+
+const call = (name, ...args) => op(`call $${name}`, ...args);
+
+export function curveSizes(fieldParams) {
+  const E = fieldParams.elementBytes;
+  return { E, affineBytes: 2 * E + 8, jacobianBytes: 3 * E, infOffset: 2 * E };
+}
+
+/** Stack-allocated temporaries: `slots(k)` reserves k elements, `slot(i)` addresses them. */
+function scratch(E) {
+  return {
+    reserve: (k) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${k * E})))`,
+    release: (k) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${k * E})))`,
+    slot: (i) => i32.add('(global.get $sp)', i32.const(i * E)),
+  };
+}
+
+/**
+ * @param fieldParams from deriveFieldParams
+ * @param options.fp the field's name function (op -> WAT name)
+ * @param options.layout addresses of curve constants: a, b (and beta when GLV applies)
+ * @param options.aIsZero skip the a-terms
+ */
+export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism, prefix = 'g' }) {
+  const { E, affineBytes, infOffset } = curveSizes(fieldParams);
+  const g = (name) => `${prefix}_${name}`;
+  const S = scratch(E);
+  const X = (p) => local.get(p);
+  const Y = (p) => i32.add(local.get(p), i32.const(E));
+  const Z = (p) => i32.add(local.get(p), i32.const(2 * E));
+  const INF = (p) => i32.load(local.get(p), infOffset);
+  const setInf = (p, v) => i32.store(local.get(p), i32.const(v), infOffset);
+  const funcs = [];
+
+  // --- affine -----------------------------------------------------------------------------------
+  {
+    const fn = new Func(g('isOnCurve'), {
+      params: [['pt', 'i32']], result: 'i32', exportName: g('isOnCurve'),
+      doc: `${g('isOnCurve')}(pt): 1 if the affine point satisfies y^2 = x^3 + a x + b (or is infinity), else 0.`,
+    });
+    fn.local('t0', 'i32');
+    fn.local('t1', 'i32');
+    fn.local('ok', 'i32');
+    fn.push(
+      if_(INF('pt'), ['(return (i32.const 1))']),
+      S.reserve(2),
+      local.set('t0', S.slot(0)),
+      local.set('t1', S.slot(1)),
+      comment('t0 = x^3 + a x + b'),
+      call(fp('sqr'), local.get('t0'), X('pt')),
+      aIsZero ? [] : call(fp('add'), local.get('t0'), local.get('t0'), i32.const(layout.curveA)),
+      call(fp('mul'), local.get('t0'), local.get('t0'), X('pt')),
+      call(fp('add'), local.get('t0'), local.get('t0'), i32.const(layout.curveB)),
+      comment('t1 = y^2'),
+      call(fp('sqr'), local.get('t1'), Y('pt')),
+      local.set('ok', call(fp('eq'), local.get('t0'), local.get('t1'))),
+      S.release(2),
+      local.get('ok'),
+    );
+    funcs.push(fn);
+  }
+  {
+    const fn = new Func(g('gather'), {
+      params: [['dst', 'i32'], ['src', 'i32'], ['entries', 'i32'], ['count', 'i32']], exportName: g('gather'),
+      doc: `${g('gather')}(dst, src, entries, count): dst[i] = +-src[entries[i] & 0x7fffffff], negated when bit 31 of
+entries[i] is set. Affine points of ${affineBytes} bytes; entries are u32.`,
+    });
+    fn.local('e', 'i32');
+    fn.local('s', 'i32');
+    fn.local('end', 'i32');
+    fn.push(
+      local.set('end', i32.add(local.get('entries'), i32.shl(local.get('count'), i32.const(2)))),
+      block('done', [
+        loop('next', [
+          br_if('done', i32.ge_u(local.get('entries'), local.get('end'))),
+          local.set('e', i32.load(local.get('entries'))),
+          local.set('s', i32.add(local.get('src'), i32.mul(i32.and(local.get('e'), i32.const('0x7fffffff')), i32.const(affineBytes)))),
+          call(fp('copy'), local.get('dst'), local.get('s')),
+          if_(
+            i32.shr_u(local.get('e'), i32.const(31)),
+            [call(fp('neg'), Y('dst'), Y('s'))],
+            [call(fp('copy'), Y('dst'), Y('s'))],
+          ),
+          i32.store(local.get('dst'), i32.load(local.get('s'), infOffset), infOffset),
+          local.set('dst', i32.add(local.get('dst'), i32.const(affineBytes))),
+          local.set('entries', i32.add(local.get('entries'), i32.const(4))),
+          br('next'),
+        ]),
+      ]),
+    );
+    funcs.push(fn);
+  }
+  if (hasEndomorphism) {
+    const fn = new Func(g('endomorphism'), {
+      params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32']], exportName: g('endomorphism'),
+      doc: `${g('endomorphism')}(dst, src, count): dst[i] = (beta * x, y) for count affine points (the GLV map lambda * P).`,
+    });
+    fn.push(
+      block('done', [
+        loop('next', [
+          br_if('done', i32.eqz(local.get('count'))),
+          call(fp('mul'), X('dst'), X('src'), i32.const(layout.beta)),
+          call(fp('copy'), Y('dst'), Y('src')),
+          i32.store(local.get('dst'), INF('src'), infOffset),
+          local.set('dst', i32.add(local.get('dst'), i32.const(affineBytes))),
+          local.set('src', i32.add(local.get('src'), i32.const(affineBytes))),
+          local.set('count', i32.sub(local.get('count'), i32.const(1))),
+          br('next'),
+        ]),
+      ]),
+    );
+    funcs.push(fn);
+  }
+  {
+    // Kinds of pair in a batch: what the backward pass must do.
+    const SKIP = 0;
+    const ADD = 1;
+    const DOUBLE = 2;
+    const fn = new Func(g('batchAdd'), {
+      params: [['pairs', 'i32'], ['count', 'i32'], ['scratch', 'i32']], exportName: g('batchAdd'),
+      doc: `${g('batchAdd')}(pairs, count, scratch): for each (dst, src) u32 pointer pair, dst = dst + src (affine), with one
+field inversion for the whole batch. Every dst must be distinct and no src may be another pair's dst.
+Handles every degenerate case without poisoning the batch: src = infinity (dst kept), dst = infinity
+(dst = src), dst = src (doubling), dst = -src (infinity). scratch: count * ${2 * E + 4} bytes.`,
+    });
+    for (const l of ['i', 'dst', 'src', 'd', 'pre', 'kinds', 'lam', 't', 'acc']) fn.local(l, 'i32');
+    fn.local('kind', 'i32');
+    const dAt = (i) => i32.add(local.get('scratch'), i32.mul(i, i32.const(E)));
+    const preAt = (i) => i32.add(i32.add(local.get('scratch'), i32.mul(local.get('count'), i32.const(E))), i32.mul(i, i32.const(E)));
+    const kindAt = (i) => i32.add(local.get('kinds'), i32.shl(i, i32.const(2)));
+    const loadPair = [
+      local.set('dst', i32.load(i32.add(local.get('pairs'), i32.shl(local.get('i'), i32.const(3))))),
+      local.set('src', i32.load(i32.add(local.get('pairs'), i32.shl(local.get('i'), i32.const(3))), 4)),
+      local.set('d', dAt(local.get('i'))),
+      local.set('pre', preAt(local.get('i'))),
+    ];
+    fn.push(
+      local.set('kinds', i32.add(local.get('scratch'), i32.mul(local.get('count'), i32.const(2 * E)))),
+      S.reserve(3),
+      local.set('acc', S.slot(0)),
+      local.set('lam', S.slot(1)),
+      local.set('t', S.slot(2)),
+      call(fp('setOne'), local.get('acc')),
+      comment('forward: classify each pair, d_i = x2 - x1 (or 2 y1 to double), prefix products of the d_i'),
+      local.set('i', i32.const(0)),
+      block('fwdDone', [
+        loop('fwd', [
+          br_if('fwdDone', i32.ge_u(local.get('i'), local.get('count'))),
+          ...loadPair,
+          local.set('kind', i32.const(SKIP)),
+          if_(i32.eqz(INF('src')), [
+            if_(
+              INF('dst'),
+              [comment('infinity + Q = Q'), call(fp('copy'), X('dst'), X('src')), call(fp('copy'), Y('dst'), Y('src')), setInf('dst', 0)],
+              [
+                call(fp('sub'), local.get('d'), X('src'), X('dst')),
+                local.set('kind', i32.const(ADD)),
+                if_(call(fp('isZero'), local.get('d')), [
+                  comment('same x: P + P doubles (unless y = 0), P + (-P) is infinity'),
+                  local.set('kind', i32.const(SKIP)),
+                  if_(
+                    i32.and(call(fp('eq'), Y('dst'), Y('src')), i32.eqz(call(fp('isZero'), Y('dst')))),
+                    [call(fp('add'), local.get('d'), Y('dst'), Y('dst')), local.set('kind', i32.const(DOUBLE))],
+                    [setInf('dst', 1)],
+                  ),
+                ]),
+              ],
+            ),
+          ]),
+          i32.store(kindAt(local.get('i')), local.get('kind')),
+          if_(local.get('kind'), [
+            call(fp('copy'), local.get('pre'), local.get('acc')),
+            call(fp('mul'), local.get('acc'), local.get('acc'), local.get('d')),
+          ]),
+          local.set('i', i32.add(local.get('i'), i32.const(1))),
+          br('fwd'),
+        ]),
+      ]),
+      call(fp('inv'), local.get('acc'), local.get('acc')),
+      comment('backward: 1/d_i = prefix_i * acc, then acc *= d_i; lambda, x3 = lambda^2 - x1 - x2, y3 = lambda (x1 - x3) - y1'),
+      block('bwdDone', [
+        loop('bwd', [
+          br_if('bwdDone', i32.eqz(local.get('i'))),
+          local.set('i', i32.sub(local.get('i'), i32.const(1))),
+          local.set('kind', i32.load(kindAt(local.get('i')))),
+          if_(local.get('kind'), [
+            ...loadPair,
+            call(fp('mul'), local.get('pre'), local.get('pre'), local.get('acc')),
+            call(fp('mul'), local.get('acc'), local.get('acc'), local.get('d')),
+            if_(
+              i32.eq(local.get('kind'), i32.const(ADD)),
+              [call(fp('sub'), local.get('lam'), Y('src'), Y('dst'))],
+              [
+                comment('doubling: numerator 3 x^2 + a'),
+                call(fp('sqr'), local.get('t'), X('dst')),
+                call(fp('add'), local.get('lam'), local.get('t'), local.get('t')),
+                call(fp('add'), local.get('lam'), local.get('lam'), local.get('t')),
+                aIsZero ? [] : call(fp('add'), local.get('lam'), local.get('lam'), i32.const(layout.curveA)),
+              ],
+            ),
+            call(fp('mul'), local.get('lam'), local.get('lam'), local.get('pre')),
+            call(fp('sqr'), local.get('t'), local.get('lam')),
+            call(fp('sub'), local.get('t'), local.get('t'), X('dst')),
+            call(fp('sub'), local.get('t'), local.get('t'), X('src')),
+            comment('y3 = lambda (x1 - x3) - y1, with x3 in t'),
+            call(fp('sub'), local.get('pre'), X('dst'), local.get('t')),
+            call(fp('mul'), local.get('pre'), local.get('pre'), local.get('lam')),
+            call(fp('sub'), Y('dst'), local.get('pre'), Y('dst')),
+            call(fp('copy'), X('dst'), local.get('t')),
+          ]),
+          br('bwd'),
+        ]),
+      ]),
+      S.release(3),
+    );
+    funcs.push(fn);
+  }
+
+  {
+    const B = fieldParams.bytes;
+    const fn = new Func(g('fromBytes'), {
+      params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32']], result: 'i32', exportName: g('fromBytes'),
+      doc: `${g('fromBytes')}(dst, src, count): decode count affine points, each x | y as ${B}-byte little-endian integers
+(all zero = infinity), into Montgomery-form points at dst. Returns -1 when all are valid, else
+4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.`,
+    });
+    fn.local('i', 'i32');
+    fn.local('orAll', 'i32');
+    fn.local('k', 'i32');
+    fn.push(
+      local.set('i', i32.const(0)),
+      block('done', [
+        loop('next', [
+          br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+          comment('all-zero encoding = infinity'),
+          local.set('orAll', i32.const(0)),
+          local.set('k', i32.const(0)),
+          block('scanDone', [
+            loop('scan', [
+              br_if('scanDone', i32.ge_u(local.get('k'), i32.const(2 * B))),
+              local.set('orAll', i32.or(local.get('orAll'), i32.load8_u(i32.add(local.get('src'), local.get('k'))))),
+              local.set('k', i32.add(local.get('k'), i32.const(1))),
+              br('scan'),
+            ]),
+          ]),
+          if_(
+            i32.eqz(local.get('orAll')),
+            [call(fp('setZero'), X('dst')), call(fp('setZero'), Y('dst')), setInf('dst', 1)],
+            [
+              if_(i32.eqz(call(fp('fromBytes'), X('dst'), local.get('src'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 1)))`]),
+              if_(i32.eqz(call(fp('fromBytes'), Y('dst'), i32.add(local.get('src'), i32.const(B)))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))`]),
+              call(fp('toMontgomery'), X('dst'), X('dst')),
+              call(fp('toMontgomery'), Y('dst'), Y('dst')),
+              setInf('dst', 0),
+              if_(i32.eqz(call(g('isOnCurve'), local.get('dst'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 3)))`]),
+            ],
+          ),
+          local.set('src', i32.add(local.get('src'), i32.const(2 * B))),
+          local.set('dst', i32.add(local.get('dst'), i32.const(affineBytes))),
+          local.set('i', i32.add(local.get('i'), i32.const(1))),
+          br('next'),
+        ]),
+      ]),
+      i32.const(-1),
+    );
+    funcs.push(fn);
+  }
+  {
+    const B = fieldParams.bytes;
+    const fn = new Func(g('toBytes'), {
+      params: [['dst', 'i32'], ['pt', 'i32']], exportName: g('toBytes'),
+      doc: `${g('toBytes')}(dst, pt): encode an affine point as x | y (${B}-byte little-endian each, canonical), infinity as zeros.`,
+    });
+    fn.local('t', 'i32');
+    fn.push(
+      S.reserve(1),
+      local.set('t', S.slot(0)),
+      if_(
+        INF('pt'),
+        [call(fp('setZero'), local.get('t')), call(fp('toBytes'), local.get('dst'), local.get('t')), call(fp('toBytes'), i32.add(local.get('dst'), i32.const(B)), local.get('t'))],
+        [
+          call(fp('fromMontgomery'), local.get('t'), X('pt')),
+          call(fp('toBytes'), local.get('dst'), local.get('t')),
+          call(fp('fromMontgomery'), local.get('t'), Y('pt')),
+          call(fp('toBytes'), i32.add(local.get('dst'), i32.const(B)), local.get('t')),
+        ],
+      ),
+      S.release(1),
+    );
+    funcs.push(fn);
+  }
+
+  // --- Jacobian ---------------------------------------------------------------------------------
+  {
+    const fn = new Func(g('jacFromAffine'), {
+      params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacFromAffine'),
+      doc: `${g('jacFromAffine')}(out, pt): Jacobian (x, y, 1), or Z = 0 for infinity.`,
+    });
+    fn.push(
+      if_(INF('pt'), [call(fp('setOne'), X('out')), call(fp('setOne'), Y('out')), call(fp('setZero'), Z('out'))], [
+        call(fp('copy'), X('out'), X('pt')),
+        call(fp('copy'), Y('out'), Y('pt')),
+        call(fp('setOne'), Z('out')),
+      ]),
+    );
+    funcs.push(fn);
+  }
+  {
+    const fn = new Func(g('jacToAffine'), {
+      params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacToAffine'),
+      doc: `${g('jacToAffine')}(out, pt): affine (X/Z^2, Y/Z^3) with one inversion; Z = 0 gives infinity.
+Coordinates canonical [0, p).`,
+    });
+    fn.local('zi', 'i32');
+    fn.local('zz', 'i32');
+    fn.push(
+      if_(call(fp('isZero'), Z('pt')), [call(fp('setZero'), X('out')), call(fp('setZero'), Y('out')), setInf('out', 1), '(return)']),
+      S.reserve(2),
+      local.set('zi', S.slot(0)),
+      local.set('zz', S.slot(1)),
+      call(fp('inv'), local.get('zi'), Z('pt')),
+      call(fp('sqr'), local.get('zz'), local.get('zi')),
+      call(fp('mul'), Y('out'), Y('pt'), local.get('zz')),
+      call(fp('mul'), Y('out'), Y('out'), local.get('zi')),
+      call(fp('mul'), X('out'), X('pt'), local.get('zz')),
+      call(fp('reduce'), X('out'), X('out')),
+      call(fp('reduce'), Y('out'), Y('out')),
+      setInf('out', 0),
+      S.release(2),
+    );
+    funcs.push(fn);
+  }
+  {
+    const fn = new Func(g('jacDouble'), {
+      params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacDouble'),
+      doc: `${g('jacDouble')}(out, pt): out = 2 pt (Jacobian). out may alias pt.
+XX = X^2, YY = Y^2, S = 4 X YY, M = 3 XX + a Z^4, X3 = M^2 - 2S, Y3 = M (S - X3) - 8 YY^2, Z3 = 2 Y Z.`,
+    });
+    for (const l of ['xx', 'yy', 's', 'm', 't']) fn.local(l, 'i32');
+    fn.push(
+      S.reserve(5),
+      local.set('xx', S.slot(0)), local.set('yy', S.slot(1)), local.set('s', S.slot(2)), local.set('m', S.slot(3)), local.set('t', S.slot(4)),
+      call(fp('sqr'), local.get('xx'), X('pt')),
+      call(fp('sqr'), local.get('yy'), Y('pt')),
+      call(fp('mul'), local.get('s'), X('pt'), local.get('yy')),
+      call(fp('add'), local.get('s'), local.get('s'), local.get('s')),
+      call(fp('add'), local.get('s'), local.get('s'), local.get('s')),
+      call(fp('add'), local.get('m'), local.get('xx'), local.get('xx')),
+      call(fp('add'), local.get('m'), local.get('m'), local.get('xx')),
+      aIsZero ? [] : [
+        call(fp('sqr'), local.get('t'), Z('pt')),
+        call(fp('sqr'), local.get('t'), local.get('t')),
+        call(fp('mul'), local.get('t'), local.get('t'), i32.const(layout.curveA)),
+        call(fp('add'), local.get('m'), local.get('m'), local.get('t')),
+      ],
+      comment('Z3 = 2 Y Z first, before Y is overwritten'),
+      call(fp('mul'), Z('out'), Y('pt'), Z('pt')),
+      call(fp('add'), Z('out'), Z('out'), Z('out')),
+      call(fp('sqr'), local.get('t'), local.get('m')),
+      call(fp('sub'), local.get('t'), local.get('t'), local.get('s')),
+      call(fp('sub'), X('out'), local.get('t'), local.get('s')),
+      call(fp('sub'), local.get('t'), local.get('s'), X('out')),
+      call(fp('mul'), local.get('t'), local.get('t'), local.get('m')),
+      call(fp('sqr'), local.get('yy'), local.get('yy')),
+      call(fp('add'), local.get('yy'), local.get('yy'), local.get('yy')),
+      call(fp('add'), local.get('yy'), local.get('yy'), local.get('yy')),
+      call(fp('add'), local.get('yy'), local.get('yy'), local.get('yy')),
+      call(fp('sub'), Y('out'), local.get('t'), local.get('yy')),
+      S.release(5),
+    );
+    funcs.push(fn);
+  }
+  {
+    const fn = new Func(g('jacAdd'), {
+      params: [['out', 'i32'], ['p1', 'i32'], ['p2', 'i32']], exportName: g('jacAdd'),
+      doc: `${g('jacAdd')}(out, p1, p2): out = p1 + p2 (Jacobian), complete: infinity, p1 = p2 and p1 = -p2 handled.
+out may alias p1 or p2.`,
+    });
+    for (const l of ['z1z1', 'z2z2', 'u1', 'u2', 's1', 's2', 'h', 'r', 'hh', 'hhh', 'v']) fn.local(l, 'i32');
+    const Pz = (p) => i32.add(local.get(p), i32.const(2 * E));
+    fn.push(
+      if_(call(fp('isZero'), Pz('p1')), [call(g('jacCopy'), local.get('out'), local.get('p2')), '(return)']),
+      if_(call(fp('isZero'), Pz('p2')), [call(g('jacCopy'), local.get('out'), local.get('p1')), '(return)']),
+      S.reserve(11),
+      ...['z1z1', 'z2z2', 'u1', 'u2', 's1', 's2', 'h', 'r', 'hh', 'hhh', 'v'].map((l, i) => local.set(l, S.slot(i))),
+      call(fp('sqr'), local.get('z1z1'), Pz('p1')),
+      call(fp('sqr'), local.get('z2z2'), Pz('p2')),
+      call(fp('mul'), local.get('u1'), X('p1'), local.get('z2z2')),
+      call(fp('mul'), local.get('u2'), X('p2'), local.get('z1z1')),
+      call(fp('mul'), local.get('s1'), Y('p1'), Pz('p2')),
+      call(fp('mul'), local.get('s1'), local.get('s1'), local.get('z2z2')),
+      call(fp('mul'), local.get('s2'), Y('p2'), Pz('p1')),
+      call(fp('mul'), local.get('s2'), local.get('s2'), local.get('z1z1')),
+      call(fp('sub'), local.get('h'), local.get('u2'), local.get('u1')),
+      call(fp('sub'), local.get('r'), local.get('s2'), local.get('s1')),
+      if_(call(fp('isZero'), local.get('h')), [
+        if_(
+          call(fp('isZero'), local.get('r')),
+          [comment('same point: double'), call(g('jacDouble'), local.get('out'), local.get('p1'))],
+          [comment('opposite points: infinity'), call(fp('setOne'), X('out')), call(fp('setOne'), Y('out')), call(fp('setZero'), Z('out'))],
+        ),
+        S.release(11),
+        '(return)',
+      ]),
+      comment('X3 = r^2 - H^3 - 2 U1 H^2, Y3 = r (U1 H^2 - X3) - S1 H^3, Z3 = Z1 Z2 H'),
+      call(fp('sqr'), local.get('hh'), local.get('h')),
+      call(fp('mul'), local.get('hhh'), local.get('h'), local.get('hh')),
+      call(fp('mul'), local.get('v'), local.get('u1'), local.get('hh')),
+      call(fp('mul'), Z('out'), Pz('p1'), Pz('p2')),
+      call(fp('mul'), Z('out'), Z('out'), local.get('h')),
+      call(fp('sqr'), local.get('u2'), local.get('r')),
+      call(fp('sub'), local.get('u2'), local.get('u2'), local.get('hhh')),
+      call(fp('sub'), local.get('u2'), local.get('u2'), local.get('v')),
+      call(fp('sub'), X('out'), local.get('u2'), local.get('v')),
+      call(fp('sub'), local.get('v'), local.get('v'), X('out')),
+      call(fp('mul'), local.get('v'), local.get('v'), local.get('r')),
+      call(fp('mul'), local.get('s1'), local.get('s1'), local.get('hhh')),
+      call(fp('sub'), Y('out'), local.get('v'), local.get('s1')),
+      S.release(11),
+    );
+    const copy = new Func(g('jacCopy'), { params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacCopy'), doc: `${g('jacCopy')}(out, pt): out = pt.` });
+    copy.push(call(fp('copy'), X('out'), X('pt')), call(fp('copy'), Y('out'), Y('pt')), call(fp('copy'), Z('out'), Z('pt')));
+    funcs.push(copy, fn);
+  }
+  return funcs;
+}

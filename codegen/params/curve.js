@@ -1,0 +1,75 @@
+// deriveCurveParams(json): a short-Weierstrass curve y^2 = x^3 + a x + b over F_p with a subgroup of
+// prime order r, validated, plus its field parameters and (when the curve has one) its GLV endomorphism.
+
+import { deriveFieldParams } from './field.js';
+import { bitLength, isProbablePrime, mod, modInverse, toBigInt } from './number-theory.js';
+
+/** Plain BigInt affine arithmetic, enough to validate a generator at generation time. */
+export function affineOps(p, a) {
+  const add = (P, Q) => {
+    if (P === null) return Q;
+    if (Q === null) return P;
+    let l;
+    if (P.x === Q.x) {
+      if (mod(P.y + Q.y, p) === 0n) return null;
+      l = mod((3n * P.x * P.x + a) * modInverse(2n * P.y, p), p);
+    } else {
+      l = mod((Q.y - P.y) * modInverse(Q.x - P.x, p), p);
+    }
+    const x = mod(l * l - P.x - Q.x, p);
+    return { x, y: mod(l * (P.x - x) - P.y, p) };
+  };
+  const mul = (P, k) => {
+    let acc = null;
+    for (let i = bitLength(k) - 1; i >= 0; i--) {
+      acc = add(acc, acc);
+      if ((k >> BigInt(i)) & 1n) acc = add(acc, P);
+    }
+    return acc;
+  };
+  const onCurve = (P, b) => P === null || mod(P.y * P.y - (P.x * P.x * P.x + a * P.x + b), p) === 0n;
+  return { add, mul, onCurve };
+}
+
+const REQUIRED = ['p', 'r', 'a', 'b', 'generator'];
+
+/**
+ * @param json { name, p, r, a, b, h, generator: { x, y }, w? } with numbers as 0x-hex or decimal strings
+ * @throws {TypeError|RangeError} naming the field that is wrong
+ */
+export function deriveCurveParams(json, { w } = {}) {
+  if (!json || typeof json !== 'object') throw new TypeError('curve params must be an object');
+  for (const k of REQUIRED) if (json[k] === undefined) throw new TypeError(`curve params: missing field "${k}"`);
+  if (typeof json.generator !== 'object' || json.generator.x === undefined || json.generator.y === undefined) {
+    throw new TypeError('curve params: generator must be { "x": ..., "y": ... }');
+  }
+  const name = json.name ?? 'curve';
+  if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(name)) {
+    throw new TypeError(`curve params: name must be lowercase letters, digits and dashes, got ${JSON.stringify(name)}`);
+  }
+  const p = toBigInt(json.p, 'p');
+  const r = toBigInt(json.r, 'r');
+  const h = json.h === undefined ? 1n : toBigInt(json.h, 'h');
+  if (p < 5n || !isProbablePrime(p)) throw new RangeError(`curve params: p is not a prime >= 5: ${json.p}`);
+  if (r < 3n || !isProbablePrime(r)) throw new RangeError(`curve params: r is not a prime >= 3: ${json.r}`);
+  const a = mod(toBigInt(json.a, 'a'), p);
+  const b = mod(toBigInt(json.b, 'b'), p);
+  if (b === 0n) throw new RangeError('curve params: b must be nonzero');
+  if (mod(4n * a * a * a + 27n * b * b, p) === 0n) throw new RangeError('curve params: singular curve (4a^3 + 27b^2 = 0 mod p)');
+  const G = { x: toBigInt(json.generator.x, 'generator.x'), y: toBigInt(json.generator.y, 'generator.y') };
+  if (G.x < 0n || G.x >= p || G.y < 0n || G.y >= p) throw new RangeError('curve params: generator coordinates must be in [0, p)');
+  const ops = affineOps(p, a);
+  if (!ops.onCurve(G, b)) throw new RangeError('curve params: generator is not on the curve');
+  if (ops.mul(G, r) !== null) throw new RangeError('curve params: generator does not have order r (r * G != infinity)');
+  // Hasse: #E = h r lies in [p + 1 - 2 sqrt p, p + 1 + 2 sqrt p].
+  const n = h * r;
+  const d = n - (p + 1n);
+  if (d * d > 4n * p) throw new RangeError(`curve params: h * r = ${n} is not a possible group order for this p (Hasse bound)`);
+  const field = deriveFieldParams({ p, w: w ?? json.w ?? 30, checkPrime: false });
+  return Object.freeze({
+    name, p, r, a, b, h, generator: Object.freeze(G),
+    rBits: bitLength(r),
+    scalarBytes: Math.ceil(bitLength(r) / 8),
+    field,
+  });
+}

@@ -1,0 +1,49 @@
+// Helpers shared by the scripts: where the repo is, and how to list and write the generated .wat files.
+
+import { mkdirSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Repo-relative, '/'-separated paths of every file under root/dir whose name ends with `suffix`, sorted. */
+export function listFiles(root, dir, suffix) {
+  const start = join(root, dir);
+  if (!existsSync(start)) return [];
+  const out = [];
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const full = join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && entry.name.endsWith(suffix)) out.push(relative(root, full).split(sep).join('/'));
+    }
+  };
+  walk(start);
+  return out.sort();
+}
+
+/** Every .wat under root/wasm, as repo-relative paths. */
+export const listWat = (root) => listFiles(root, 'wasm', '.wat');
+
+/**
+ * Write every shipped module under `root` (its `path` is repo-relative). Imports codegen lazily so the
+ * scripts that do not generate (build-wasm) load nothing they do not need.
+ * @returns the modules written, [{ name, path, wat }]
+ */
+export async function writeShippedModules(root) {
+  const { shippedModules } = await import('../codegen/modules/shipped.js');
+  const modules = shippedModules();
+  for (const { path, wat } of modules) {
+    const file = join(root, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, wat);
+  }
+  return modules;
+}
+
+/** Exit with a one-line message (and a stack trace only when DEBUG is set). */
+export function fail(scriptName, error, code = 1) {
+  console.error(`${scriptName}: ${error?.message ?? error}`);
+  if (process.env.DEBUG && error?.stack) console.error(error.stack);
+  process.exit(code);
+}

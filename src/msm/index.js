@@ -1,0 +1,243 @@
+// The MSM as named phases over pointers into Wasm memory. JS handles indices and scalar bits; every
+// field element stays in Wasm.
+//
+//   prepare     GLV split of each scalar (s = s0 + s1*lambda) and the endomorphism images of the points
+//   digits      signed c-bit windows of every (half-)scalar, one window at a time, carrying between windows
+//   sort        counting sort of the point indices of one window by bucket (|digit|), sign in bit 31
+//   gather      copy the points of that window into bucket order (negated where the digit is negative)
+//   accumulate  batch-affine passes: in pass m add the point 2^m further on into every 2^(m+1)-th slot
+//   reduce      sum_l l * B_l for every window: S independent running sums per window, batch-affine
+//               across all windows and segments, then a few Jacobian steps to join the segments
+//   combine     sum_k 2^(c k) W_k in Jacobian coordinates
+
+import { chooseWindow } from './window.js';
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+/**
+ * @param curve a Curve (src/curve.js)
+ * @param args.points pointer to n affine points with room for 2n + 1; args.scalars pointer to n scalars
+ * @returns pointer to the affine result (in the curve's heap; valid until the caller releases it)
+ */
+export function msmPointers(curve, { points, scalars, n, options = {} }) {
+  const ex = curve.exports;
+  const heap = curve.heap;
+  const P = curve.params;
+  const A = P.affineBytes;
+  const J = P.jacobianBytes;
+  const timings = options.timings ?? null;
+  let t0 = now();
+  const phase = (name) => {
+    if (!timings) return;
+    const t = now();
+    timings[name] = (timings[name] ?? 0) + (t - t0);
+    t0 = t;
+  };
+
+  // ---- prepare ----------------------------------------------------------------------------------
+  let m; // number of (point, scalar) pairs after GLV
+  let bits; // scalar bits per pair
+  let words; // Uint32Array view of the scalar words, stride `stride` words per pair
+  let stride;
+  let wordsBase;
+  let negate = null; // Uint8Array: 1 when the pair's point must be negated
+  if (P.glv) {
+    const { H, recordBytes, halfBits } = P.glv;
+    const records = heap.alloc(n * recordBytes);
+    ex.glv_decomposeBatch(records, scalars, n);
+    ex.g_endomorphism(points + n * A, points, n);
+    m = 2 * n;
+    bits = halfBits;
+    // Pair i < n uses k0 of scalar i, pair n + i uses k1 of scalar i.
+    const rec = new Uint32Array(curve.memory.buffer, records, (n * recordBytes) / 4);
+    const recWords = recordBytes / 4;
+    stride = H;
+    words = new Uint32Array(m * H);
+    negate = new Uint8Array(m);
+    for (let i = 0; i < n; i++) {
+      const r0 = i * recWords;
+      for (let j = 0; j < H; j++) {
+        words[i * H + j] = rec[r0 + j];
+        words[(n + i) * H + j] = rec[r0 + H + j];
+      }
+      negate[i] = rec[r0 + 2 * H];
+      negate[n + i] = rec[r0 + 2 * H + 1];
+    }
+    wordsBase = 0;
+  } else {
+    m = n;
+    bits = P.rBits;
+    stride = Math.ceil(P.scalarBytes / 4);
+    const bytes = new Uint8Array(curve.memory.buffer, scalars, n * P.scalarBytes);
+    words = new Uint32Array(m * stride);
+    const wb = new Uint8Array(words.buffer);
+    for (let i = 0; i < n; i++) wb.set(bytes.subarray(i * P.scalarBytes, (i + 1) * P.scalarBytes), i * stride * 4);
+    wordsBase = 0;
+  }
+  phase('prepare');
+
+  const c = options.window ?? chooseWindow(m, bits);
+  if (!Number.isInteger(c) || c < 2 || c > 24) throw new RangeError(`window must be an integer in 2..24, got ${c}`);
+  const K = Math.ceil((bits + 1) / c); // one more bit for the carry of the top signed digit
+  const L = 1 << (c - 1);
+  const mask = (1 << c) - 1;
+  const half = L;
+
+  // Segments for the bucket reduction: S running sums per window, each over L / S buckets.
+  const S = Math.min(L, Math.max(1, 2 ** Math.round(Math.log2(Math.max(1, 512 / K)))));
+  const segLen = L / S;
+
+  const buckets = heap.alloc(K * L * A); // bucket sums B[k][l - 1]
+  const work = heap.alloc((m + 1) * A); // one window's points in bucket order, plus an infinity slot
+  const infinitySlot = work + m * A;
+  ex.fp_setZero(infinitySlot);
+  ex.fp_setZero(infinitySlot + P.E);
+  new Uint32Array(curve.memory.buffer, infinitySlot + P.infOffset, 1)[0] = 1;
+  const maxPairs = Math.max(m >> 1, K * S, L) + 1;
+  const pairs = heap.alloc(maxPairs * 8);
+  const scratch = heap.alloc(maxPairs * (2 * P.E + 4));
+  const entries = heap.alloc(Math.max(m, L, K * S) * 4);
+  const carries = new Uint8Array(m);
+  const digits = new Int32Array(m);
+  const counts = new Int32Array(L + 1);
+  const starts = new Int32Array(L + 2);
+  phase('allocate');
+
+  const batchAdd = (count) => {
+    if (count > 0) ex.g_batchAdd(pairs, count, scratch);
+  };
+
+  for (let k = 0; k < K; k++) {
+    // ---- digits of window k ---------------------------------------------------------------------
+    const bitOffset = k * c;
+    const wIndex = bitOffset >>> 5;
+    const shift = bitOffset & 31;
+    counts.fill(0);
+    for (let i = 0; i < m; i++) {
+      const base = wordsBase + i * stride + wIndex;
+      let v = 0;
+      if (wIndex < stride) {
+        v = words[base] >>> shift;
+        if (shift + c > 32 && wIndex + 1 < stride) v |= words[base + 1] << (32 - shift);
+        v &= mask;
+      }
+      v += carries[i];
+      let d = v;
+      if (v > half) {
+        d = v - (1 << c);
+        carries[i] = 1;
+      } else carries[i] = 0;
+      digits[i] = d;
+      if (d !== 0) counts[d < 0 ? -d : d]++;
+    }
+    phase('digits');
+
+    // ---- sort: bucket starts, then entries (point index | sign << 31) in bucket order -------------
+    starts[1] = 0;
+    for (let l = 1; l <= L; l++) starts[l + 1] = starts[l] + counts[l];
+    const total = starts[L + 1];
+    const ent = new Uint32Array(curve.memory.buffer, entries, total);
+    const fill = starts.slice();
+    for (let i = 0; i < m; i++) {
+      const d = digits[i];
+      if (d === 0) continue;
+      const neg = (d < 0) !== (negate !== null && negate[i] === 1);
+      const l = d < 0 ? -d : d;
+      ent[fill[l]++] = (i | (neg ? 0x80000000 : 0)) >>> 0;
+    }
+    phase('sort');
+    ex.g_gather(work, points, entries, total);
+    phase('gather');
+
+    // ---- accumulate: implicit binary tree per bucket, one batch per pass over all buckets ---------
+    const pr = new Uint32Array(curve.memory.buffer, pairs, maxPairs * 2);
+    for (let step = 1; ; step <<= 1) {
+      let count = 0;
+      for (let l = 1; l <= L; l++) {
+        const size = counts[l];
+        if (size <= step) continue;
+        const base = work + starts[l] * A;
+        for (let j = 0; j + step < size; j += 2 * step) {
+          pr[2 * count] = base + j * A;
+          pr[2 * count + 1] = base + (j + step) * A;
+          count++;
+        }
+      }
+      if (count === 0) break;
+      batchAdd(count);
+    }
+    phase('accumulate');
+
+    // ---- bucket sums of window k: slot 0 of each bucket, infinity for empty buckets ---------------
+    const bEnt = new Uint32Array(curve.memory.buffer, entries, L);
+    for (let l = 1; l <= L; l++) bEnt[l - 1] = counts[l] > 0 ? starts[l] : m;
+    ex.g_gather(buckets + k * L * A, work, entries, L);
+    phase('gather');
+  }
+
+  // ---- reduce: per window and segment s, running sums R += B_l, T += R over the segment's buckets ----
+  const R = heap.alloc(K * S * A);
+  const T = heap.alloc(K * S * A);
+  {
+    const ent = new Uint32Array(curve.memory.buffer, entries, K * S);
+    ent.fill(m);
+    ex.g_gather(R, work, entries, K * S);
+    ex.g_gather(T, work, entries, K * S);
+    const pr = new Uint32Array(curve.memory.buffer, pairs, maxPairs * 2);
+    for (let j = segLen - 1; j >= 0; j--) {
+      let count = 0;
+      for (let k = 0; k < K; k++) {
+        for (let s = 0; s < S; s++) {
+          pr[2 * count] = R + (k * S + s) * A;
+          pr[2 * count + 1] = buckets + (k * L + s * segLen + j) * A;
+          count++;
+        }
+      }
+      batchAdd(count);
+      count = 0;
+      for (let q = 0; q < K * S; q++) {
+        pr[2 * count] = T + q * A;
+        pr[2 * count + 1] = R + q * A;
+        count++;
+      }
+      batchAdd(count);
+    }
+  }
+  phase('reduce');
+
+  // ---- join segments (Jacobian): W_k = sum_s T_s + segLen * sum_s s * R_s; then combine windows ------
+  const acc = heap.alloc(J);
+  const run = heap.alloc(J);
+  const sum = heap.alloc(J);
+  const tmp = heap.alloc(J);
+  const windowSums = heap.alloc(K * J);
+  const log2SegLen = Math.log2(segLen);
+  for (let k = 0; k < K; k++) {
+    ex.g_jacFromAffine(run, infinitySlot);
+    ex.g_jacFromAffine(sum, infinitySlot);
+    for (let s = S - 1; s >= 1; s--) {
+      ex.g_jacFromAffine(tmp, R + (k * S + s) * A);
+      ex.g_jacAdd(run, run, tmp);
+      ex.g_jacAdd(sum, sum, run);
+    }
+    for (let i = 0; i < log2SegLen; i++) ex.g_jacDouble(sum, sum);
+    for (let s = 0; s < S; s++) {
+      ex.g_jacFromAffine(tmp, T + (k * S + s) * A);
+      ex.g_jacAdd(sum, sum, tmp);
+    }
+    ex.g_jacCopy(windowSums + k * J, sum);
+  }
+  ex.g_jacCopy(acc, windowSums + (K - 1) * J);
+  for (let k = K - 2; k >= 0; k--) {
+    for (let i = 0; i < c; i++) ex.g_jacDouble(acc, acc);
+    ex.g_jacAdd(acc, acc, windowSums + k * J);
+  }
+  const result = heap.alloc(A);
+  ex.g_jacToAffine(result, acc);
+  phase('combine');
+  if (timings) {
+    timings.window = c;
+    timings.windows = K;
+  }
+  return result;
+}
