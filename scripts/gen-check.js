@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, listWat, writeShippedModules } from './lib.js';
+import { repoRoot, listGenerated, writeShippedModules } from './lib.js';
 
 /** 1-based number of the first line where a and b differ, with both versions of that line. */
 function firstDifference(a, b) {
@@ -22,8 +22,8 @@ const clip = (s) => (s === undefined ? '(end of file)' : s.length > 100 ? `${s.s
 const tmp = mkdtempSync(join(tmpdir(), 'wasmsm-gen-check-'));
 try {
   const modules = await writeShippedModules(tmp);
-  const expected = listWat(tmp);
-  const actual = new Set(listWat(repoRoot));
+  const expected = listGenerated(tmp);
+  const actual = new Set(listGenerated(repoRoot));
   const problems = [];
   for (const path of expected) {
     if (!actual.has(path)) {
@@ -50,7 +50,7 @@ try {
     console.error('Run `npm run gen` and commit the wasm/ changes.');
     process.exitCode = 1;
   } else {
-    console.log(`gen:check: wasm/ is up to date (${modules.length} modules, ${expected.length} .wat files match).`);
+    console.log(`gen:check: wasm/ is up to date (${modules.length} modules, ${expected.length} generated files match).`);
   }
 } catch (e) {
   console.error(`gen:check: ${e.message}`);

@@ -5,14 +5,14 @@
 
 import { rmSync, existsSync, readdirSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { repoRoot, listWat, writeShippedModules, fail } from './lib.js';
+import { repoRoot, listGenerated, writeShippedModules, fail } from './lib.js';
 
 try {
   const modules = await writeShippedModules(repoRoot);
-  const shipped = new Set(modules.map((m) => m.path));
-  const stale = listWat(repoRoot).filter((path) => !shipped.has(path));
+  const shipped = new Set(modules.flatMap((m) => [m.path, m.paramsPath]));
+  const stale = listGenerated(repoRoot).filter((path) => !shipped.has(path));
   for (const path of stale) {
-    for (const file of [path, path.replace(/\.wat$/, '.wasm'), path.replace(/\.wat$/, '.wasm.js')]) {
+    for (const file of path.endsWith('.wat') ? [path, path.replace(/\.wat$/, '.wasm'), path.replace(/\.wat$/, '.wasm.js')] : [path]) {
       if (existsSync(join(repoRoot, file))) rmSync(join(repoRoot, file));
     }
     const dir = join(repoRoot, dirname(path));

@@ -25,6 +25,9 @@ export function listFiles(root, dir, suffix) {
 /** Every .wat under root/wasm, as repo-relative paths. */
 export const listWat = (root) => listFiles(root, 'wasm', '.wat');
 
+/** Every checked-in generated file under root/wasm: the .wat modules and their params.js. */
+export const listGenerated = (root) => [...listWat(root), ...listFiles(root, 'wasm', 'params.js')].sort();
+
 /**
  * Write every shipped module under `root` (its `path` is repo-relative). Imports codegen lazily so the
  * scripts that do not generate (build-wasm) load nothing they do not need.
@@ -33,10 +36,11 @@ export const listWat = (root) => listFiles(root, 'wasm', '.wat');
 export async function writeShippedModules(root) {
   const { shippedModules } = await import('../codegen/modules/shipped.js');
   const modules = shippedModules();
-  for (const { path, wat } of modules) {
+  for (const { path, wat, paramsPath, paramsJs } of modules) {
     const file = join(root, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, wat);
+    if (paramsPath) writeFileSync(join(root, paramsPath), paramsJs);
   }
   return modules;
 }

@@ -18,6 +18,32 @@ function bytesToBigIntLE(bytes, offset, length) {
   return x;
 }
 
+/** A small seeded generator (xorshift128+ on 32-bit halves); not for secrets. */
+function seededRandom(seed) {
+  let a = (seed | 0) ^ 0x9e3779b9;
+  let b = Math.imul(seed | 0, 0x85ebca6b) ^ 0xc2b2ae35;
+  let c = 0x27d4eb2f;
+  let d = 0x165667b1;
+  return () => {
+    const t = a ^ (a << 11);
+    a = b;
+    b = c;
+    c = d;
+    d = (d ^ (d >>> 19) ^ (t ^ (t >>> 8))) >>> 0;
+    return d;
+  };
+}
+
+/** Uniform in [0, bound) by rejection on `bits` random bits. */
+function randomBelow(rng, bound, bits) {
+  for (;;) {
+    let x = 0n;
+    for (let i = 0; i < bits; i += 32) x = (x << 32n) | BigInt(rng());
+    x &= (1n << BigInt(bits)) - 1n;
+    if (x < bound) return x;
+  }
+}
+
 export class Curve {
   /**
    * @param runtime the curve's plain-data params (wasm/<curve>/params.js or a codegen output)
@@ -144,6 +170,95 @@ export class Curve {
     }
   }
 
+  /**
+   * n points for tests and benchmarks, deterministic in `seed`, in the msmBytes encoding. Fast (batch-affine):
+   * up to 256 base points s_i * G for seeded random s_i, then rows of P + G, one inversion per row.
+   * The points are not independent of each other (they differ by multiples of G): fine for MSM tests and
+   * timings, not for anything that needs unknown discrete logs.
+   */
+  randomPointsBytes(n, { seed = 1 } = {}) {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
+    const A = this.params.affineBytes;
+    const J = this.params.jacobianBytes;
+    const ex = this.exports;
+    const rng = seededRandom(seed);
+    const out = new Uint8Array(n * this.pointBytes);
+    if (n === 0) return out;
+    const mark = this.heap.mark();
+    try {
+      const width = Math.min(n, 256);
+      const rows = Math.ceil(n / width);
+      const pts = this.heap.alloc(rows * width * A);
+      const g = this.heap.alloc(A);
+      const acc = this.heap.alloc(J);
+      const base = this.heap.alloc(J);
+      const pairs = this.heap.alloc(width * 8);
+      const scratch = this.heap.alloc(width * (2 * this.params.E + 4));
+      const entries = this.heap.alloc(width * 4);
+      const staging = this.heap.alloc(this.pointBytes);
+      this.#writePoint(g, this.generator);
+      ex.g_jacFromAffine(base, g);
+      for (let i = 0; i < width; i++) {
+        const k = randomBelow(rng, this.r, this.params.rBits);
+        ex.g_jacFromAffine(acc, g);
+        for (let bit = k.toString(2).length - 2; bit >= 0; bit--) {
+          ex.g_jacDouble(acc, acc);
+          if ((k >> BigInt(bit)) & 1n) ex.g_jacAdd(acc, acc, base);
+        }
+        ex.g_jacToAffine(pts + i * A, acc);
+      }
+      const ent = new Uint32Array(this.memory.buffer, entries, width);
+      const pr = new Uint32Array(this.memory.buffer, pairs, 2 * width);
+      for (let row = 1; row < rows; row++) {
+        for (let i = 0; i < width; i++) ent[i] = (row - 1) * width + i;
+        const rowPtr = pts + row * width * A;
+        ex.g_gather(rowPtr, pts, entries, width);
+        for (let i = 0; i < width; i++) {
+          pr[2 * i] = rowPtr + i * A;
+          pr[2 * i + 1] = g;
+        }
+        ex.g_batchAdd(pairs, width, scratch);
+      }
+      const view = new Uint8Array(this.memory.buffer, staging, this.pointBytes);
+      for (let i = 0; i < n; i++) {
+        ex.g_toBytes(staging, pts + i * A);
+        out.set(view, i * this.pointBytes);
+      }
+      return out;
+    } finally {
+      this.heap.release(mark);
+    }
+  }
+
+  /** n points as { x, y } BigInts (see randomPointsBytes). */
+  randomPoints(n, options) {
+    const bytes = this.randomPointsBytes(n, options);
+    const P = this.pointBytes;
+    return Array.from({ length: n }, (_, i) => this.decodePoint(bytes.subarray(i * P, (i + 1) * P)));
+  }
+
+  /** n scalars uniform in [0, r), deterministic in `seed`, in the msmBytes encoding. */
+  randomScalarsBytes(n, { seed = 2 } = {}) {
+    const rng = seededRandom(seed);
+    const out = new Uint8Array(n * this.scalarBytes);
+    for (let i = 0; i < n; i++) bigIntToBytesLE(randomBelow(rng, this.r, this.params.rBits), out, i * this.scalarBytes, this.scalarBytes);
+    return out;
+  }
+
+  /** n scalars as BigInts (see randomScalarsBytes). */
+  randomScalars(n, options) {
+    const bytes = this.randomScalarsBytes(n, options);
+    const S = this.scalarBytes;
+    return Array.from({ length: n }, (_, i) => bytesToBigIntLE(bytes, i * S, S));
+  }
+
+  #writePoint(ptr, P) {
+    const staging = this.heap.alloc(this.pointBytes);
+    new Uint8Array(this.memory.buffer, staging, this.pointBytes).set(this.encodePoints([P]));
+    const bad = this.exports.g_fromBytes(ptr, staging, 1);
+    if (bad !== -1) throw new RangeError(`point: ${BAD_POINT_REASON[bad & 3]}`);
+  }
+
   #checkScalarsBelowR(scalarBytes, n) {
     const S = this.scalarBytes;
     const r = new Uint8Array(S);
@@ -179,4 +294,21 @@ export class Curve {
       this.heap.release(mark);
     }
   }
+}
+
+/**
+ * A `load()` for one curve: compiles and instantiates on first call, then returns the same Curve.
+ * importWasm resolves to a module whose default export is the base64 Wasm (a generated .wasm.js).
+ */
+export function curveLoader(runtime, importWasm) {
+  let curve = null;
+  return function load() {
+    curve ??= importWasm()
+      .then(({ default: base64 }) => Curve.load(runtime, () => base64))
+      .catch((e) => {
+        curve = null;
+        throw e;
+      });
+    return curve;
+  };
 }

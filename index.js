@@ -1,0 +1,30 @@
+// wasmsm: multi-scalar multiplication in WebAssembly. Each curve's Wasm loads only when that curve is
+// asked for; nothing is instantiated at import time.
+
+const loaders = {
+  'bls12-381': () => import('./src/curves/bls12-381.js'),
+  bn254: () => import('./src/curves/bn254.js'),
+  'bls12-377': () => import('./src/curves/bls12-377.js'),
+  pallas: () => import('./src/curves/pallas.js'),
+  vesta: () => import('./src/curves/vesta.js'),
+  secp256k1: () => import('./src/curves/secp256k1.js'),
+  grumpkin: () => import('./src/curves/grumpkin.js'),
+};
+
+/** Names accepted by loadCurve. */
+export const curveNames = Object.freeze(Object.keys(loaders));
+
+/**
+ * Load a shipped curve: compiles its Wasm once, later calls return the same curve object.
+ * @param {string} name one of curveNames
+ * @returns {Promise<import('./src/curve.js').Curve>}
+ */
+export async function loadCurve(name) {
+  if (typeof name !== 'string' || !Object.hasOwn(loaders, name)) {
+    throw new RangeError(`unknown curve ${JSON.stringify(name)}; known curves: ${curveNames.join(', ')}`);
+  }
+  const { load } = await loaders[name]();
+  return load();
+}
+
+export { Curve } from './src/curve.js';

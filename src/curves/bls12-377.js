@@ -1,0 +1,6 @@
+// bls12-377: runtime parameters, and its Wasm loaded only when asked for.
+import params from '../../wasm/bls12-377/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(params, () => import('../../wasm/bls12-377/bls12-377.wasm.js'));

@@ -1,0 +1,6 @@
+// bn254: runtime parameters, and its Wasm loaded only when asked for.
+import params from '../../wasm/bn254/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(params, () => import('../../wasm/bn254/bn254.wasm.js'));

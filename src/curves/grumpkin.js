@@ -1,0 +1,6 @@
+// grumpkin: runtime parameters, and its Wasm loaded only when asked for.
+import params from '../../wasm/grumpkin/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(params, () => import('../../wasm/grumpkin/grumpkin.wasm.js'));

@@ -1,0 +1,6 @@
+// pallas: runtime parameters, and its Wasm loaded only when asked for.
+import params from '../../wasm/pallas/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(params, () => import('../../wasm/pallas/pallas.wasm.js'));

@@ -1,0 +1,6 @@
+// secp256k1: runtime parameters, and its Wasm loaded only when asked for.
+import params from '../../wasm/secp256k1/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(params, () => import('../../wasm/secp256k1/secp256k1.wasm.js'));

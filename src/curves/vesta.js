@@ -1,0 +1,6 @@
+// vesta: runtime parameters, and its Wasm loaded only when asked for.
+import params from '../../wasm/vesta/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(params, () => import('../../wasm/vesta/vesta.wasm.js'));
