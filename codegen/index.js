@@ -10,7 +10,7 @@ import { Field } from '../src/field.js';
 export { deriveFieldParams, describeFieldParams, compileWat };
 
 /** WAT text of the field module for ({ p, w }); options: mulShape 'loop' | 'unrolled'. */
-export function generateFieldWat({ p, w = 30, mulShape = 'loop' } = {}) {
+export function generateFieldWat({ p, w = 30, mulShape = 'auto' } = {}) {
   return fieldModuleWat(deriveFieldParams({ p, w }), { mulShape }).wat;
 }
 
@@ -19,7 +19,7 @@ export function generateFieldWat({ p, w = 30, mulShape = 'loop' } = {}) {
  * neg, inv, sqrt, ... } where the named methods take and return canonical BigInts mod p, and `field`
  * is the pointer-level Field for code that works in Wasm memory.
  */
-export async function instantiateField({ p, w = 30, mulShape = 'loop' } = {}) {
+export async function instantiateField({ p, w = 30, mulShape = 'auto' } = {}) {
   const params = deriveFieldParams({ p, w });
   const { wat, layout } = fieldModuleWat(params, { mulShape });
   const bytes = await compileWat(wat, `field-${params.bits}-w${w}.wat`);

@@ -52,7 +52,15 @@ Returns 1 if that integer is < p, else 0 (out is still written).`,
   }
   fn.push(comment('value < p exactly when value - p borrows'));
   fn.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(local.get(`z${j}`), limbConst(pLimbs[j])) }));
-  fn.push(i64.ne(local.get('carry'), i64.const(0)));
+  // Bits at or above n*w do not fit the limbs: any of them set means the value is >= R > p.
+  const spare = [];
+  for (let k = Math.floor((n * w) / 8); k < bytes; k++) {
+    const dropBits = Math.max(0, n * w - 8 * k);
+    const byte = i32.load8_u(local.get('bytes'), k);
+    spare.push(dropBits > 0 ? i32.shr_u(byte, i32.const(dropBits)) : byte);
+  }
+  const below = i64.ne(local.get('carry'), i64.const(0));
+  fn.push(spare.length ? i32.and(below, i32.eqz(spare.reduce((a, b) => i32.or(a, b)))) : below);
   return fn;
 }
 

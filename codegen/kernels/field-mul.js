@@ -68,6 +68,8 @@ function montgomeryStep(fn, params, { firstStep = false, stepNote = 'i' } = {}) 
       flush();
       const hi = i64.shr_u(local.get(t), shiftConst(w));
       out.push(local.set(carryLocal(0), carryStarted ? i64.add(local.get(carryLocal(0)), hi) : hi));
+      // With a single limb, column 0 is also the last: its carry is the new S_0.
+      if (n === 1) out.push(local.set(S(0), local.get(carryLocal(0))));
       continue;
     }
     if (column.endSplit) {
@@ -108,8 +110,9 @@ function normalizeAndStore(fn, params) {
 const DOC_MUL = (name, shape) => `${name}(out, x, y): out = x * y / R mod p (Montgomery product), ${shape}.
 Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or y.`;
 
-export function montgomeryMul(params, { name = 'mul', shape = 'loop', exportName = name } = {}) {
+export function montgomeryMul(params, { name = 'mul', shape = 'auto', exportName = name } = {}) {
   const { n } = params;
+  shape = resolveMulShape(params, shape);
   const fn = new Func(name, {
     params: [['out', 'i32'], ['x', 'i32'], ['y', 'i32']],
     exportName,
@@ -144,14 +147,143 @@ export function montgomeryMul(params, { name = 'mul', shape = 'loop', exportName
   return fn;
 }
 
-/** Squaring through the product kernel: one definition of the carry plan to trust. */
-export function montgomerySqr(params, { name = 'sqr', mulName = 'mul', exportName = name } = {}) {
+const U64_MAX = (1n << 64n) - 1n;
+
+/** Beyond this many limbs, straight-line kernels grow past what engines optimise well: use the loop. */
+export const MAX_UNROLLED_LIMBS = 16;
+
+/** 'auto' picks the unrolled product for up to MAX_UNROLLED_LIMBS limbs, the loop beyond. */
+export const resolveMulShape = (params, shape) => (shape === 'auto' ? (params.n <= MAX_UNROLLED_LIMBS ? 'unrolled' : 'loop') : shape);
+
+/** The dedicated square needs a doubled cross product to fit 64 bits (w <= 31) and a modest n. */
+const sqrIsUnrolled = ({ n, limbMax }) => n <= MAX_UNROLLED_LIMBS && 2n * limbMax * limbMax <= U64_MAX - limbMax;
+
+function sqrThroughMul(params, { name, exportName, mulName }) {
   const fn = new Func(name, {
     params: [['out', 'i32'], ['x', 'i32']],
     exportName,
-    doc: `${name}(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.`,
+    doc: `${name}(out, x): out = x^2 / R mod p through ${mulName} (w = ${params.w}, n = ${params.n}: no dedicated square).
+Input in [0, 2p), output in [0, 2p). out may alias x.`,
   });
   fn.push(`(call $${mulName} (local.get $out) (local.get $x) (local.get $x))`);
+  return fn;
+}
+
+/** a + b + c + ... as a balanced tree of i64.add: depth log2(k) instead of k - 1. */
+function balancedSum(exprs) {
+  if (exprs.length === 1) return exprs[0];
+  const mid = exprs.length >> 1;
+  return i64.add(balancedSum(exprs.slice(0, mid)), balancedSum(exprs.slice(mid)));
+}
+
+/**
+ * Squaring, product-scanning: column k of x^2 needs each cross product x_i x_j (i < j) once, taken as
+ * x_i * (2 x_j), so a square costs n(n+1)/2 limb products instead of n^2 before the reduction's n^2 + n.
+ * The reduction q_k = (column * mu) mod 2^w is folded into the same columns. Column sums are tracked
+ * with exact bounds; a carry into `hi` is placed wherever one more term could overflow 64 bits.
+ */
+export function montgomerySqr(params, { name = 'sqr', exportName = name, mulName = 'mul' } = {}) {
+  if (!sqrIsUnrolled(params)) return sqrThroughMul(params, { name, exportName, mulName });
+  return productScanning(params, { name, exportName, square: true });
+}
+
+/** The Montgomery product by product scanning (columns of x*y and q*p summed as balanced trees). */
+export function montgomeryMulProductScanning(params, { name = 'mul', exportName = name } = {}) {
+  return productScanning(params, { name, exportName, square: false });
+}
+
+function productScanning(params, { name, exportName, square }) {
+  const { n, w, mu, pLimbs, limbMax } = params;
+  const W = BigInt(w);
+  const mask = limbMax;
+  const fn = new Func(name, {
+    params: square ? [['out', 'i32'], ['x', 'i32']] : [['out', 'i32'], ['x', 'i32'], ['y', 'i32']],
+    exportName,
+    doc: square
+      ? `${name}(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
+Product scanning with ${(n * (n + 1)) / 2} + ${n * n + n} limb products (a product costs ${2 * n * n + n}).`
+      : `${name}(out, x, y): out = x * y / R mod p, product scanning. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.`,
+  });
+  const body = [comment(square ? 'x_j in locals' : 'x_j, y_j in locals')];
+  for (let j = 0; j < n; j++) body.push(local.set(fn.local(`x${j}`), loadLimb('x', j)));
+  if (!square) for (let j = 0; j < n; j++) body.push(local.set(fn.local(`y${j}`), loadLimb('y', j)));
+  fn.local('acc');
+  fn.local('hi');
+  let accBound = 0n;
+  let hiBound = null; // null: hi holds nothing for this column
+  let pending = []; // terms not yet added into acc: summed as a balanced tree so adds run in parallel
+  const terms = [];
+  const flush = () => {
+    if (pending.length) body.push(local.set('acc', balancedSum(pending)));
+    pending = [];
+  };
+  const addTerm = (expr, bound, note) => {
+    if (bound > U64_MAX - mask) throw new Error(`sqr: one term (${note}) does not fit a 64-bit accumulator for w = ${w}`);
+    if (accBound + bound > U64_MAX) {
+      flush();
+      body.push(comment('carry: the next term could overflow 64 bits'));
+      const c = i64.shr_u(local.get('acc'), shiftConst(w));
+      body.push(local.set('hi', hiBound === null ? c : i64.add(local.get('hi'), c)));
+      body.push(local.set('acc', i64.and(local.get('acc'), maskConst(w))));
+      hiBound = (hiBound ?? 0n) + (accBound >> W);
+      accBound = mask;
+      pending = [local.get('acc')];
+    }
+    pending.push(expr);
+    accBound += bound;
+    terms.push(note);
+  };
+  for (let k = 0; k <= 2 * n - 2; k++) {
+    terms.length = 0;
+    const columnStart = body.length;
+    if (k > 0) {
+      pending = [local.get('acc')];
+      terms.push('carry');
+    }
+    // Cross products x_i x_j (i < j) are summed in groups small enough to double in 64 bits, then doubled.
+    let group = [];
+    let groupBound = 0n;
+    let groupNote = [];
+    const flushGroup = () => {
+      if (group.length) addTerm(i64.shl(balancedSum(group), i64.const(1)), 2n * groupBound, `2 (${groupNote.join(' + ')})`);
+      group = [];
+      groupBound = 0n;
+      groupNote = [];
+    };
+    if (!square) {
+      for (let i = Math.max(0, k - n + 1); i <= Math.min(k, n - 1); i++) addTerm(i64.mul(local.get(`x${i}`), local.get(`y${k - i}`)), mask * mask, `x_${i} y_${k - i}`);
+    }
+    for (let i = Math.max(0, k - n + 1); square && i < k - i; i++) {
+      if (2n * (groupBound + mask * mask) > U64_MAX) flushGroup();
+      group.push(i64.mul(local.get(`x${i}`), local.get(`x${k - i}`)));
+      groupBound += mask * mask;
+      groupNote.push(`x_${i} x_${k - i}`);
+    }
+    flushGroup();
+    if (square && k % 2 === 0) addTerm(i64.mul(local.get(`x${k / 2}`), local.get(`x${k / 2}`)), mask * mask, `x_${k / 2}^2`);
+    for (let i = Math.max(0, k - n + 1); i <= Math.min(k - 1, n - 1); i++) {
+      if (pLimbs[k - i] !== 0n) addTerm(i64.mul(local.get(`q${i}`), limbConst(pLimbs[k - i])), mask * pLimbs[k - i], `q_${i} p_${k - i}`);
+    }
+    if (k < n) {
+      flush();
+      body.push(comment(`q_${k} = (column * mu) mod 2^${w}: clears the low ${w} bits`));
+      body.push(local.set(fn.local(`q${k}`), i64.and(i64.mul(local.get('acc'), i64.const(mu)), maskConst(w))));
+      pending = [local.get('acc')];
+      addTerm(i64.mul(local.get(`q${k}`), limbConst(pLimbs[0])), mask * pLimbs[0], `q_${k} p_0`);
+      flush();
+    } else {
+      flush();
+      body.push(storeLimb('out', k - n, i64.and(local.get('acc'), maskConst(w))));
+    }
+    body.splice(columnStart, 0, comment(`column ${k}: ${terms.join(' + ')}`));
+    const c = i64.shr_u(local.get('acc'), shiftConst(w));
+    body.push(local.set('acc', hiBound === null ? c : i64.add(c, local.get('hi'))));
+    accBound = (accBound >> W) + (hiBound ?? 0n);
+    hiBound = null;
+  }
+  body.push(comment('the value is < 2p < R, so the last carry is the top limb'));
+  body.push(storeLimb('out', n - 1, local.get('acc')));
+  fn.push(...body);
   return fn;
 }
 

@@ -14,7 +14,7 @@ const hex = (x) => '0x' + x.toString(16);
  * @param curve from deriveCurveParams
  * @param options.glv from deriveGlvParams (or null), options.glvKernels the kernel generator
  */
-export function buildCurveModule(curve, { glv = null, glvKernels = defaultGlvKernels, mulShape = 'loop', generator = 'codegen/modules/curve-module.js' } = {}) {
+export function buildCurveModule(curve, { glv = null, glvKernels = defaultGlvKernels, mulShape = 'auto', generator = 'codegen/modules/curve-module.js' } = {}) {
   const fieldParams = curve.field;
   const extraConstants = [
     { name: 'curveA', value: curve.a, note: 'curve coefficient a' },
@@ -67,7 +67,7 @@ export function runtimeParamsJs(runtime, source) {
  * From a curve params JSON object to the module text and its runtime params: the one path for shipped
  * and user curves. options.w overrides the limb size; options.glv = false disables the endomorphism.
  */
-export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'loop' } = {}) {
+export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto' } = {}) {
   const curve = deriveCurveParams(json, { w });
   const glv = useGlv ? deriveGlvParams(curve, { rounding: 'nearest' }) : null;
   const { module, runtime } = buildCurveModule(curve, { glv, generator, mulShape });

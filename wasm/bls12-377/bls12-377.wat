@@ -6,7 +6,7 @@
 ;; R^2 mod p = 0x3c5d3dddc058072dca7e1b491d1b461346d74ef1e7c3d2c9aa84fb8f5157d46050391ff31b19584fbd89400cd21be9
 ;; carry plan: w=30, n=13: a carry every 13 columns; 1 carries per 26 limb products (about one per 26.0); largest accumulator < 2^64
 ;; i64.mul per Montgomery product: 351
-;; mul shape: loop
+;; mul shape: unrolled
 ;; memory: element = 13 little-endian u32 limbs (52 bytes); constants at 16..39720,
 ;; scratch stack 39720..56104 (global sp, grows down), free memory from heapBase = 56104
 ;; curve bls12-377: y^2 = x^3 + 0x0 x + 0x1, r = 0x12ab655e9a2ca55660b44d1e5c37b00159aa76fed00000010a11800000000001 (253 bits), h = 0x170b5d44300000000000000000000000
@@ -34,137 +34,10 @@
   ;; beta @ 39664: beta, a cube root of unity: lambda * (x, y) = (beta x, y) (Montgomery form)
   (data (i32.const 39664) "\8b\5c\1e\21\a5\6d\d1\21\b2\69\9e\0a\30\84\b1\0b\7a\31\cf\1f\73\77\87\02\e3\54\56\13\a1\04\76\3c\e2\7c\82\2e\97\3c\90\2b\5f\57\a8\39\dc\80\3d\16\98\e3\00\00")
 
-  ;; fp_mul(out, x, y): out = x * y / R mod p (Montgomery product), outer step in a loop.
+  ;; fp_mul(out, x, y): out = x * y / R mod p (Montgomery product), fully unrolled.
   ;; Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or y.
   ;; Carry plan: w=30, n=13: a carry every 13 columns; 1 carries per 26 limb products (about one per 26.0); largest accumulator < 2^64.
   (func $fp_mul (export "fp_mul") (param $out i32) (param $x i32) (param $y i32)
-    (local $xi i64)
-    (local $S0 i64)
-    (local $S1 i64)
-    (local $S2 i64)
-    (local $S3 i64)
-    (local $S4 i64)
-    (local $S5 i64)
-    (local $S6 i64)
-    (local $S7 i64)
-    (local $S8 i64)
-    (local $S9 i64)
-    (local $S10 i64)
-    (local $S11 i64)
-    (local $S12 i64)
-    (local $y0 i64)
-    (local $y1 i64)
-    (local $y2 i64)
-    (local $y3 i64)
-    (local $y4 i64)
-    (local $y5 i64)
-    (local $y6 i64)
-    (local $y7 i64)
-    (local $y8 i64)
-    (local $y9 i64)
-    (local $y10 i64)
-    (local $y11 i64)
-    (local $y12 i64)
-    (local $xEnd i32)
-    (local $t i64)
-    (local $q i64)
-    (local $c0 i64)
-    ;; y_j stay in locals for the whole product
-    (local.set $y0 (i64.load32_u (local.get $y)))
-    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
-    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
-    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
-    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
-    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
-    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
-    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
-    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
-    (local.set $y9 (i64.load32_u offset=36 (local.get $y)))
-    (local.set $y10 (i64.load32_u offset=40 (local.get $y)))
-    (local.set $y11 (i64.load32_u offset=44 (local.get $y)))
-    (local.set $y12 (i64.load32_u offset=48 (local.get $y)))
-    (local.set $xEnd (i32.add (local.get $x) (i32.const 52)))
-    (loop $outer
-      ;; one outer step per limb x_i of x: S = (S + x_i*y + q_i*p) / 2^w
-      (local.set $xi (i64.load32_u (local.get $x)))
-      ;; column 0: t = S_0 + x_i*y_0 + q_i*p_0, carry out
-      (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-      ;; q_i = (t * mu) mod 2^30, so that t + q_i*p_0 = 0 mod 2^30 (mu = 1073741823)
-      (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-      (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-      (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-      ;; column 1: S_0 = S_1 + x_i*y_1 + q_i*p_1 + carry
-      (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-      ;; column 2: S_1 = S_2 + x_i*y_2 + q_i*p_2
-      (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-      ;; column 3: S_2 = S_3 + x_i*y_3 + q_i*p_3
-      (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-      ;; column 4: S_3 = S_4 + x_i*y_4 + q_i*p_4
-      (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-      ;; column 5: S_4 = S_5 + x_i*y_5 + q_i*p_5
-      (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-      ;; column 6: S_5 = S_6 + x_i*y_6 + q_i*p_6
-      (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-      ;; column 7: S_6 = S_7 + x_i*y_7 + q_i*p_7
-      (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-      ;; column 8: S_7 = S_8 + x_i*y_8 + q_i*p_8
-      (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-      ;; column 9: S_8 = S_9 + x_i*y_9 + q_i*p_9
-      (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-      ;; column 10: S_9 = S_10 + x_i*y_10 + q_i*p_10
-      (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-      ;; column 11: S_10 = S_11 + x_i*y_11 + q_i*p_11
-      (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-      ;; column 12: S_11 = x_i*y_12 + q_i*p_12
-      (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-      (local.set $S12 (i64.const 0))
-      (local.set $x (i32.add (local.get $x) (i32.const 4)))
-      (br_if $outer (i32.ne (local.get $x) (local.get $xEnd)))
-    )
-    ;; normalize: propagate the lazy carries so every limb has w bits, then store
-    (local.set $t (local.get $S0))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S1) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S2) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S3) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S4) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S5) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S6) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S7) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S8) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=32 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S9) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=36 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S10) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=40 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S11) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=44 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (i64.store32 offset=48 (local.get $out) (i64.add (local.get $S12) (local.get $c0)))
-  )
-
-  ;; fp_mulUnrolled(out, x, y): out = x * y / R mod p (Montgomery product), fully unrolled.
-  ;; Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or y.
-  ;; Carry plan: w=30, n=13: a carry every 13 columns; 1 carries per 26 limb products (about one per 26.0); largest accumulator < 2^64.
-  (func $fp_mulUnrolled (export "fp_mulUnrolled") (param $out i32) (param $x i32) (param $y i32)
     (local $xi i64)
     (local $S0 i64)
     (local $S1 i64)
@@ -678,9 +551,306 @@
     (i64.store32 offset=48 (local.get $out) (i64.add (local.get $S12) (local.get $c0)))
   )
 
+  ;; fp_mulLoop(out, x, y): out = x * y / R mod p (Montgomery product), outer step in a loop.
+  ;; Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or y.
+  ;; Carry plan: w=30, n=13: a carry every 13 columns; 1 carries per 26 limb products (about one per 26.0); largest accumulator < 2^64.
+  (func $fp_mulLoop (export "fp_mulLoop") (param $out i32) (param $x i32) (param $y i32)
+    (local $xi i64)
+    (local $S0 i64)
+    (local $S1 i64)
+    (local $S2 i64)
+    (local $S3 i64)
+    (local $S4 i64)
+    (local $S5 i64)
+    (local $S6 i64)
+    (local $S7 i64)
+    (local $S8 i64)
+    (local $S9 i64)
+    (local $S10 i64)
+    (local $S11 i64)
+    (local $S12 i64)
+    (local $y0 i64)
+    (local $y1 i64)
+    (local $y2 i64)
+    (local $y3 i64)
+    (local $y4 i64)
+    (local $y5 i64)
+    (local $y6 i64)
+    (local $y7 i64)
+    (local $y8 i64)
+    (local $y9 i64)
+    (local $y10 i64)
+    (local $y11 i64)
+    (local $y12 i64)
+    (local $xEnd i32)
+    (local $t i64)
+    (local $q i64)
+    (local $c0 i64)
+    ;; y_j stay in locals for the whole product
+    (local.set $y0 (i64.load32_u (local.get $y)))
+    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
+    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
+    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
+    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
+    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
+    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
+    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
+    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
+    (local.set $y9 (i64.load32_u offset=36 (local.get $y)))
+    (local.set $y10 (i64.load32_u offset=40 (local.get $y)))
+    (local.set $y11 (i64.load32_u offset=44 (local.get $y)))
+    (local.set $y12 (i64.load32_u offset=48 (local.get $y)))
+    (local.set $xEnd (i32.add (local.get $x) (i32.const 52)))
+    (loop $outer
+      ;; one outer step per limb x_i of x: S = (S + x_i*y + q_i*p) / 2^w
+      (local.set $xi (i64.load32_u (local.get $x)))
+      ;; column 0: t = S_0 + x_i*y_0 + q_i*p_0, carry out
+      (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
+      ;; q_i = (t * mu) mod 2^30, so that t + q_i*p_0 = 0 mod 2^30 (mu = 1073741823)
+      (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+      (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
+      (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+      ;; column 1: S_0 = S_1 + x_i*y_1 + q_i*p_1 + carry
+      (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
+      ;; column 2: S_1 = S_2 + x_i*y_2 + q_i*p_2
+      (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
+      ;; column 3: S_2 = S_3 + x_i*y_3 + q_i*p_3
+      (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
+      ;; column 4: S_3 = S_4 + x_i*y_4 + q_i*p_4
+      (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
+      ;; column 5: S_4 = S_5 + x_i*y_5 + q_i*p_5
+      (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
+      ;; column 6: S_5 = S_6 + x_i*y_6 + q_i*p_6
+      (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
+      ;; column 7: S_6 = S_7 + x_i*y_7 + q_i*p_7
+      (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
+      ;; column 8: S_7 = S_8 + x_i*y_8 + q_i*p_8
+      (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
+      ;; column 9: S_8 = S_9 + x_i*y_9 + q_i*p_9
+      (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
+      ;; column 10: S_9 = S_10 + x_i*y_10 + q_i*p_10
+      (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
+      ;; column 11: S_10 = S_11 + x_i*y_11 + q_i*p_11
+      (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
+      ;; column 12: S_11 = x_i*y_12 + q_i*p_12
+      (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
+      (local.set $S12 (i64.const 0))
+      (local.set $x (i32.add (local.get $x) (i32.const 4)))
+      (br_if $outer (i32.ne (local.get $x) (local.get $xEnd)))
+    )
+    ;; normalize: propagate the lazy carries so every limb has w bits, then store
+    (local.set $t (local.get $S0))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S1) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S2) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S3) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S4) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S5) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S6) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S7) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S8) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=32 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S9) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=36 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S10) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=40 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S11) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=44 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (i64.store32 offset=48 (local.get $out) (i64.add (local.get $S12) (local.get $c0)))
+  )
+
   ;; fp_sqr(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
+  ;; Product scanning with 91 + 182 limb products (a product costs 351).
   (func $fp_sqr (export "fp_sqr") (param $out i32) (param $x i32)
-    (call $fp_mul (local.get $out) (local.get $x) (local.get $x))
+    (local $x0 i64)
+    (local $x1 i64)
+    (local $x2 i64)
+    (local $x3 i64)
+    (local $x4 i64)
+    (local $x5 i64)
+    (local $x6 i64)
+    (local $x7 i64)
+    (local $x8 i64)
+    (local $x9 i64)
+    (local $x10 i64)
+    (local $x11 i64)
+    (local $x12 i64)
+    (local $acc i64)
+    (local $hi i64)
+    (local $q0 i64)
+    (local $q1 i64)
+    (local $q2 i64)
+    (local $q3 i64)
+    (local $q4 i64)
+    (local $q5 i64)
+    (local $q6 i64)
+    (local $q7 i64)
+    (local $q8 i64)
+    (local $q9 i64)
+    (local $q10 i64)
+    (local $q11 i64)
+    (local $q12 i64)
+    ;; x_j in locals
+    (local.set $x0 (i64.load32_u (local.get $x)))
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
+    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
+    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
+    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
+    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
+    ;; column 0: x_0^2 + q_0 p_0
+    (local.set $acc (i64.mul (local.get $x0) (local.get $x0)))
+    ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 1: carry + 2 (x_0 x_1) + q_0 p_1 + q_1 p_0
+    (local.set $acc (i64.add (local.get $acc) (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x14230000)))))
+    ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + q_1 p_1 + q_2 p_0
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1))) (i64.add (i64.mul (local.get $x1) (local.get $x1)) (i64.add (i64.mul (local.get $q0) (i64.const 0x8)) (i64.mul (local.get $q1) (i64.const 0x14230000))))))
+    ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q2) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + q_1 p_2 + q_2 p_1 + q_3 p_0
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q1) (i64.const 0x8)) (i64.mul (local.get $q2) (i64.const 0x14230000))))))
+    ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q3) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + q_1 p_3 + q_2 p_2 + q_3 p_1 + q_4 p_0
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2)))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x9480017)) (i64.mul (local.get $q1) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q2) (i64.const 0x8)) (i64.mul (local.get $q3) (i64.const 0x14230000))))))
+    ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q4) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + q_1 p_4 + q_2 p_3 + q_3 p_2 + q_4 p_1 + q_5 p_0
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.add (i64.mul (local.get $x1) (local.get $x4)) (i64.mul (local.get $x2) (local.get $x3)))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q1) (i64.const 0x9480017)) (i64.mul (local.get $q2) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q3) (i64.const 0x8)) (i64.mul (local.get $q4) (i64.const 0x14230000))))))
+    ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q5) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + q_1 p_5 + q_2 p_4 + q_3 p_3 + q_4 p_2 + q_5 p_1 + q_6 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.add (i64.mul (local.get $x1) (local.get $x5)) (i64.mul (local.get $x2) (local.get $x4)))) (i64.const 1))) (i64.add (i64.mul (local.get $x3) (local.get $x3)) (i64.mul (local.get $q0) (i64.const 0x1138f1ef)))) (i64.add (i64.add (i64.mul (local.get $q1) (i64.const 0xd88bee8)) (i64.mul (local.get $q2) (i64.const 0x9480017))) (i64.add (i64.mul (local.get $q3) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q4) (i64.const 0x8)) (i64.mul (local.get $q5) (i64.const 0x14230000)))))))
+    ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q6) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + q_1 p_6 + q_2 p_5 + q_3 p_4 + q_4 p_3 + q_5 p_2 + q_6 p_1 + q_7 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.add (i64.mul (local.get $x2) (local.get $x5)) (i64.mul (local.get $x3) (local.get $x4)))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x367cc03d)) (i64.mul (local.get $q1) (i64.const 0x1138f1ef)))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0xd88bee8)) (i64.mul (local.get $q3) (i64.const 0x9480017))) (i64.add (i64.mul (local.get $q4) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q5) (i64.const 0x8)) (i64.mul (local.get $q6) (i64.const 0x14230000)))))))
+    ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + q_1 p_7 + q_2 p_6 + q_3 p_5 + q_4 p_4 + q_5 p_3 + q_6 p_2 + q_7 p_1 + q_8 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.add (i64.mul (local.get $x2) (local.get $x6)) (i64.mul (local.get $x3) (local.get $x5)))) (i64.const 1))) (i64.add (i64.mul (local.get $x4) (local.get $x4)) (i64.add (i64.mul (local.get $q0) (i64.const 0x93b1a22)) (i64.mul (local.get $q1) (i64.const 0x367cc03d))))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x1138f1ef)) (i64.add (i64.mul (local.get $q3) (i64.const 0xd88bee8)) (i64.mul (local.get $q4) (i64.const 0x9480017)))) (i64.add (i64.mul (local.get $q5) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q6) (i64.const 0x8)) (i64.mul (local.get $q7) (i64.const 0x14230000)))))))
+    ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q8) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 9: carry + 2 (x_0 x_9 + x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + q_0 p_9 + q_1 p_8 + q_2 p_7 + q_3 p_6 + q_4 p_5 + q_5 p_4 + q_6 p_3 + q_7 p_2 + q_8 p_1 + q_9 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x9)) (i64.mul (local.get $x1) (local.get $x8))) (i64.add (i64.mul (local.get $x2) (local.get $x7)) (i64.add (i64.mul (local.get $x3) (local.get $x6)) (i64.mul (local.get $x4) (local.get $x5))))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x1701b285)) (i64.add (i64.mul (local.get $q1) (i64.const 0x93b1a22)) (i64.mul (local.get $q2) (i64.const 0x367cc03d))))) (i64.add (i64.add (i64.mul (local.get $q3) (i64.const 0x1138f1ef)) (i64.add (i64.mul (local.get $q4) (i64.const 0xd88bee8)) (i64.mul (local.get $q5) (i64.const 0x9480017)))) (i64.add (i64.mul (local.get $q6) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q7) (i64.const 0x8)) (i64.mul (local.get $q8) (i64.const 0x14230000)))))))
+    ;; q_9 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q9 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q9) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 10: carry + 2 (x_0 x_10 + x_1 x_9 + x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + q_0 p_10 + q_1 p_9 + q_2 p_8 + q_3 p_7 + q_4 p_6 + q_5 p_5 + q_6 p_4 + q_7 p_3 + q_8 p_2 + q_9 p_1 + q_10 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x10)) (i64.mul (local.get $x1) (local.get $x9))) (i64.add (i64.mul (local.get $x2) (local.get $x8)) (i64.add (i64.mul (local.get $x3) (local.get $x7)) (i64.mul (local.get $x4) (local.get $x6))))) (i64.const 1)) (i64.mul (local.get $x5) (local.get $x5)))) (i64.add (i64.mul (local.get $q0) (i64.const 0xeac63b0)) (i64.add (i64.mul (local.get $q1) (i64.const 0x1701b285)) (i64.mul (local.get $q2) (i64.const 0x93b1a22))))) (i64.add (i64.add (i64.mul (local.get $q3) (i64.const 0x367cc03d)) (i64.add (i64.mul (local.get $q4) (i64.const 0x1138f1ef)) (i64.mul (local.get $q5) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q6) (i64.const 0x9480017)) (i64.mul (local.get $q7) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q8) (i64.const 0x8)) (i64.mul (local.get $q9) (i64.const 0x14230000)))))))
+    ;; q_10 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q10 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q10) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 11: carry + 2 (x_0 x_11 + x_1 x_10 + x_2 x_9 + x_3 x_8 + x_4 x_7 + x_5 x_6) + q_0 p_11 + q_1 p_10 + q_2 p_9 + q_3 p_8 + q_4 p_7 + q_5 p_6 + q_6 p_5 + q_7 p_4 + q_8 p_3 + q_9 p_2 + q_10 p_1 + q_11 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x11)) (i64.add (i64.mul (local.get $x1) (local.get $x10)) (i64.mul (local.get $x2) (local.get $x9)))) (i64.add (i64.mul (local.get $x3) (local.get $x8)) (i64.add (i64.mul (local.get $x4) (local.get $x7)) (i64.mul (local.get $x5) (local.get $x6))))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x1185f144)))) (i64.add (i64.mul (local.get $q1) (i64.const 0xeac63b0)) (i64.add (i64.mul (local.get $q2) (i64.const 0x1701b285)) (i64.mul (local.get $q3) (i64.const 0x93b1a22))))) (i64.add (i64.add (i64.mul (local.get $q4) (i64.const 0x367cc03d)) (i64.add (i64.mul (local.get $q5) (i64.const 0x1138f1ef)) (i64.mul (local.get $q6) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q7) (i64.const 0x9480017)) (i64.mul (local.get $q8) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q9) (i64.const 0x8)) (i64.mul (local.get $q10) (i64.const 0x14230000)))))))
+    ;; q_11 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q11 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q11) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 12: carry + 2 (x_0 x_12 + x_1 x_11 + x_2 x_10 + x_3 x_9 + x_4 x_8 + x_5 x_7) + x_6^2 + q_0 p_12 + q_1 p_11 + q_2 p_10 + q_3 p_9 + q_4 p_8 + q_5 p_7 + q_6 p_6 + q_7 p_5 + q_8 p_4 + q_9 p_3 + q_10 p_2 + q_11 p_1 + q_12 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x12)) (i64.add (i64.mul (local.get $x1) (local.get $x11)) (i64.mul (local.get $x2) (local.get $x10)))) (i64.add (i64.mul (local.get $x3) (local.get $x9)) (i64.add (i64.mul (local.get $x4) (local.get $x8)) (i64.mul (local.get $x5) (local.get $x7))))) (i64.const 1)) (i64.mul (local.get $x6) (local.get $x6)))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x1ae3a)) (i64.mul (local.get $q1) (i64.const 0x1185f144))) (i64.add (i64.mul (local.get $q2) (i64.const 0xeac63b0)) (i64.mul (local.get $q3) (i64.const 0x1701b285))))) (i64.add (i64.add (i64.add (i64.mul (local.get $q4) (i64.const 0x93b1a22)) (i64.mul (local.get $q5) (i64.const 0x367cc03d))) (i64.add (i64.mul (local.get $q6) (i64.const 0x1138f1ef)) (i64.mul (local.get $q7) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q8) (i64.const 0x9480017)) (i64.mul (local.get $q9) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q10) (i64.const 0x8)) (i64.mul (local.get $q11) (i64.const 0x14230000)))))))
+    ;; q_12 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q12 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q12) (i64.const 0x1))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 13: carry + 2 (x_1 x_12 + x_2 x_11 + x_3 x_10 + x_4 x_9 + x_5 x_8 + x_6 x_7) + q_1 p_12 + q_2 p_11 + q_3 p_10 + q_4 p_9 + q_5 p_8 + q_6 p_7 + q_7 p_6 + q_8 p_5 + q_9 p_4 + q_10 p_3 + q_11 p_2 + q_12 p_1
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x12)) (i64.add (i64.mul (local.get $x2) (local.get $x11)) (i64.mul (local.get $x3) (local.get $x10)))) (i64.add (i64.mul (local.get $x4) (local.get $x9)) (i64.add (i64.mul (local.get $x5) (local.get $x8)) (i64.mul (local.get $x6) (local.get $x7))))) (i64.const 1)) (i64.mul (local.get $q1) (i64.const 0x1ae3a)))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x1185f144)) (i64.mul (local.get $q3) (i64.const 0xeac63b0))) (i64.add (i64.mul (local.get $q4) (i64.const 0x1701b285)) (i64.mul (local.get $q5) (i64.const 0x93b1a22))))) (i64.add (i64.add (i64.mul (local.get $q6) (i64.const 0x367cc03d)) (i64.add (i64.mul (local.get $q7) (i64.const 0x1138f1ef)) (i64.mul (local.get $q8) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q9) (i64.const 0x9480017)) (i64.mul (local.get $q10) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q11) (i64.const 0x8)) (i64.mul (local.get $q12) (i64.const 0x14230000)))))))
+    (i64.store32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 14: carry + 2 (x_2 x_12 + x_3 x_11 + x_4 x_10 + x_5 x_9 + x_6 x_8) + x_7^2 + q_2 p_12 + q_3 p_11 + q_4 p_10 + q_5 p_9 + q_6 p_8 + q_7 p_7 + q_8 p_6 + q_9 p_5 + q_10 p_4 + q_11 p_3 + q_12 p_2
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x2) (local.get $x12)) (i64.mul (local.get $x3) (local.get $x11))) (i64.add (i64.mul (local.get $x4) (local.get $x10)) (i64.add (i64.mul (local.get $x5) (local.get $x9)) (i64.mul (local.get $x6) (local.get $x8))))) (i64.const 1)) (i64.mul (local.get $x7) (local.get $x7)))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x1ae3a)) (i64.mul (local.get $q3) (i64.const 0x1185f144))) (i64.add (i64.mul (local.get $q4) (i64.const 0xeac63b0)) (i64.mul (local.get $q5) (i64.const 0x1701b285))))) (i64.add (i64.add (i64.mul (local.get $q6) (i64.const 0x93b1a22)) (i64.add (i64.mul (local.get $q7) (i64.const 0x367cc03d)) (i64.mul (local.get $q8) (i64.const 0x1138f1ef)))) (i64.add (i64.add (i64.mul (local.get $q9) (i64.const 0xd88bee8)) (i64.mul (local.get $q10) (i64.const 0x9480017))) (i64.add (i64.mul (local.get $q11) (i64.const 0x2d7510c)) (i64.mul (local.get $q12) (i64.const 0x8)))))))
+    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 15: carry + 2 (x_3 x_12 + x_4 x_11 + x_5 x_10 + x_6 x_9 + x_7 x_8) + q_3 p_12 + q_4 p_11 + q_5 p_10 + q_6 p_9 + q_7 p_8 + q_8 p_7 + q_9 p_6 + q_10 p_5 + q_11 p_4 + q_12 p_3
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x3) (local.get $x12)) (i64.mul (local.get $x4) (local.get $x11))) (i64.add (i64.mul (local.get $x5) (local.get $x10)) (i64.add (i64.mul (local.get $x6) (local.get $x9)) (i64.mul (local.get $x7) (local.get $x8))))) (i64.const 1)) (i64.mul (local.get $q3) (i64.const 0x1ae3a)))) (i64.add (i64.mul (local.get $q4) (i64.const 0x1185f144)) (i64.add (i64.mul (local.get $q5) (i64.const 0xeac63b0)) (i64.mul (local.get $q6) (i64.const 0x1701b285))))) (i64.add (i64.add (i64.mul (local.get $q7) (i64.const 0x93b1a22)) (i64.add (i64.mul (local.get $q8) (i64.const 0x367cc03d)) (i64.mul (local.get $q9) (i64.const 0x1138f1ef)))) (i64.add (i64.mul (local.get $q10) (i64.const 0xd88bee8)) (i64.add (i64.mul (local.get $q11) (i64.const 0x9480017)) (i64.mul (local.get $q12) (i64.const 0x2d7510c)))))))
+    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 16: carry + 2 (x_4 x_12 + x_5 x_11 + x_6 x_10 + x_7 x_9) + x_8^2 + q_4 p_12 + q_5 p_11 + q_6 p_10 + q_7 p_9 + q_8 p_8 + q_9 p_7 + q_10 p_6 + q_11 p_5 + q_12 p_4
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x4) (local.get $x12)) (i64.mul (local.get $x5) (local.get $x11))) (i64.add (i64.mul (local.get $x6) (local.get $x10)) (i64.mul (local.get $x7) (local.get $x9)))) (i64.const 1)) (i64.mul (local.get $x8) (local.get $x8)))) (i64.add (i64.mul (local.get $q4) (i64.const 0x1ae3a)) (i64.add (i64.mul (local.get $q5) (i64.const 0x1185f144)) (i64.mul (local.get $q6) (i64.const 0xeac63b0))))) (i64.add (i64.add (i64.mul (local.get $q7) (i64.const 0x1701b285)) (i64.add (i64.mul (local.get $q8) (i64.const 0x93b1a22)) (i64.mul (local.get $q9) (i64.const 0x367cc03d)))) (i64.add (i64.mul (local.get $q10) (i64.const 0x1138f1ef)) (i64.add (i64.mul (local.get $q11) (i64.const 0xd88bee8)) (i64.mul (local.get $q12) (i64.const 0x9480017)))))))
+    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 17: carry + 2 (x_5 x_12 + x_6 x_11 + x_7 x_10 + x_8 x_9) + q_5 p_12 + q_6 p_11 + q_7 p_10 + q_8 p_9 + q_9 p_8 + q_10 p_7 + q_11 p_6 + q_12 p_5
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x5) (local.get $x12)) (i64.mul (local.get $x6) (local.get $x11))) (i64.add (i64.mul (local.get $x7) (local.get $x10)) (i64.mul (local.get $x8) (local.get $x9)))) (i64.const 1))) (i64.add (i64.mul (local.get $q5) (i64.const 0x1ae3a)) (i64.add (i64.mul (local.get $q6) (i64.const 0x1185f144)) (i64.mul (local.get $q7) (i64.const 0xeac63b0))))) (i64.add (i64.add (i64.mul (local.get $q8) (i64.const 0x1701b285)) (i64.mul (local.get $q9) (i64.const 0x93b1a22))) (i64.add (i64.mul (local.get $q10) (i64.const 0x367cc03d)) (i64.add (i64.mul (local.get $q11) (i64.const 0x1138f1ef)) (i64.mul (local.get $q12) (i64.const 0xd88bee8)))))))
+    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 18: carry + 2 (x_6 x_12 + x_7 x_11 + x_8 x_10) + x_9^2 + q_6 p_12 + q_7 p_11 + q_8 p_10 + q_9 p_9 + q_10 p_8 + q_11 p_7 + q_12 p_6
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x6) (local.get $x12)) (i64.add (i64.mul (local.get $x7) (local.get $x11)) (i64.mul (local.get $x8) (local.get $x10)))) (i64.const 1))) (i64.add (i64.mul (local.get $x9) (local.get $x9)) (i64.add (i64.mul (local.get $q6) (i64.const 0x1ae3a)) (i64.mul (local.get $q7) (i64.const 0x1185f144))))) (i64.add (i64.add (i64.mul (local.get $q8) (i64.const 0xeac63b0)) (i64.mul (local.get $q9) (i64.const 0x1701b285))) (i64.add (i64.mul (local.get $q10) (i64.const 0x93b1a22)) (i64.add (i64.mul (local.get $q11) (i64.const 0x367cc03d)) (i64.mul (local.get $q12) (i64.const 0x1138f1ef)))))))
+    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 19: carry + 2 (x_7 x_12 + x_8 x_11 + x_9 x_10) + q_7 p_12 + q_8 p_11 + q_9 p_10 + q_10 p_9 + q_11 p_8 + q_12 p_7
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x7) (local.get $x12)) (i64.add (i64.mul (local.get $x8) (local.get $x11)) (i64.mul (local.get $x9) (local.get $x10)))) (i64.const 1))) (i64.add (i64.mul (local.get $q7) (i64.const 0x1ae3a)) (i64.mul (local.get $q8) (i64.const 0x1185f144)))) (i64.add (i64.add (i64.mul (local.get $q9) (i64.const 0xeac63b0)) (i64.mul (local.get $q10) (i64.const 0x1701b285))) (i64.add (i64.mul (local.get $q11) (i64.const 0x93b1a22)) (i64.mul (local.get $q12) (i64.const 0x367cc03d))))))
+    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 20: carry + 2 (x_8 x_12 + x_9 x_11) + x_10^2 + q_8 p_12 + q_9 p_11 + q_10 p_10 + q_11 p_9 + q_12 p_8
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x8) (local.get $x12)) (i64.mul (local.get $x9) (local.get $x11))) (i64.const 1))) (i64.add (i64.mul (local.get $x10) (local.get $x10)) (i64.mul (local.get $q8) (i64.const 0x1ae3a)))) (i64.add (i64.add (i64.mul (local.get $q9) (i64.const 0x1185f144)) (i64.mul (local.get $q10) (i64.const 0xeac63b0))) (i64.add (i64.mul (local.get $q11) (i64.const 0x1701b285)) (i64.mul (local.get $q12) (i64.const 0x93b1a22))))))
+    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 21: carry + 2 (x_9 x_12 + x_10 x_11) + q_9 p_12 + q_10 p_11 + q_11 p_10 + q_12 p_9
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x9) (local.get $x12)) (i64.mul (local.get $x10) (local.get $x11))) (i64.const 1)) (i64.mul (local.get $q9) (i64.const 0x1ae3a)))) (i64.add (i64.mul (local.get $q10) (i64.const 0x1185f144)) (i64.add (i64.mul (local.get $q11) (i64.const 0xeac63b0)) (i64.mul (local.get $q12) (i64.const 0x1701b285))))))
+    (i64.store32 offset=32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 22: carry + 2 (x_10 x_12) + x_11^2 + q_10 p_12 + q_11 p_11 + q_12 p_10
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.mul (local.get $x10) (local.get $x12)) (i64.const 1)) (i64.mul (local.get $x11) (local.get $x11)))) (i64.add (i64.mul (local.get $q10) (i64.const 0x1ae3a)) (i64.add (i64.mul (local.get $q11) (i64.const 0x1185f144)) (i64.mul (local.get $q12) (i64.const 0xeac63b0))))))
+    (i64.store32 offset=36 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 23: carry + 2 (x_11 x_12) + q_11 p_12 + q_12 p_11
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.mul (local.get $x11) (local.get $x12)) (i64.const 1))) (i64.add (i64.mul (local.get $q11) (i64.const 0x1ae3a)) (i64.mul (local.get $q12) (i64.const 0x1185f144)))))
+    (i64.store32 offset=40 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 24: carry + x_12^2 + q_12 p_12
+    (local.set $acc (i64.add (local.get $acc) (i64.add (i64.mul (local.get $x12) (local.get $x12)) (i64.mul (local.get $q12) (i64.const 0x1ae3a)))))
+    (i64.store32 offset=44 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; the value is < 2p < R, so the last carry is the top limb
+    (i64.store32 offset=48 (local.get $out) (local.get $acc))
   )
 
   ;; fp_add(out, x, y): out = x + y mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.

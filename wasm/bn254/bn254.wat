@@ -6,7 +6,7 @@
 ;; R^2 mod p = 0xd15816d51b66a1293560daa9d4e3aa6a3522573301f5ed1242db5282e53b794
 ;; carry plan: w=30, n=9: a carry every 9 columns; 1 carries per 18 limb products (about one per 18.0); largest accumulator < 2^64
 ;; i64.mul per Montgomery product: 171
-;; mul shape: loop
+;; mul shape: unrolled
 ;; memory: element = 9 little-endian u32 limbs (36 bytes); constants at 16..18616,
 ;; scratch stack 18616..35000 (global sp, grows down), free memory from heapBase = 35000
 ;; curve bn254: y^2 = x^3 + 0x0 x + 0x3, r = 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001 (254 bits), h = 0x1
@@ -32,105 +32,10 @@
   ;; beta @ 18576: beta, a cube root of unity: lambda * (x, y) = (beta x, y) (Montgomery form)
   (data (i32.const 18576) "\c7\83\f1\00\fc\25\87\3c\48\0b\16\07\bd\08\9c\31\69\ed\1e\21\df\ed\18\0d\d3\76\21\10\1a\d7\e4\15\3a\14\00\00")
 
-  ;; fp_mul(out, x, y): out = x * y / R mod p (Montgomery product), outer step in a loop.
+  ;; fp_mul(out, x, y): out = x * y / R mod p (Montgomery product), fully unrolled.
   ;; Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or y.
   ;; Carry plan: w=30, n=9: a carry every 9 columns; 1 carries per 18 limb products (about one per 18.0); largest accumulator < 2^64.
   (func $fp_mul (export "fp_mul") (param $out i32) (param $x i32) (param $y i32)
-    (local $xi i64)
-    (local $S0 i64)
-    (local $S1 i64)
-    (local $S2 i64)
-    (local $S3 i64)
-    (local $S4 i64)
-    (local $S5 i64)
-    (local $S6 i64)
-    (local $S7 i64)
-    (local $S8 i64)
-    (local $y0 i64)
-    (local $y1 i64)
-    (local $y2 i64)
-    (local $y3 i64)
-    (local $y4 i64)
-    (local $y5 i64)
-    (local $y6 i64)
-    (local $y7 i64)
-    (local $y8 i64)
-    (local $xEnd i32)
-    (local $t i64)
-    (local $q i64)
-    (local $c0 i64)
-    ;; y_j stay in locals for the whole product
-    (local.set $y0 (i64.load32_u (local.get $y)))
-    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
-    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
-    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
-    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
-    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
-    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
-    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
-    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
-    (local.set $xEnd (i32.add (local.get $x) (i32.const 36)))
-    (loop $outer
-      ;; one outer step per limb x_i of x: S = (S + x_i*y + q_i*p) / 2^w
-      (local.set $xi (i64.load32_u (local.get $x)))
-      ;; column 0: t = S_0 + x_i*y_0 + q_i*p_0, carry out
-      (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-      ;; q_i = (t * mu) mod 2^30, so that t + q_i*p_0 = 0 mod 2^30 (mu = 612787081)
-      (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 612787081)) (i64.const 0x3fffffff)))
-      (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x187cfd47))))
-      (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-      ;; column 1: S_0 = S_1 + x_i*y_1 + q_i*p_1 + carry
-      (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3082305b))) (local.get $c0)))
-      ;; column 2: S_1 = S_2 + x_i*y_2 + q_i*p_2
-      (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x71ca8d3))))
-      ;; column 3: S_2 = S_3 + x_i*y_3 + q_i*p_3
-      (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x205aa45a))))
-      ;; column 4: S_3 = S_4 + x_i*y_4 + q_i*p_4
-      (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x1585d97))))
-      ;; column 5: S_4 = S_5 + x_i*y_5 + q_i*p_5
-      (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x116da06))))
-      ;; column 6: S_5 = S_6 + x_i*y_6 + q_i*p_6
-      (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1a029b85))))
-      ;; column 7: S_6 = S_7 + x_i*y_7 + q_i*p_7
-      (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x139cb84c))))
-      ;; column 8: S_7 = x_i*y_8 + q_i*p_8
-      (local.set $S7 (i64.add (i64.mul (local.get $xi) (local.get $y8)) (i64.mul (local.get $q) (i64.const 0x3064))))
-      (local.set $S8 (i64.const 0))
-      (local.set $x (i32.add (local.get $x) (i32.const 4)))
-      (br_if $outer (i32.ne (local.get $x) (local.get $xEnd)))
-    )
-    ;; normalize: propagate the lazy carries so every limb has w bits, then store
-    (local.set $t (local.get $S0))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S1) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S2) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S3) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S4) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S5) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S6) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S7) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (i64.store32 offset=32 (local.get $out) (i64.add (local.get $S8) (local.get $c0)))
-  )
-
-  ;; fp_mulUnrolled(out, x, y): out = x * y / R mod p (Montgomery product), fully unrolled.
-  ;; Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or y.
-  ;; Carry plan: w=30, n=9: a carry every 9 columns; 1 carries per 18 limb products (about one per 18.0); largest accumulator < 2^64.
-  (func $fp_mulUnrolled (export "fp_mulUnrolled") (param $out i32) (param $x i32) (param $y i32)
     (local $xi i64)
     (local $S0 i64)
     (local $S1 i64)
@@ -416,9 +321,222 @@
     (i64.store32 offset=32 (local.get $out) (i64.add (local.get $S8) (local.get $c0)))
   )
 
+  ;; fp_mulLoop(out, x, y): out = x * y / R mod p (Montgomery product), outer step in a loop.
+  ;; Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or y.
+  ;; Carry plan: w=30, n=9: a carry every 9 columns; 1 carries per 18 limb products (about one per 18.0); largest accumulator < 2^64.
+  (func $fp_mulLoop (export "fp_mulLoop") (param $out i32) (param $x i32) (param $y i32)
+    (local $xi i64)
+    (local $S0 i64)
+    (local $S1 i64)
+    (local $S2 i64)
+    (local $S3 i64)
+    (local $S4 i64)
+    (local $S5 i64)
+    (local $S6 i64)
+    (local $S7 i64)
+    (local $S8 i64)
+    (local $y0 i64)
+    (local $y1 i64)
+    (local $y2 i64)
+    (local $y3 i64)
+    (local $y4 i64)
+    (local $y5 i64)
+    (local $y6 i64)
+    (local $y7 i64)
+    (local $y8 i64)
+    (local $xEnd i32)
+    (local $t i64)
+    (local $q i64)
+    (local $c0 i64)
+    ;; y_j stay in locals for the whole product
+    (local.set $y0 (i64.load32_u (local.get $y)))
+    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
+    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
+    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
+    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
+    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
+    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
+    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
+    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
+    (local.set $xEnd (i32.add (local.get $x) (i32.const 36)))
+    (loop $outer
+      ;; one outer step per limb x_i of x: S = (S + x_i*y + q_i*p) / 2^w
+      (local.set $xi (i64.load32_u (local.get $x)))
+      ;; column 0: t = S_0 + x_i*y_0 + q_i*p_0, carry out
+      (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
+      ;; q_i = (t * mu) mod 2^30, so that t + q_i*p_0 = 0 mod 2^30 (mu = 612787081)
+      (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 612787081)) (i64.const 0x3fffffff)))
+      (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x187cfd47))))
+      (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+      ;; column 1: S_0 = S_1 + x_i*y_1 + q_i*p_1 + carry
+      (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3082305b))) (local.get $c0)))
+      ;; column 2: S_1 = S_2 + x_i*y_2 + q_i*p_2
+      (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x71ca8d3))))
+      ;; column 3: S_2 = S_3 + x_i*y_3 + q_i*p_3
+      (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x205aa45a))))
+      ;; column 4: S_3 = S_4 + x_i*y_4 + q_i*p_4
+      (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x1585d97))))
+      ;; column 5: S_4 = S_5 + x_i*y_5 + q_i*p_5
+      (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x116da06))))
+      ;; column 6: S_5 = S_6 + x_i*y_6 + q_i*p_6
+      (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1a029b85))))
+      ;; column 7: S_6 = S_7 + x_i*y_7 + q_i*p_7
+      (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x139cb84c))))
+      ;; column 8: S_7 = x_i*y_8 + q_i*p_8
+      (local.set $S7 (i64.add (i64.mul (local.get $xi) (local.get $y8)) (i64.mul (local.get $q) (i64.const 0x3064))))
+      (local.set $S8 (i64.const 0))
+      (local.set $x (i32.add (local.get $x) (i32.const 4)))
+      (br_if $outer (i32.ne (local.get $x) (local.get $xEnd)))
+    )
+    ;; normalize: propagate the lazy carries so every limb has w bits, then store
+    (local.set $t (local.get $S0))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S1) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S2) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S3) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S4) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S5) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S6) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (local.set $t (i64.add (local.get $S7) (local.get $c0)))
+    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
+    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
+    (i64.store32 offset=32 (local.get $out) (i64.add (local.get $S8) (local.get $c0)))
+  )
+
   ;; fp_sqr(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
+  ;; Product scanning with 45 + 90 limb products (a product costs 171).
   (func $fp_sqr (export "fp_sqr") (param $out i32) (param $x i32)
-    (call $fp_mul (local.get $out) (local.get $x) (local.get $x))
+    (local $x0 i64)
+    (local $x1 i64)
+    (local $x2 i64)
+    (local $x3 i64)
+    (local $x4 i64)
+    (local $x5 i64)
+    (local $x6 i64)
+    (local $x7 i64)
+    (local $x8 i64)
+    (local $acc i64)
+    (local $hi i64)
+    (local $q0 i64)
+    (local $q1 i64)
+    (local $q2 i64)
+    (local $q3 i64)
+    (local $q4 i64)
+    (local $q5 i64)
+    (local $q6 i64)
+    (local $q7 i64)
+    (local $q8 i64)
+    ;; x_j in locals
+    (local.set $x0 (i64.load32_u (local.get $x)))
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
+    ;; column 0: x_0^2 + q_0 p_0
+    (local.set $acc (i64.mul (local.get $x0) (local.get $x0)))
+    ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 612787081)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x187cfd47))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 1: carry + 2 (x_0 x_1) + q_0 p_1 + q_1 p_0
+    (local.set $acc (i64.add (local.get $acc) (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3082305b)))))
+    ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 612787081)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const 0x187cfd47))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + q_1 p_1 + q_2 p_0
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1))) (i64.add (i64.mul (local.get $x1) (local.get $x1)) (i64.add (i64.mul (local.get $q0) (i64.const 0x71ca8d3)) (i64.mul (local.get $q1) (i64.const 0x3082305b))))))
+    ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 612787081)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q2) (i64.const 0x187cfd47))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + q_1 p_2 + q_2 p_1 + q_3 p_0
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x205aa45a)) (i64.add (i64.mul (local.get $q1) (i64.const 0x71ca8d3)) (i64.mul (local.get $q2) (i64.const 0x3082305b))))))
+    ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 612787081)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q3) (i64.const 0x187cfd47))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + q_1 p_3 + q_2 p_2 + q_3 p_1 + q_4 p_0
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2)))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x1585d97)) (i64.mul (local.get $q1) (i64.const 0x205aa45a))) (i64.add (i64.mul (local.get $q2) (i64.const 0x71ca8d3)) (i64.mul (local.get $q3) (i64.const 0x3082305b))))))
+    ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 612787081)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q4) (i64.const 0x187cfd47))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + q_1 p_4 + q_2 p_3 + q_3 p_2 + q_4 p_1 + q_5 p_0
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.add (i64.mul (local.get $x1) (local.get $x4)) (i64.mul (local.get $x2) (local.get $x3)))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x116da06)))) (i64.add (i64.add (i64.mul (local.get $q1) (i64.const 0x1585d97)) (i64.mul (local.get $q2) (i64.const 0x205aa45a))) (i64.add (i64.mul (local.get $q3) (i64.const 0x71ca8d3)) (i64.mul (local.get $q4) (i64.const 0x3082305b))))))
+    ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 612787081)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q5) (i64.const 0x187cfd47))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + q_1 p_5 + q_2 p_4 + q_3 p_3 + q_4 p_2 + q_5 p_1 + q_6 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.add (i64.mul (local.get $x1) (local.get $x5)) (i64.mul (local.get $x2) (local.get $x4)))) (i64.const 1))) (i64.add (i64.mul (local.get $x3) (local.get $x3)) (i64.mul (local.get $q0) (i64.const 0x1a029b85)))) (i64.add (i64.add (i64.mul (local.get $q1) (i64.const 0x116da06)) (i64.mul (local.get $q2) (i64.const 0x1585d97))) (i64.add (i64.mul (local.get $q3) (i64.const 0x205aa45a)) (i64.add (i64.mul (local.get $q4) (i64.const 0x71ca8d3)) (i64.mul (local.get $q5) (i64.const 0x3082305b)))))))
+    ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 612787081)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q6) (i64.const 0x187cfd47))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + q_1 p_6 + q_2 p_5 + q_3 p_4 + q_4 p_3 + q_5 p_2 + q_6 p_1 + q_7 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.add (i64.mul (local.get $x2) (local.get $x5)) (i64.mul (local.get $x3) (local.get $x4)))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x139cb84c)) (i64.mul (local.get $q1) (i64.const 0x1a029b85)))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x116da06)) (i64.mul (local.get $q3) (i64.const 0x1585d97))) (i64.add (i64.mul (local.get $q4) (i64.const 0x205aa45a)) (i64.add (i64.mul (local.get $q5) (i64.const 0x71ca8d3)) (i64.mul (local.get $q6) (i64.const 0x3082305b)))))))
+    ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 612787081)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const 0x187cfd47))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + q_1 p_7 + q_2 p_6 + q_3 p_5 + q_4 p_4 + q_5 p_3 + q_6 p_2 + q_7 p_1 + q_8 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.add (i64.mul (local.get $x2) (local.get $x6)) (i64.mul (local.get $x3) (local.get $x5)))) (i64.const 1))) (i64.add (i64.mul (local.get $x4) (local.get $x4)) (i64.add (i64.mul (local.get $q0) (i64.const 0x3064)) (i64.mul (local.get $q1) (i64.const 0x139cb84c))))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x1a029b85)) (i64.add (i64.mul (local.get $q3) (i64.const 0x116da06)) (i64.mul (local.get $q4) (i64.const 0x1585d97)))) (i64.add (i64.mul (local.get $q5) (i64.const 0x205aa45a)) (i64.add (i64.mul (local.get $q6) (i64.const 0x71ca8d3)) (i64.mul (local.get $q7) (i64.const 0x3082305b)))))))
+    ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 612787081)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q8) (i64.const 0x187cfd47))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 9: carry + 2 (x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + q_1 p_8 + q_2 p_7 + q_3 p_6 + q_4 p_5 + q_5 p_4 + q_6 p_3 + q_7 p_2 + q_8 p_1
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x8)) (i64.mul (local.get $x2) (local.get $x7))) (i64.add (i64.mul (local.get $x3) (local.get $x6)) (i64.mul (local.get $x4) (local.get $x5)))) (i64.const 1))) (i64.add (i64.mul (local.get $q1) (i64.const 0x3064)) (i64.add (i64.mul (local.get $q2) (i64.const 0x139cb84c)) (i64.mul (local.get $q3) (i64.const 0x1a029b85))))) (i64.add (i64.add (i64.mul (local.get $q4) (i64.const 0x116da06)) (i64.mul (local.get $q5) (i64.const 0x1585d97))) (i64.add (i64.mul (local.get $q6) (i64.const 0x205aa45a)) (i64.add (i64.mul (local.get $q7) (i64.const 0x71ca8d3)) (i64.mul (local.get $q8) (i64.const 0x3082305b)))))))
+    (i64.store32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 10: carry + 2 (x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + q_2 p_8 + q_3 p_7 + q_4 p_6 + q_5 p_5 + q_6 p_4 + q_7 p_3 + q_8 p_2
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x2) (local.get $x8)) (i64.add (i64.mul (local.get $x3) (local.get $x7)) (i64.mul (local.get $x4) (local.get $x6)))) (i64.const 1))) (i64.add (i64.mul (local.get $x5) (local.get $x5)) (i64.add (i64.mul (local.get $q2) (i64.const 0x3064)) (i64.mul (local.get $q3) (i64.const 0x139cb84c))))) (i64.add (i64.add (i64.mul (local.get $q4) (i64.const 0x1a029b85)) (i64.mul (local.get $q5) (i64.const 0x116da06))) (i64.add (i64.mul (local.get $q6) (i64.const 0x1585d97)) (i64.add (i64.mul (local.get $q7) (i64.const 0x205aa45a)) (i64.mul (local.get $q8) (i64.const 0x71ca8d3)))))))
+    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 11: carry + 2 (x_3 x_8 + x_4 x_7 + x_5 x_6) + q_3 p_8 + q_4 p_7 + q_5 p_6 + q_6 p_5 + q_7 p_4 + q_8 p_3
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x3) (local.get $x8)) (i64.add (i64.mul (local.get $x4) (local.get $x7)) (i64.mul (local.get $x5) (local.get $x6)))) (i64.const 1))) (i64.add (i64.mul (local.get $q3) (i64.const 0x3064)) (i64.mul (local.get $q4) (i64.const 0x139cb84c)))) (i64.add (i64.add (i64.mul (local.get $q5) (i64.const 0x1a029b85)) (i64.mul (local.get $q6) (i64.const 0x116da06))) (i64.add (i64.mul (local.get $q7) (i64.const 0x1585d97)) (i64.mul (local.get $q8) (i64.const 0x205aa45a))))))
+    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 12: carry + 2 (x_4 x_8 + x_5 x_7) + x_6^2 + q_4 p_8 + q_5 p_7 + q_6 p_6 + q_7 p_5 + q_8 p_4
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x4) (local.get $x8)) (i64.mul (local.get $x5) (local.get $x7))) (i64.const 1))) (i64.add (i64.mul (local.get $x6) (local.get $x6)) (i64.mul (local.get $q4) (i64.const 0x3064)))) (i64.add (i64.add (i64.mul (local.get $q5) (i64.const 0x139cb84c)) (i64.mul (local.get $q6) (i64.const 0x1a029b85))) (i64.add (i64.mul (local.get $q7) (i64.const 0x116da06)) (i64.mul (local.get $q8) (i64.const 0x1585d97))))))
+    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 13: carry + 2 (x_5 x_8 + x_6 x_7) + q_5 p_8 + q_6 p_7 + q_7 p_6 + q_8 p_5
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x5) (local.get $x8)) (i64.mul (local.get $x6) (local.get $x7))) (i64.const 1)) (i64.mul (local.get $q5) (i64.const 0x3064)))) (i64.add (i64.mul (local.get $q6) (i64.const 0x139cb84c)) (i64.add (i64.mul (local.get $q7) (i64.const 0x1a029b85)) (i64.mul (local.get $q8) (i64.const 0x116da06))))))
+    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 14: carry + 2 (x_6 x_8) + x_7^2 + q_6 p_8 + q_7 p_7 + q_8 p_6
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.mul (local.get $x6) (local.get $x8)) (i64.const 1)) (i64.mul (local.get $x7) (local.get $x7)))) (i64.add (i64.mul (local.get $q6) (i64.const 0x3064)) (i64.add (i64.mul (local.get $q7) (i64.const 0x139cb84c)) (i64.mul (local.get $q8) (i64.const 0x1a029b85))))))
+    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 15: carry + 2 (x_7 x_8) + q_7 p_8 + q_8 p_7
+    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.mul (local.get $x7) (local.get $x8)) (i64.const 1))) (i64.add (i64.mul (local.get $q7) (i64.const 0x3064)) (i64.mul (local.get $q8) (i64.const 0x139cb84c)))))
+    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 16: carry + x_8^2 + q_8 p_8
+    (local.set $acc (i64.add (local.get $acc) (i64.add (i64.mul (local.get $x8) (local.get $x8)) (i64.mul (local.get $q8) (i64.const 0x3064)))))
+    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; the value is < 2p < R, so the last carry is the top limb
+    (i64.store32 offset=32 (local.get $out) (local.get $acc))
   )
 
   ;; fp_add(out, x, y): out = x + y mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.
