@@ -12,6 +12,9 @@
 
 import { chooseWindow } from './window.js';
 
+const BATCH_CHUNK = 8192;
+const BLOCK_POINTS = 16384;
+
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
 /**
@@ -95,7 +98,7 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   new Uint32Array(curve.memory.buffer, infinitySlot + P.infOffset, 1)[0] = 1;
   const maxPairs = Math.max(m >> 1, K * S, L) + 1;
   const pairs = heap.alloc(maxPairs * 8);
-  const scratch = heap.alloc(maxPairs * (2 * P.E + 4));
+  const scratch = heap.alloc(Math.min(maxPairs, BATCH_CHUNK) * (2 * P.E + 4));
   const entries = heap.alloc(Math.max(m, L, K * S) * 4);
   const carries = new Uint8Array(m);
   const digits = new Int32Array(m);
@@ -103,8 +106,10 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   const starts = new Int32Array(L + 2);
   phase('allocate');
 
+  // One inversion per chunk of pairs: large enough to amortise it (< 1%), small enough that the
+  // chunk's scratch (two field elements per pair) stays in cache.
   const batchAdd = (count) => {
-    if (count > 0) ex.g_batchAdd(pairs, count, scratch);
+    for (let at = 0; at < count; at += BATCH_CHUNK) ex.g_batchAdd(pairs + 8 * at, Math.min(BATCH_CHUNK, count - at), scratch);
   };
 
   for (let k = 0; k < K; k++) {
@@ -146,27 +151,35 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
       ent[fill[l]++] = (i | (neg ? 0x80000000 : 0)) >>> 0;
     }
     phase('sort');
-    ex.g_gather(work, points, entries, total);
-    phase('gather');
 
-    // ---- accumulate: implicit binary tree per bucket, one batch per pass over all buckets ---------
+    // ---- gather + accumulate, a block of buckets at a time so its points stay in cache -------------
+    // Within a bucket, pass m adds slot j + 2^m into slot j (j a multiple of 2^(m+1)): an implicit binary
+    // tree, each pass one batch over the whole block.
     const pr = new Uint32Array(curve.memory.buffer, pairs, maxPairs * 2);
-    for (let step = 1; ; step <<= 1) {
-      let count = 0;
-      for (let l = 1; l <= L; l++) {
-        const size = counts[l];
-        if (size <= step) continue;
-        const base = work + starts[l] * A;
-        for (let j = 0; j + step < size; j += 2 * step) {
-          pr[2 * count] = base + j * A;
-          pr[2 * count + 1] = base + (j + step) * A;
-          count++;
+    for (let first = 1; first <= L; ) {
+      let last = first;
+      while (last < L && starts[last + 1] - starts[first] < BLOCK_POINTS) last++;
+      const blockStart = starts[first];
+      ex.g_gather(work + blockStart * A, points, entries + 4 * blockStart, starts[last + 1] - blockStart);
+      phase('gather');
+      for (let step = 1; ; step <<= 1) {
+        let count = 0;
+        for (let l = first; l <= last; l++) {
+          const size = counts[l];
+          if (size <= step) continue;
+          const base = work + starts[l] * A;
+          for (let j = 0; j + step < size; j += 2 * step) {
+            pr[2 * count] = base + j * A;
+            pr[2 * count + 1] = base + (j + step) * A;
+            count++;
+          }
         }
+        if (count === 0) break;
+        batchAdd(count);
       }
-      if (count === 0) break;
-      batchAdd(count);
+      phase('accumulate');
+      first = last + 1;
     }
-    phase('accumulate');
 
     // ---- bucket sums of window k: slot 0 of each bucket, infinity for empty buckets ---------------
     const bEnt = new Uint32Array(curve.memory.buffer, entries, L);

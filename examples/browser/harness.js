@@ -1,0 +1,169 @@
+// Tools around the example page, shared by its CLIs (build.js, bench.js) and by test/browser.e2e.test.js:
+// bundle it (esbuild or Vite), serve a folder on 127.0.0.1, drive Debian's Chromium through playwright-core.
+// Node only; nothing here is part of the library.
+
+import { createServer } from 'node:http';
+import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const exampleDir = fileURLToPath(new URL('.', import.meta.url));
+export const repoDir = resolve(exampleDir, '../..');
+/** Git-ignored; each bundler writes to its own subfolder. */
+export const distDir = join(exampleDir, 'dist');
+
+/**
+ * The policy the example is served with: no inline scripts or styles, no eval, no other origins. Wasm
+ * compilation needs 'wasm-unsafe-eval' in script-src (or the much broader 'unsafe-eval').
+ */
+export const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'";
+/** The same policy without 'wasm-unsafe-eval': the page must fail to compile the Wasm under it. */
+export const CSP_WITHOUT_WASM = CSP.replace(" 'wasm-unsafe-eval'", '');
+
+/**
+ * Bundle examples/browser into outdir. esbuild: one ESM entry (main.js) with code splitting, so each curve's
+ * Wasm (base64 in a .wasm.js module) is a chunk fetched only when that curve is loaded. Vite: its normal
+ * production build of index.html. Both minify. Resolves to the list of files written (relative to outdir).
+ */
+export async function buildExample({ bundler = 'esbuild', outdir = join(distDir, bundler) } = {}) {
+  await rm(outdir, { recursive: true, force: true });
+  await mkdir(outdir, { recursive: true });
+  if (bundler === 'esbuild') {
+    const esbuild = await import('esbuild');
+    const result = await esbuild.build({
+      entryPoints: [join(exampleDir, 'main.js')],
+      outdir,
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      supported: { 'top-level-await': false },
+      minify: true,
+      entryNames: '[name]',
+      chunkNames: 'chunks/[name]-[hash]',
+      metafile: true,
+      absWorkingDir: repoDir,
+      logLevel: 'silent',
+    });
+    const assets = ['index.html', 'style.css', 'favicon.svg'];
+    for (const f of assets) await copyFile(join(exampleDir, f), join(outdir, f));
+    return [...assets, ...Object.keys(result.metafile.outputs).map((f) => resolve(repoDir, f).slice(outdir.length + 1))];
+  }
+  if (bundler === 'vite') {
+    const { build } = await import('vite');
+    const out = await build({
+      root: exampleDir,
+      base: './',
+      configFile: false,
+      logLevel: 'silent',
+      build: { outDir: outdir, emptyOutDir: true, minify: true, reportCompressedSize: false },
+    });
+    const outputs = (Array.isArray(out) ? out : [out]).flatMap((o) => o.output ?? []);
+    return outputs.map((o) => o.fileName);
+  }
+  throw new RangeError(`unknown bundler ${JSON.stringify(bundler)} (esbuild or vite)`);
+}
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm',
+};
+
+/**
+ * Serve `root` read-only on 127.0.0.1 at a free port, with the given Content-Security-Policy.
+ * Resolves to { url, close, requests } where requests lists the paths asked for.
+ */
+export async function serve(root, { csp = CSP, port = 0 } = {}) {
+  const base = resolve(root);
+  const requests = [];
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+    requests.push(path);
+    let file = normalize(join(base, path));
+    if (file !== base && !file.startsWith(base + sep)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const body = await readFile(file);
+      res.writeHead(200, {
+        'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'Content-Security-Policy': csp,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+    }
+  });
+  await new Promise((ok, fail) => server.once('error', fail).listen(port, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  return {
+    url,
+    requests,
+    close: () => new Promise((ok) => server.close(() => ok())),
+  };
+}
+
+/** Debian's chromium (apt-get install chromium), or $CHROMIUM_PATH; null when neither exists. */
+export function findChromium() {
+  for (const p of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']) {
+    if (p && existsSync(p)) return p;
+  }
+  return null;
+}
+
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Launch headless Chromium through playwright-core (no browser download: it uses the system's). */
+export async function launchChromium(executablePath = findChromium()) {
+  if (!executablePath) throw new Error('chromium not found: apt-get install -y chromium, or set CHROMIUM_PATH');
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS, timeout: 60_000 });
+}
+
+/**
+ * Open the example at `url` with query `query` and wait until it reports done or error. Resolves to
+ * { page, report, shown, logs } where report is window.wasmsmExample, shown the result as the page shows it
+ * ({ x, y } hex strings or null for infinity), and logs the console messages and page errors. The caller
+ * closes the page.
+ */
+export async function openExample(browser, url, query = {}, { timeout = 120_000, viewport = { width: 1000, height: 1200 } } = {}) {
+  const page = await browser.newPage({ viewport });
+  const logs = [];
+  page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
+  const target = new URL(url);
+  for (const [k, v] of Object.entries(query)) target.searchParams.set(k, String(v));
+  await page.goto(target.href, { waitUntil: 'load' });
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout, polling: 100 });
+  const report = await page.evaluate(() => {
+    const { addTimeRow, ...plain } = window.wasmsmExample;
+    return plain;
+  });
+  const shown = await page.evaluate(() => {
+    const x = document.getElementById('result-x').textContent;
+    const y = document.getElementById('result-y').textContent;
+    return x === 'infinity' ? null : { x, y };
+  });
+  return { page, report, shown, logs, status: await page.textContent('#status') };
+}

@@ -1,0 +1,175 @@
+// The example page: load a curve, run an MSM on seeded inputs, show the result, the time per phase, and a
+// pure-JS MSM (@noble/curves) on the same inputs. Everything is driven by the query string, so a link (or a
+// test) reproduces a run: ?curve=bn254&logn=12&runs=5&noble=1. The inputs are those of
+// `npm run evaluate-msm` for the same size (points seed 1000 + logn, scalars seed 2000 + logn), so its Node
+// figures are for the same inputs.
+
+import { loadCurve, curveNames } from 'wasmsm';
+// @noble/curves (a devDependency of wasmsm) is bundled into this example only; the library has no dependencies.
+import { pureJsMsm } from './pure-js.js';
+
+const $ = (id) => document.getElementById(id);
+const hex = (x) => `0x${x.toString(16)}`;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+/** Let the browser paint the status line before a long synchronous step. */
+const paint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
+function readOptions() {
+  const q = new URLSearchParams(location.search);
+  const int = (name, fallback, lo, hi) => {
+    const v = q.get(name);
+    if (v === null || v === '') return fallback;
+    const k = Number(v);
+    if (!Number.isInteger(k) || k < lo || k > hi) throw new RangeError(`?${name}= takes an integer in ${lo}..${hi}, got ${JSON.stringify(v)}`);
+    return k;
+  };
+  const curve = q.get('curve') || 'bls12-381';
+  if (!curveNames.includes(curve)) throw new RangeError(`unknown curve ${JSON.stringify(curve)}; known: ${curveNames.join(', ')}`);
+  const logn = int('logn', 10, 0, 20);
+  const nobleValues = q.getAll('noble');
+  const noble = nobleValues.length ? nobleValues.at(-1) === '1' : logn <= 12;
+  return {
+    curve,
+    logn,
+    runs: int('runs', 3, 1, 50),
+    noble,
+    pointSeed: int('pseed', 1000 + logn, 0, 2 ** 31 - 1),
+    scalarSeed: int('sseed', 2000 + logn, 0, 2 ** 31 - 1),
+  };
+}
+
+function fillForm(opts) {
+  const select = $('curve');
+  for (const name of curveNames) select.add(new Option(name, name, false, name === opts.curve));
+  $('logn').value = opts.logn;
+  $('runs').value = opts.runs;
+  // An unchecked box sends nothing; this hidden 0 comes first, so a checked box's 1 wins (getAll().at(-1)).
+  const off = Object.assign(document.createElement('input'), { type: 'hidden', name: 'noble', value: '0' });
+  $('noble').before(off);
+  $('noble').checked = opts.noble;
+}
+
+function status(text) {
+  $('status').textContent = text;
+}
+
+function row(table, cells) {
+  const tr = document.createElement('tr');
+  for (const c of cells) {
+    const td = document.createElement('td');
+    if (c instanceof Node) td.append(c);
+    else td.textContent = c;
+    tr.append(td);
+  }
+  $(table).tBodies[0].append(tr);
+  return tr;
+}
+
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+/** What tests and the bench script read back; the page shows the same values. */
+const report = (window.wasmsmExample = { state: 'running' });
+
+/** Add a timing row from outside (the bench script shows Node's time for the same inputs here). */
+report.addTimeRow = (what, ms, note = '') => row('times', [what, fmt(ms), note]);
+
+async function run(opts) {
+  const n = 2 ** opts.logn;
+  Object.assign(report, { curve: opts.curve, logn: opts.logn, n, runs: opts.runs });
+
+  status(`loading ${opts.curve}…`);
+  let t0 = performance.now();
+  const curve = await loadCurve(opts.curve);
+  const loadMs = performance.now() - t0;
+
+  status(`generating ${n} points and scalars…`);
+  await paint();
+  t0 = performance.now();
+  const points = curve.randomPointsBytes(n, { seed: opts.pointSeed });
+  const scalars = curve.randomScalarsBytes(n, { seed: opts.scalarSeed });
+  const inputsMs = performance.now() - t0;
+
+  status(`MSM of ${n} points: warm-up and ${opts.runs} timed run(s)…`);
+  await paint();
+  t0 = performance.now();
+  const resultBytes = curve.msmBytes(points, scalars);
+  const warmupMs = performance.now() - t0;
+  const times = [];
+  const phases = {};
+  let windowBits;
+  for (let r = 0; r < opts.runs; r++) {
+    const timings = {};
+    t0 = performance.now();
+    curve.msmBytes(points, scalars, { timings });
+    times.push(performance.now() - t0);
+    windowBits = timings.window;
+    for (const [ph, ms] of Object.entries(timings)) if (ph !== 'window' && ph !== 'windows') (phases[ph] ??= []).push(ms);
+  }
+  const result = curve.decodePoint(resultBytes);
+  const msmMedian = median(times);
+  const phaseMedians = Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)]));
+
+  $('out-curve').textContent = opts.curve;
+  $('out-n').textContent = `2^${opts.logn} = ${n}`;
+  $('out-inputs').textContent = `randomPointsBytes(${n}, { seed: ${opts.pointSeed} }), randomScalarsBytes(${n}, { seed: ${opts.scalarSeed} })`;
+  $('result-x').textContent = result === null ? 'infinity' : hex(result.x);
+  $('result-y').textContent = result === null ? 'infinity' : hex(result.y);
+  row('times', ['load curve (decode + compile + instantiate Wasm)', fmt(loadMs), '']);
+  row('times', ['generate inputs (seeded, in Wasm)', fmt(inputsMs), '']);
+  row('times', ['MSM, first run', fmt(warmupMs), 'includes warm-up']);
+  row('times', [`MSM, median of ${opts.runs}`, fmt(msmMedian), `min ${fmt(Math.min(...times))}, max ${fmt(Math.max(...times))}, window c = ${windowBits}`]);
+  const phaseTotal = Object.values(phaseMedians).reduce((a, b) => a + b, 0);
+  for (const [ph, ms] of Object.entries(phaseMedians)) {
+    const share = phaseTotal > 0 ? ms / phaseTotal : 0;
+    const bar = Object.assign(document.createElement('span'), { className: 'bar' });
+    bar.style.width = `${Math.round(share * 120)}px`;
+    const cell = document.createElement('span');
+    cell.append(bar, `${(100 * share).toFixed(0)}%`);
+    row('phases', [ph, fmt(ms), cell]);
+  }
+  $('env').textContent = `${navigator.userAgent}; Wasm memory after the MSM: ${(curve.memory.buffer.byteLength / 2 ** 20).toFixed(1)} MiB`;
+  Object.assign(report, {
+    result: result === null ? null : { x: hex(result.x), y: hex(result.y) },
+    loadMs, inputsMs, warmupMs, msmMs: times, msmMedianMs: msmMedian, phasesMs: phaseMedians, window: windowBits,
+    memoryBytes: curve.memory.buffer.byteLength, userAgent: navigator.userAgent,
+  });
+  $('out').hidden = false;
+
+  if (opts.noble) {
+    status(`pure-JS MSM (@noble/curves) of ${n} points…`);
+    await paint();
+    t0 = performance.now();
+    const theirs = await pureJsMsm(curve.params, points, scalars);
+    const nobleMs = performance.now() - t0;
+    const same = theirs === null ? result === null : result !== null && theirs.x === result.x && theirs.y === result.y;
+    row('times', ['pure JS: @noble/curves pippenger', fmt(nobleMs), `${(nobleMs / msmMedian).toFixed(1)}× the Wasm median`]);
+    const verdict = Object.assign(document.createElement('span'), { className: same ? 'ok' : 'bad', textContent: same ? 'same result' : 'DIFFERENT result' });
+    $('compare').replaceChildren(verdict, ` as @noble/curves (pure JS) on the same inputs, which took ${fmt(nobleMs)} ms.`);
+    Object.assign(report, { nobleMs, nobleMatch: same });
+    if (!same) throw new Error('the Wasm MSM and @noble/curves disagree');
+  } else {
+    $('compare').textContent = 'skipped (tick "compare with pure JS"; it is slow for large N).';
+  }
+  return `done: ${opts.curve}, N = 2^${opts.logn}, MSM median ${fmt(msmMedian)} ms`;
+}
+
+async function main() {
+  let opts;
+  try {
+    opts = readOptions();
+    fillForm(opts);
+    const summary = await run(opts);
+    status(summary);
+    report.state = 'done';
+  } catch (e) {
+    status(`error: ${e?.message ?? e}`);
+    report.state = 'error';
+    report.error = String(e?.stack ?? e);
+    console.error(e);
+  }
+  document.body.dataset.state = report.state;
+}
+
+main();

@@ -1,0 +1,57 @@
+// Type-checked (never run) by test/types.test.js with `tsc --noEmit`, under moduleResolution nodenext and
+// bundler: the package's declarations as a TypeScript user sees them, imported by package name. Every line
+// marked ts-expect-error below must be a type error, or tsc fails: so the declarations are not `any`.
+
+import { loadCurve, curveNames, Curve } from 'wasmsm';
+import type { AffinePoint, CurveName, CurveParams, MsmOptions, MsmTimings } from 'wasmsm';
+import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
+import * as bn254 from 'wasmsm/curves/bn254';
+import { deriveFieldParams, generateFieldWat, instantiateField } from 'wasmsm/codegen';
+import type { FieldParams } from 'wasmsm/codegen';
+
+export async function example(): Promise<string> {
+  const names: readonly CurveName[] = curveNames;
+  const curve: Curve = await loadCurve(names[0]);
+  const same: Curve = await loadBls();
+  const other: Curve = await bn254.load();
+  const p: bigint = blsParams.p + bn254.params.r + curve.p + curve.r + other.params.field.p;
+  const name: string = same.name;
+
+  // The fast path: bytes in, bytes out, with per-phase timings.
+  const points: Uint8Array = curve.randomPointsBytes(1024, { seed: 1 });
+  const scalars: Uint8Array = curve.randomScalarsBytes(1024, { seed: 2 });
+  const timings: MsmTimings = {};
+  const options: MsmOptions = { timings, window: 8, checkSubgroup: false };
+  const out: Uint8Array = curve.msmBytes(points, scalars, options);
+  const result: AffinePoint | null = curve.decodePoint(out);
+  const ms: number = (timings.accumulate ?? 0) + (timings.window ?? 0);
+
+  // BigInt points and scalars.
+  const P: AffinePoint[] = curve.randomPoints(4);
+  const s: bigint[] = curve.randomScalars(4, { seed: 7 });
+  const Q = curve.msm([...P, null], [...s, 0n]);
+  const encoded: Uint8Array = curve.encodePoints([curve.generator, null]);
+  const encodedScalars: Uint8Array = curve.encodeScalars(s);
+  const sizes: number = curve.pointBytes + curve.scalarBytes + curve.coordinateBytes + encoded.length + encodedScalars.length;
+  const memoryBytes: number = curve.memory.buffer.byteLength;
+  const params: CurveParams = curve.params;
+  const g: bigint = params.generator.x + (params.glv?.lambda ?? 0n);
+
+  // @ts-expect-error unknown curve names are a type error
+  await loadCurve('ed25519');
+  // @ts-expect-error msmBytes takes bytes, not arrays of points
+  curve.msmBytes(P, s);
+  // @ts-expect-error scalars are bigints
+  curve.msm(P, [1, 2, 3, 4]);
+  // @ts-expect-error the result may be infinity (null)
+  const x: bigint = curve.msm(P, s).x;
+  // @ts-expect-error params are read-only
+  curve.params.p = 5n;
+
+  const fp: FieldParams = deriveFieldParams({ p: 101n, w: 30 });
+  const wat: string = generateFieldWat({ p: '0x65', mulShape: 'loop' });
+  const field = await instantiateField({ p: 101n });
+  const root: bigint | null = field.sqrt(field.mul(3n, 4n));
+
+  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name].join(' ');
+}
