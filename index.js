@@ -28,3 +28,4 @@ export async function loadCurve(name) {
 }
 
 export { Curve } from './src/curve.js';
+export { curveLoader } from './src/curve.js';

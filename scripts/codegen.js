@@ -1,38 +1,96 @@
 #!/usr/bin/env node
-// npm run codegen -- field --p <hex|dec> [--w 30] [--shape loop|unrolled] --out <dir>
-// Generates the field module for any odd prime: <dir>/field.wat, field.wasm and field.wasm.js.
+// Code generation for curves and fields we do not ship. Entry points (all the same script):
+//   node scripts/codegen.js <command> ...      npm run codegen -- <command> ...      npx wasmsm codegen <command> ...
+//
+//   curve  a params file (JSON) -> a folder with index.js (export async function load()), params.js and the
+//          module as <name>.wat / .wasm / .wasm.js; through generateCurve, the same path as the shipped curves
+//   field  Montgomery field arithmetic for one odd prime -> field.wat / .wasm / .wasm.js
+//
+// Exit status: 0 on success, 1 when the input is rejected (the message says which field is wrong and why),
+// 2 for usage errors. Set DEBUG=1 for stack traces.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const USAGE = `Usage: node scripts/codegen.js <command> [options]   (or: npm run codegen -- <command> [options])
+const MIN_P_BITS = 8;
+const MAX_P_BITS = 768;
+const MIN_W = 26;
+const MAX_W = 32;
+
+const USAGE = `Usage: node scripts/codegen.js <command> [options]
+       npm run codegen -- <command> [options]
+       npx wasmsm codegen <command> [options]
 
 Commands:
+  curve    a fast MSM for any short-Weierstrass curve y^2 = x^3 + a x + b, from a params file (JSON)
   field    Montgomery field arithmetic mod an odd prime p, as WAT + Wasm
+
+Options for curve:
+  --params <file>      the curve's params file (JSON, format below; required)
+  --out <dir>          output folder, created if missing (required)
+  --w <bits>           limb size in bits, ${MIN_W}..${MAX_W}; default: the params file's "w", else the fastest
+                       of a quick measurement (a few thousand chained field multiplications per size)
+  --runtime <spec>     where the generated index.js imports wasmsm from (default: wasmsm). A bare package
+                       name is used as given; a path (./..., /...) is rewritten relative to the output folder
+  --no-glv             do not use the GLV endomorphism even when the curve has one
+  --shape <s>          shape of the Montgomery product: auto (default), loop or unrolled
+  --no-check           skip the self-check (a small MSM compared with a BigInt double-and-add)
+
+  Writes <dir>/index.js (exports async function load(), resolving to the same kind of curve object as
+  loadCurve: msm, msmBytes, p, r, randomPoints, ...), <dir>/params.js (the runtime parameters),
+  <dir>/<name>.wat (readable, derived parameters in its header), <dir>/<name>.wasm and <dir>/<name>.wasm.js
+  (the bytes as an ES module), plus <dir>/package.json ({"type": "module"}) when the folder is not already
+  inside an ES-module package.
+
+Params file (JSON; numbers as "0x"-hex or decimal strings; a and b may be negative, e.g. "-3"):
+  {
+    "name": "my-curve",         lowercase letters, digits, dashes; names the files (required)
+    "p": "0x...",               base-field prime, ${MIN_P_BITS}..${MAX_P_BITS} bits (required)
+    "r": "0x...",               prime order of the generator (required)
+    "a": "0x0",                 curve coefficient a (required)
+    "b": "0x7",                 curve coefficient b, nonzero (required)
+    "h": "0x1",                 cofactor: #E(F_p) = h * r (default 1)
+    "generator": { "x": "0x...", "y": "0x..." },   a point of order r, affine (required)
+    "w": 29,                    preferred limb size in bits, ${MIN_W}..${MAX_W} (optional; --w overrides it)
+    "description": "..."        free text (optional)
+  }
+  Checked: every field present and well-formed, no unknown fields; p and r prime (Miller-Rabin, 32 bases);
+  b != 0 and the curve non-singular; the generator on the curve, inside [0, p) and of order r (r * G = O);
+  h * r inside the Hasse interval and (h * r) * P = O for sample points P. GLV is derived when a = 0 and
+  p = r = 1 (mod 3) (beta, lambda, a reduced lattice basis, all self-checked); otherwise the MSM uses plain
+  signed windows.
 
 Options for field:
   --p <p>        the modulus: decimal or 0x-hex (required; must be an odd prime)
-  --w <bits>     limb size in bits, 26..32 (default 30)
+  --w <bits>     limb size in bits, ${MIN_W}..${MAX_W} (default 30)
   --shape <s>    shape of the Montgomery product: loop (default) or unrolled
   --out <dir>    output folder, created if missing (required)
+
+  Writes <dir>/field.wat (readable, with the derived params in its header), <dir>/field.wasm and
+  <dir>/field.wasm.js (an ES module whose default export is the Wasm bytes in base64). The module imports
+  its memory as env.memory and exports mul, sqr, add, sub, neg, inv, sqrt, ... over pointers to
+  Montgomery-form elements; src/field.js wraps those exports.
+
   -h, --help     show this help
 
-Writes <dir>/field.wat (readable, with the derived params in its header), <dir>/field.wasm and
-<dir>/field.wasm.js (an ES module whose default export is the Wasm bytes in base64). The module imports
-its memory as env.memory and exports mul, sqr, add, sub, neg, inv, sqrt, ... over pointers to
-Montgomery-form elements; src/field.js wraps those exports.
+Exit status: 0 success, 1 input rejected (the message names the field and the reason), 2 usage error.
 
-Example:
+Examples:
+  node scripts/codegen.js curve --params scripts/examples/p256.json --out out/p256
+  npx wasmsm codegen curve --params my-curve.json --out src/my-curve --w 30
   node scripts/codegen.js field --p 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47 --w 29 --out out/bn254
 `;
 
 class UsageError extends Error {}
+/** Rejected input (bad params file): exit status 1, one line. */
+class InputError extends Error {}
 
 function parse(argv) {
-  let parsed;
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: argv,
       allowPositionals: true,
       strict: true,
@@ -41,14 +99,33 @@ function parse(argv) {
         w: { type: 'string' },
         shape: { type: 'string' },
         out: { type: 'string' },
+        params: { type: 'string' },
+        runtime: { type: 'string' },
+        'no-glv': { type: 'boolean' },
+        'no-check': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (e) {
     throw new UsageError(e.message);
   }
-  return parsed;
 }
+
+const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
+const bitLength = (x) => (x === 0n ? 0 : x.toString(2).length);
+const shown = (path) => {
+  const rel = relative(process.cwd(), path);
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+};
+
+function parseLimbBits(text, what) {
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`${what} must be an integer in ${MIN_W}..${MAX_W}, got ${JSON.stringify(text)}`);
+  const w = Number(text);
+  if (w < MIN_W || w > MAX_W) throw new UsageError(`${what} must be an integer in ${MIN_W}..${MAX_W}, got ${w}`);
+  return w;
+}
+
+// ---- field --------------------------------------------------------------------------------------------
 
 async function field(values) {
   if (values.p === undefined) throw new UsageError('missing --p <prime> (decimal or 0x-hex)');
@@ -80,23 +157,387 @@ async function field(values) {
   console.log('Derived field params:');
   for (const line of describeFieldParams(params)) console.log(`  ${line}`);
   console.log(`  mul shape: ${shape}`);
-  const shown = relative(process.cwd(), dir) || '.';
-  console.log(`Wrote ${files.map(([name]) => join(shown, name)).join(', ')} (${bytes.length} bytes of Wasm).`);
+  console.log(`Wrote ${files.map(([name]) => join(shown(dir), name)).join(', ')} (${bytes.length} bytes of Wasm).`);
 }
 
-const commands = { field };
+// ---- curve: reading and checking the params file ------------------------------------------------------
+
+const KNOWN_FIELDS = ['name', 'p', 'r', 'a', 'b', 'h', 'generator', 'w', 'description'];
+const REQUIRED_FIELDS = ['name', 'p', 'r', 'a', 'b', 'generator'];
+const NUMBER_RE = /^(0x[0-9a-fA-F]+|[0-9]+)$/;
+const SIGNED_NUMBER_RE = /^-?(0x[0-9a-fA-F]+|[0-9]+)$/;
+
+/** A number field of the params file as a BigInt, or an InputError saying what is wrong with it. */
+function numberField(value, what, { signed = false } = {}) {
+  const expect = `a ${signed ? 'possibly negative ' : ''}0x-hex or decimal string`;
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) {
+      throw new InputError(`"${what}" is the JSON number ${value}, which JSON cannot hold exactly: write it as ${expect}, e.g. "0x..."`);
+    }
+    if (value < 0 && !signed) throw new InputError(`"${what}" must not be negative, got ${value}`);
+    return BigInt(value);
+  }
+  if (typeof value !== 'string') throw new InputError(`"${what}" must be ${expect}, got ${JSON.stringify(value)}`);
+  const text = value.trim();
+  if (!(signed ? SIGNED_NUMBER_RE : NUMBER_RE).test(text)) {
+    const why = /^-/.test(text) && !signed ? 'must not be negative' : /^0x/i.test(text) ? 'is malformed hex' : 'is not a number';
+    throw new InputError(`"${what}" ${why}: expected ${expect}, got ${JSON.stringify(value)}`);
+  }
+  return text.startsWith('-') ? -BigInt(text.slice(1)) : BigInt(text);
+}
+
+/**
+ * Structural checks of the parsed JSON (fields present, known, well-formed). Returns the normalised params
+ * object handed to generateCurve: the numbers as 0x-hex strings, w as a number when given.
+ */
+function checkParamsShape(json) {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new InputError('the params file must hold a JSON object');
+  const unknown = Object.keys(json).filter((k) => !KNOWN_FIELDS.includes(k));
+  if (unknown.length) {
+    throw new InputError(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')} (allowed: ${KNOWN_FIELDS.join(', ')}; the cofactor is "h")`);
+  }
+  const missing = REQUIRED_FIELDS.filter((k) => json[k] === undefined || json[k] === null);
+  if (missing.length) throw new InputError(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')}`);
+  const { name } = json;
+  if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(name)) {
+    throw new InputError(`"name" must be lowercase letters, digits and dashes (it names the files), got ${JSON.stringify(name)}`);
+  }
+  const g = json.generator;
+  if (g === null || typeof g !== 'object' || Array.isArray(g)) throw new InputError('"generator" must be an object { "x": ..., "y": ... }');
+  const gUnknown = Object.keys(g).filter((k) => k !== 'x' && k !== 'y');
+  if (gUnknown.length) throw new InputError(`"generator" has unknown field "${gUnknown[0]}" (expected { "x": ..., "y": ... })`);
+  for (const c of ['x', 'y']) if (g[c] === undefined || g[c] === null) throw new InputError(`missing field "generator.${c}"`);
+  if (json.description !== undefined && typeof json.description !== 'string') throw new InputError('"description" must be a string');
+  const p = numberField(json.p, 'p');
+  const r = numberField(json.r, 'r');
+  const a = numberField(json.a, 'a', { signed: true });
+  const b = numberField(json.b, 'b', { signed: true });
+  const h = json.h === undefined ? 1n : numberField(json.h, 'h');
+  const x = numberField(g.x, 'generator.x');
+  const y = numberField(g.y, 'generator.y');
+  let w;
+  if (json.w !== undefined) {
+    if (!Number.isInteger(json.w) || json.w < MIN_W || json.w > MAX_W) throw new InputError(`"w" must be an integer in ${MIN_W}..${MAX_W}, got ${JSON.stringify(json.w)}`);
+    w = json.w;
+  }
+  const pBits = bitLength(p);
+  if (pBits < MIN_P_BITS || pBits > MAX_P_BITS) throw new InputError(`p has ${pBits} bits; supported sizes are ${MIN_P_BITS}..${MAX_P_BITS} bits`);
+  if (h < 1n) throw new InputError('"h" (the cofactor) must be at least 1');
+  // Reduce a and b mod p (so "-3" works); keep everything else as given, deriveCurveParams range-checks it.
+  const modP = (v) => ((v % p) + p) % p;
+  return {
+    name, p: hex(p), r: hex(r), a: hex(modP(a)), b: hex(modP(b)), h: hex(h),
+    generator: { x: hex(x), y: hex(y) },
+    ...(w === undefined ? {} : { w }),
+  };
+}
+
+/**
+ * The mathematical checks: deriveCurveParams (p, r prime; b != 0; non-singular; G on the curve, of order r;
+ * Hasse), then (h * r) * P = O for two sample points, which catches a wrong cofactor inside the Hasse interval.
+ */
+async function checkParamsMath(params) {
+  const { deriveCurveParams, affineOps } = await import('../codegen/params/curve.js');
+  const { isProbablePrime, modSqrt } = await import('../codegen/params/number-theory.js');
+  // The checks deriveCurveParams makes too, first here with the wording a user needs.
+  const p = BigInt(params.p);
+  const r = BigInt(params.r);
+  const h = BigInt(params.h);
+  if (!isProbablePrime(p)) throw new InputError(`p = ${params.p} is not prime (${p % 2n === 0n ? 'it is even' : 'a Miller-Rabin witness shows it is composite'})`);
+  if (r < 3n || !isProbablePrime(r)) throw new InputError(`r = ${params.r} is not prime (${r < 3n ? 'it is below 3' : r % 2n === 0n ? 'it is even' : 'a Miller-Rabin witness shows it is composite'}); r must be the prime order of the generator`);
+  const d = h * r - (p + 1n);
+  if (d * d > 4n * p) {
+    throw new InputError(`h * r = ${hex(h * r)} cannot be the number of points: it is outside the Hasse interval p + 1 - 2 sqrt(p) .. p + 1 + 2 sqrt(p) (check r and the cofactor h = ${params.h})`);
+  }
+  let curve;
+  try {
+    curve = deriveCurveParams(params, { w: 30 });
+  } catch (e) {
+    if (e instanceof TypeError || e instanceof RangeError) throw new InputError(e.message.replace(/^curve params: /, ''));
+    throw e;
+  }
+  const { a, b } = curve;
+  const ops = affineOps(p, a);
+  let found = 0;
+  for (let x = 1n; found < 2 && x < p && x < 1000n; x++) {
+    const y = modSqrt((x * x * x + a * x + b) % p, p);
+    if (y === null || y === 0n) continue;
+    found++;
+    if (ops.mul({ x, y }, h * r) !== null) {
+      throw new InputError(`h * r = ${hex(h * r)} is not the group order: (h * r) * P != O for the curve point P = (${hex(x)}, ${hex(y)}); check the cofactor "h" (is it ${hex(h)}?) and r`);
+    }
+  }
+  return curve;
+}
+
+// ---- curve: limb size ---------------------------------------------------------------------------------
+
+/**
+ * Time chained Montgomery products (mul(x, x, y), pointer level, so the loop measures the kernel and the
+ * call, not BigInt conversions) for a few limb sizes; rounds interleave the sizes and keep each one's best.
+ */
+async function measureLimbSizes(p, mulShape) {
+  const { instantiateField } = await import('../codegen/index.js');
+  const bits = bitLength(p);
+  const limbs = (w) => Math.ceil((bits + 2) / w);
+  const sizes = [];
+  for (let w = MIN_W; w <= MAX_W; w++) sizes.push(w);
+  const fewest = Math.min(...sizes.map(limbs));
+  const candidates = [...new Set([28, 29, 30, 31, sizes.find((w) => limbs(w) === fewest)])].sort((u, v) => u - v);
+  const fields = [];
+  for (const w of candidates) {
+    const F = await instantiateField({ p, w, mulShape: mulShape === 'auto' ? 'auto' : mulShape });
+    const f = F.field;
+    const [x, y] = [f.alloc(), f.alloc()];
+    f.write(x, (p - 1n) / 3n);
+    f.write(y, p - 2n);
+    fields.push({ w, n: F.params.n, mul: f.mul, x, y, best: Infinity });
+  }
+  const iterations = Math.max(500, Math.min(20000, Math.round(4e6 / (fewest * fewest))));
+  for (let round = 0; round < 5; round++) {
+    for (const F of fields) {
+      const { mul, x, y } = F;
+      const t0 = performance.now();
+      for (let i = 0; i < iterations; i++) mul(x, x, y);
+      const ns = ((performance.now() - t0) * 1e6) / iterations;
+      if (round > 0 && ns < F.best) F.best = ns; // round 0 warms up
+    }
+  }
+  const best = fields.reduce((u, v) => (v.best < u.best ? v : u));
+  return { w: best.w, timings: fields.map(({ w, n, best: ns }) => ({ w, n, ns })), iterations };
+}
+
+// ---- curve: output ------------------------------------------------------------------------------------
+
+/** The import specifier for the runtime, as written in <out>/index.js. */
+function runtimeSpecifier(runtime, outDir) {
+  if (runtime === undefined) return 'wasmsm';
+  const isPath = runtime.startsWith('.') || isAbsolute(runtime) || /^[A-Za-z]:[\\/]/.test(runtime);
+  if (!isPath) return runtime;
+  const target = resolve(runtime);
+  if (!existsSync(target)) throw new UsageError(`--runtime ${runtime}: no such file`);
+  let rel = relative(outDir, target).split(sep).join('/');
+  if (!rel.startsWith('.')) rel = './' + rel;
+  return rel;
+}
+
+/** Whether `dir` lies inside a package whose nearest package.json says "type": "module". */
+function insideEsmPackage(dir) {
+  for (let d = dir; ; d = dirname(d)) {
+    const pj = join(d, 'package.json');
+    if (existsSync(pj)) {
+      try {
+        return JSON.parse(readFileSync(pj, 'utf8')).type === 'module';
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(d) === d) return false;
+  }
+}
+
+function indexJs({ name, specifier, glv, regenerate }) {
+  return `// ${name}: generated by wasmsm (scripts/codegen.js curve); do not edit. Regenerate with:
+//   ${regenerate}
+// ${glv ? 'MSM with the GLV endomorphism and signed windows.' : 'MSM with signed windows (no GLV endomorphism on this curve).'}
+// Nothing is compiled at import time: the Wasm is compiled and instantiated by the first load().
+
+import { curveLoader } from '${specifier}';
+import params from './params.js';
+
+export { params };
+
+const loadOnce = curveLoader(params, () => import('./${name}.wasm.js'));
+
+/**
+ * Compile (once) and instantiate the ${name} module. Resolves to the same kind of object as loadCurve:
+ * msm(points, scalars), msmBytes(pointBytes, scalarBytes), p, r, a, b, generator, randomPoints, ...
+ * Later calls return the same object.
+ */
+export async function load() {
+  return loadOnce();
+}
+`;
+}
+
+/** Types for the generated index.js; TypeScript maps a '.js' specifier to the '.d.ts' beside it. */
+function indexDts(specifier) {
+  return `// Types of the generated index.js (wasmsm codegen curve); do not edit.
+import type { Curve, CurveParams } from '${specifier}';
+
+/** The curve's plain-data parameters (no Wasm is loaded to read them). */
+export declare const params: CurveParams;
+/** Compile and instantiate the curve's Wasm on the first call; later calls resolve to the same Curve. */
+export declare function load(): Promise<Curve>;
+`;
+}
+
+/**
+ * Self-check: a small MSM in the generated module (points from the module's own generator multiples, incl.
+ * infinity, a repeated point, P and -P, scalars 0, 1 and r - 1) against a BigInt double-and-add.
+ */
+async function selfCheck(runtime, bytes, curve) {
+  const { Curve } = await import('../src/curve.js');
+  const { affineOps } = await import('../codegen/params/curve.js');
+  const b64 = Buffer.from(bytes).toString('base64');
+  const c = await Curve.load({ ...runtime, name: `codegen-self-check:${runtime.name}` }, () => b64);
+  const ops = affineOps(curve.p, curve.a);
+  const n = 12;
+  const points = c.randomPoints(n, { seed: 7 });
+  const scalars = c.randomScalars(n, { seed: 8 });
+  points[1] = points[0];
+  points[3] = points[2] === null ? null : { x: points[2].x, y: (curve.p - points[2].y) % curve.p };
+  scalars[3] = scalars[2];
+  points[4] = null;
+  scalars[5] = 0n;
+  scalars[6] = 1n;
+  scalars[7] = curve.r - 1n;
+  const got = c.msm(points, scalars);
+  let want = null;
+  for (let i = 0; i < n; i++) want = ops.add(want, points[i] && ops.mul(points[i], scalars[i]));
+  const same = got === null || want === null ? got === want : got.x === want.x && got.y === want.y;
+  if (!same) throw new Error(`self-check failed: the generated MSM disagrees with the BigInt reference (please report this with the params file; --no-check skips the check)`);
+}
+
+async function curveCommand(values) {
+  if (values.params === undefined) throw new UsageError('missing --params <file> (the curve params, JSON; see --help for the format)');
+  if (values.out === undefined) throw new UsageError('missing --out <dir>');
+  for (const k of ['p']) if (values[k] !== undefined) throw new UsageError(`--${k} is an option of the field command; curve reads everything from --params`);
+  const mulShape = values.shape ?? 'auto';
+  if (!['auto', 'loop', 'unrolled'].includes(mulShape)) throw new UsageError(`--shape must be auto, loop or unrolled, got ${JSON.stringify(mulShape)}`);
+  const wOption = values.w === undefined ? undefined : parseLimbBits(values.w, '--w');
+  const paramsPath = resolve(values.params);
+  const outDir = resolve(values.out);
+  const specifier = runtimeSpecifier(values.runtime, outDir);
+  const fileLabel = values.params;
+
+  let text;
+  try {
+    text = readFileSync(paramsPath, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read params file ${fileLabel}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  }
+  let params;
+  let curve;
+  try {
+    let json;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new InputError(`not valid JSON: ${e.message}`);
+    }
+    params = checkParamsShape(json);
+    curve = await checkParamsMath(params);
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(`${fileLabel}: ${e.message}`);
+    throw e;
+  }
+
+  const { shippedCurveNames } = await import('../codegen/modules/shipped.js');
+  const { generateCurve } = await import('../codegen/modules/curve-module.js');
+  const { describeFieldParams } = await import('../codegen/params/field.js');
+  const { compileWat, wasmJsModule } = await import('../codegen/compile.js');
+
+  const { name } = params;
+  const signedHex = (v) => (v > curve.p / 2n ? hex(v - curve.p) : hex(v)); // a = p - 3 reads better as -0x3
+  console.log(`Curve ${name}: y^2 = x^3 + ${signedHex(curve.a)} x + ${signedHex(curve.b)} over a ${curve.field.bits}-bit p; r has ${curve.rBits} bits, h = ${hex(curve.h)}`);
+  console.log('  checked: p and r prime, b != 0, non-singular, generator on the curve and of order r, h * r the group order');
+  if (shippedCurveNames().includes(name)) {
+    console.log(`  note: "${name}" is also the name of a shipped curve; use another name if one program loads both.`);
+  }
+
+  // Limb size: --w, else the params file's w, else the quickest of a short measurement.
+  let w = wOption ?? params.w;
+  if (w !== undefined) {
+    console.log(`Limb size: w = ${w} (from ${wOption !== undefined ? '--w' : 'the params file'}; no measurement)`);
+  } else {
+    const started = performance.now();
+    const m = await measureLimbSizes(curve.p, mulShape);
+    w = m.w;
+    const list = m.timings.map((t) => `w=${t.w} (n=${t.n}) ${t.ns.toFixed(1)} ns`).join(', ');
+    console.log(`Limb size: w = ${w}, the fastest field mul of ${list} (${m.iterations} chained muls x 4 rounds, ${Math.round(performance.now() - started)} ms; --w skips this)`);
+  }
+
+  const outShown = shown(outDir);
+  const regenerate = `npx wasmsm codegen curve --params ${shown(paramsPath)} --out ${outShown} --w ${w}${values['no-glv'] ? ' --no-glv' : ''}${values.shape ? ` --shape ${mulShape}` : ''}${values.runtime ? ` --runtime ${values.runtime}` : ''}`;
+  let generated;
+  try {
+    generated = generateCurve(params, { w, glv: !values['no-glv'], mulShape, generator: 'scripts/codegen.js curve' });
+  } catch (e) {
+    if (!values['no-glv'] && /GLV|lambda|beta/i.test(e.message)) throw new Error(`GLV derivation failed: ${e.message} (rerun with --no-glv to generate without the endomorphism)`);
+    throw e;
+  }
+  const { glv, runtime } = generated;
+  const note = '(regenerate with npm run gen)';
+  const wat = generated.wat.replace(note, `(regenerate: ${regenerate})`);
+  const paramsJs = generated.paramsJs.replace(note, `(regenerate: ${regenerate})`);
+  for (const line of describeFieldParams(generated.curve.field)) console.log(`  ${line}`);
+  if (glv) {
+    console.log(`GLV: lambda = ${hex(glv.lambda)}, beta = ${hex(glv.beta)}; scalars split into halves < 2^${glv.halfBits}`);
+  } else {
+    const why = values['no-glv'] ? '--no-glv'
+      : curve.a !== 0n ? 'a != 0'
+      : curve.p % 3n !== 1n ? 'p != 1 mod 3'
+      : 'r != 1 mod 3';
+    console.log(`GLV: none (${why}); the MSM uses plain signed windows over ${curve.rBits}-bit scalars`);
+  }
+
+  const bytes = await compileWat(wat, `${name}.wat`);
+  if (!values['no-check']) {
+    await selfCheck(runtime, bytes, generated.curve);
+    console.log('Self-check: a 12-point MSM (with infinity, a repeated point, P and -P, scalars 0, 1, r - 1) matches a BigInt reference');
+  }
+
+  const writePackageJson = !insideEsmPackage(outDir);
+  mkdirSync(outDir, { recursive: true });
+  const files = [
+    ['index.js', indexJs({ name, specifier, glv: !!glv, regenerate })],
+    ['params.js', paramsJs],
+    [`${name}.wat`, wat],
+    [`${name}.wasm`, bytes],
+    [`${name}.wasm.js`, wasmJsModule(bytes, { source: `${name}.wat` })],
+  ];
+  files.push(['index.d.ts', indexDts(specifier)]);
+  if (writePackageJson) files.push(['package.json', JSON.stringify({ type: 'module', private: true }, null, 2) + '\n']);
+  for (const [file, content] of files) writeFileSync(join(outDir, file), content);
+  console.log(`Wrote ${outShown}${sep}: ${files.map(([file]) => file).join(', ')} (${bytes.length} bytes of Wasm)`);
+
+  if (specifier === 'wasmsm') {
+    try {
+      createRequire(join(outDir, 'index.js')).resolve('wasmsm');
+    } catch {
+      console.log(`  note: ${join(outShown, 'index.js')} imports 'wasmsm', which does not resolve from there yet: install it (npm install wasmsm) in the project that uses the curve, or regenerate with --runtime <path to wasmsm's index.js>`);
+    }
+  }
+  const indexPath = join(outDir, 'index.js');
+  let importPath = relative(process.cwd(), indexPath).split(sep).join('/');
+  if (importPath.startsWith('../') || isAbsolute(importPath)) importPath = pathToFileURL(indexPath).href;
+  else importPath = './' + importPath;
+  console.log(`
+Use it (from a module in ${process.cwd()}; adjust the path to where you import from):
+  import { load } from '${importPath}';
+  const curve = await load();                      // compiles the Wasm once
+  const sum = curve.msm(points, scalars);          // points: [{ x, y } BigInts | null], scalars: BigInts in [0, r)
+  const bytes = curve.msmBytes(pointBytes, scalarBytes);   // the fast path: little-endian bytes in and out`);
+}
+
+// ---- main ---------------------------------------------------------------------------------------------
+
+const commands = { curve: curveCommand, field };
 
 async function main(argv) {
   const { values, positionals } = parse(argv);
-  if (values.help || positionals.length === 0) {
+  // `npx wasmsm codegen <command>`: the bin is this script, so drop the leading word.
+  const words = positionals[0] === 'codegen' ? positionals.slice(1) : positionals;
+  if (values.help || words.length === 0) {
     if (!values.help) {
       process.stderr.write(USAGE);
-      return 1;
+      return 2;
     }
     process.stdout.write(USAGE);
     return 0;
   }
-  const [name, ...rest] = positionals;
+  const [name, ...rest] = words;
   const command = Object.hasOwn(commands, name) ? commands[name] : null;
   if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)} (available: ${Object.keys(commands).join(', ')})`);
   if (rest.length) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);

@@ -151,7 +151,7 @@ export class Curve {
     try {
       const A = this.params.affineBytes;
       // Room for 2N points: the second half holds the endomorphism images under GLV.
-      const points = this.heap.alloc(2 * n * A + A);
+      const points = this.heap.alloc(2 * n * A + A, 64);
       const staging = this.heap.alloc(pointBytes.length);
       new Uint8Array(this.memory.buffer, staging, pointBytes.length).set(pointBytes);
       const bad = this.exports.g_fromBytes(points, staging, n);

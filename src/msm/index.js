@@ -90,8 +90,8 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   const S = Math.min(L, Math.max(1, 2 ** Math.round(Math.log2(Math.max(1, 512 / K)))));
   const segLen = L / S;
 
-  const buckets = heap.alloc(K * L * A); // bucket sums B[k][l - 1]
-  const work = heap.alloc((m + 1) * A); // one window's points in bucket order, plus an infinity slot
+  const buckets = heap.alloc(K * L * A, 64); // bucket sums B[k][l - 1]
+  const work = heap.alloc((m + 1) * A, 64); // one window's points in bucket order, plus an infinity slot
   const infinitySlot = work + m * A;
   ex.fp_setZero(infinitySlot);
   ex.fp_setZero(infinitySlot + P.E);

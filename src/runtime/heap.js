@@ -10,9 +10,9 @@ export class Heap {
     this.base = heapBase;
     this.top = heapBase;
   }
-  /** Reserve `bytes` (8-byte aligned), growing memory if needed; returns the address. */
-  alloc(bytes) {
-    const at = this.top;
+  /** Reserve `bytes` at an `align`-byte boundary (default 8), growing memory if needed; returns the address. */
+  alloc(bytes, align = 8) {
+    const at = Math.ceil(this.top / align) * align;
     const end = at + Math.ceil(bytes / 8) * 8;
     const have = this.memory.buffer.byteLength;
     if (end > have) {

@@ -21,7 +21,7 @@ export default Object.freeze({
     elementBytes: 52,
   }),
   E: 52,
-  affineBytes: 112,
+  affineBytes: 128,
   jacobianBytes: 156,
   infOffset: 104,
   minPages: 1,

@@ -2704,7 +2704,7 @@
   )
 
   ;; g_gather(dst, src, entries, count): dst[i] = +-src[entries[i] & 0x7fffffff], negated when bit 31 of
-  ;; entries[i] is set. Affine points of 112 bytes; entries are u32.
+  ;; entries[i] is set. Affine points of 128 bytes; entries are u32.
   (func $g_gather (export "g_gather") (param $dst i32) (param $src i32) (param $entries i32) (param $count i32)
     (local $e i32)
     (local $s i32)
@@ -2714,7 +2714,7 @@
       (loop $next
         (br_if $done (i32.ge_u (local.get $entries) (local.get $end)))
         (local.set $e (i32.load (local.get $entries)))
-        (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 112))))
+        (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 128))))
         (call $fp_copy (local.get $dst) (local.get $s))
         (if (i32.shr_u (local.get $e) (i32.const 31))
           (then
@@ -2725,7 +2725,7 @@
           )
         )
         (i32.store offset=104 (local.get $dst) (i32.load offset=104 (local.get $s)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 112)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 128)))
         (local.set $entries (i32.add (local.get $entries) (i32.const 4)))
         (br $next)
       )
@@ -2740,8 +2740,8 @@
         (call $fp_mul (local.get $dst) (local.get $src) (i32.const 40024))
         (call $fp_copy (i32.add (local.get $dst) (i32.const 52)) (i32.add (local.get $src) (i32.const 52)))
         (i32.store offset=104 (local.get $dst) (i32.load offset=104 (local.get $src)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 112)))
-        (local.set $src (i32.add (local.get $src) (i32.const 112)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 128)))
+        (local.set $src (i32.add (local.get $src) (i32.const 128)))
         (local.set $count (i32.sub (local.get $count) (i32.const 1)))
         (br $next)
       )
@@ -2914,7 +2914,7 @@
           )
         )
         (local.set $src (i32.add (local.get $src) (i32.const 96)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 112)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 128)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)
       )

@@ -1,0 +1,121 @@
+// End to end in a real browser: the example page (examples/browser) bundled with esbuild and with Vite, served
+// on 127.0.0.1 with a strict Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval'), driven in headless
+// Chromium (Debian's, /usr/bin/chromium, through playwright-core). For BLS12-381 and BN254 the MSM result the
+// page shows must equal the oracle for the same seeded inputs, computed here in Node by the library and checked
+// against @noble/curves (scripts/peers.js), so the oracle does not rest on the library alone. Also: the page's
+// own pure-JS comparison agrees, only the chosen curve's Wasm chunk is fetched, no console error or page error
+// occurs, and without 'wasm-unsafe-eval' the page reports that the Wasm was refused.
+//
+// Screenshots (not committed): examples/browser/dist/screenshots/*.png; their paths are printed.
+// Chromium: .ci/run installs it when missing. Outside CI the suite is skipped, with a message, when no
+// chromium is found (apt-get install -y chromium, or set CHROMIUM_PATH); in CI (CI=true) a missing chromium fails.
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { loadCurve } from '../index.js';
+import { nobleMsm } from '../scripts/peers.js';
+import {
+  buildExample, serve, findChromium, launchChromium, openExample, distDir, repoDir, CSP_WITHOUT_WASM,
+} from '../examples/browser/harness.js';
+
+const LOGN = 10;
+const SEEDS = { pseed: 31, sseed: 47 };
+const chromiumPath = findChromium();
+const skip = !chromiumPath && !process.env.CI;
+if (skip) console.warn('browser.e2e.test.js: SKIPPED: no chromium found (apt-get install -y chromium, or set CHROMIUM_PATH)');
+
+const screenshotDir = join(distDir, 'screenshots');
+const hex = (P) => (P === null ? null : { x: `0x${P.x.toString(16)}`, y: `0x${P.y.toString(16)}` });
+
+/** The expected result for the page's inputs: the library in Node, checked against @noble/curves. */
+const oracleCache = new Map();
+async function oracle(curveName, logn) {
+  const key = `${curveName}/${logn}`;
+  if (!oracleCache.has(key)) {
+    const curve = await loadCurve(curveName);
+    const n = 2 ** logn;
+    const points = curve.randomPointsBytes(n, { seed: SEEDS.pseed });
+    const scalars = curve.randomScalarsBytes(n, { seed: SEEDS.sseed });
+    const ours = curve.decodePoint(curve.msmBytes(points, scalars));
+    const noble = await nobleMsm(curve.params, points, scalars);
+    expect(ours, `${curveName}: the library in Node vs @noble/curves`).toEqual(noble);
+    expect(noble).not.toBeNull();
+    oracleCache.set(key, hex(noble));
+  }
+  return oracleCache.get(key);
+}
+
+/** Chunk files the page fetched that hold a curve's Wasm, as curve names. */
+const wasmFetched = (requests) => [...new Set(requests.map((p) => p.match(/\/([a-z0-9-]+)\.wasm-[^/]*\.js$/)?.[1]).filter(Boolean))];
+
+describe.skipIf(skip)('the example page in headless Chromium', () => {
+  let browser;
+  const servers = {};
+
+  beforeAll(async () => {
+    mkdirSync(screenshotDir, { recursive: true });
+    for (const bundler of ['esbuild', 'vite']) {
+      const outdir = join(distDir, 'e2e', bundler);
+      const files = await buildExample({ bundler, outdir });
+      expect(files.some((f) => f.endsWith('.wasm')), `${bundler}: Wasm is inlined (base64), not a separate .wasm file`).toBe(false);
+      servers[bundler] = await serve(outdir);
+    }
+    browser = await launchChromium(chromiumPath);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const s of Object.values(servers)) await s.close();
+  });
+
+  /** Open the page for one curve and check everything it shows; resolves to the page's report. */
+  async function check(bundler, curveName, { screenshot = false } = {}) {
+    const server = servers[bundler];
+    const before = server.requests.length;
+    const { page, report, shown, logs, status } = await openExample(browser, server.url, { curve: curveName, logn: LOGN, runs: 1, noble: 1, ...SEEDS });
+    try {
+      if (screenshot) {
+        const path = join(screenshotDir, `e2e-${bundler}-${curveName}.png`);
+        await page.screenshot({ path, fullPage: true });
+        console.log(`screenshot: ${relative(repoDir, path)}`);
+      }
+      expect(report.state, `${bundler} ${curveName}: ${status}\n${report.error ?? ''}\n${logs.join('\n')}`).toBe('done');
+      expect(logs, 'console errors or page errors').toEqual([]);
+      expect(shown, `${bundler} ${curveName}: the result shown on the page`).toEqual(await oracle(curveName, LOGN));
+      expect(report.result).toEqual(shown);
+      expect(report.nobleMatch, 'the page compared with @noble/curves').toBe(true);
+      expect(Object.keys(report.phasesMs)).toEqual(expect.arrayContaining(['prepare', 'accumulate', 'reduce', 'combine']));
+      expect(wasmFetched(server.requests.slice(before)), 'Wasm chunks fetched').toEqual([curveName]);
+      console.log(`${bundler} ${curveName} 2^${LOGN}: MSM ${report.msmMedianMs.toFixed(1)} ms in ${report.userAgent.match(/(Headless)?Chrome\/[\d.]+/)?.[0]}, @noble/curves ${report.nobleMs.toFixed(0)} ms`);
+      return report;
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('esbuild bundle, BLS12-381: shows the oracle result', { timeout: 120_000 }, async () => {
+    await check('esbuild', 'bls12-381', { screenshot: true });
+  });
+
+  it('esbuild bundle, BN254: shows the oracle result', { timeout: 120_000 }, async () => {
+    await check('esbuild', 'bn254');
+  });
+
+  it('Vite bundle, BLS12-381 and BN254: shows the oracle result', { timeout: 120_000 }, async () => {
+    await check('vite', 'bls12-381', { screenshot: true });
+    await check('vite', 'bn254');
+  });
+
+  it("without 'wasm-unsafe-eval' in the CSP the page reports the refused Wasm", { timeout: 60_000 }, async () => {
+    const strict = await serve(join(distDir, 'e2e', 'esbuild'), { csp: CSP_WITHOUT_WASM });
+    try {
+      const { page, report, status } = await openExample(browser, strict.url, { curve: 'bn254', logn: 2, runs: 1 });
+      await page.close();
+      expect(report.state).toBe('error');
+      expect(status).toMatch(/WebAssembly.*Content Security Policy/);
+    } finally {
+      await strict.close();
+    }
+  });
+});
