@@ -119,11 +119,11 @@ export class Curve {
    * Returns { x, y } or null (infinity). Variable time: not for secret scalars.
    */
   msm(points, scalars, options) {
-    const pointBytes = this.encodePoints(points);
-    const scalarBytes = this.encodeScalars(scalars);
-    if (points.length !== scalars.length) {
+    if (Array.isArray(points) && Array.isArray(scalars) && points.length !== scalars.length) {
       throw new RangeError(`points and scalars differ in length (${points.length} vs ${scalars.length})`);
     }
+    const pointBytes = this.encodePoints(points);
+    const scalarBytes = this.encodeScalars(scalars);
     return this.decodePoint(this.msmBytes(pointBytes, scalarBytes, options));
   }
 
