@@ -2,7 +2,7 @@
 // field element stays in Wasm.
 //
 //   prepare     GLV split of each scalar (s = s0 + s1*lambda) and the endomorphism images of the points
-//   digits      signed c-bit windows of every (half-)scalar, one window at a time, carrying between windows
+//   digits      signed c-bit windows of every (half-)scalar, carrying between windows, point sign folded in
 //   sort        counting sort of the point indices of one window by bucket (|digit|), sign in bit 31
 //   gather      copy the points of that window into bucket order (negated where the digit is negative)
 //   accumulate  batch-affine passes: in pass m add the point 2^m further on into every 2^(m+1)-th slot
@@ -38,12 +38,13 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   };
 
   // ---- prepare ----------------------------------------------------------------------------------
+  // Pair i has its scalar bits at words[wordBase(i) .. + wordCount) and is negated when negated(i).
   let m; // number of (point, scalar) pairs after GLV
   let bits; // scalar bits per pair
-  let words; // Uint32Array view of the scalar words, stride `stride` words per pair
-  let stride;
-  let wordsBase;
-  let negate = null; // Uint8Array: 1 when the pair's point must be negated
+  let words;
+  let wordCount;
+  let wordBase;
+  let negated = () => false;
   if (P.glv) {
     const { H, recordBytes, halfBits } = P.glv;
     const records = heap.alloc(n * recordBytes);
@@ -51,31 +52,21 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
     ex.g_endomorphism(points + n * A, points, n);
     m = 2 * n;
     bits = halfBits;
-    // Pair i < n uses k0 of scalar i, pair n + i uses k1 of scalar i.
-    const rec = new Uint32Array(curve.memory.buffer, records, (n * recordBytes) / 4);
-    const recWords = recordBytes / 4;
-    stride = H;
-    words = new Uint32Array(m * H);
-    negate = new Uint8Array(m);
-    for (let i = 0; i < n; i++) {
-      const r0 = i * recWords;
-      for (let j = 0; j < H; j++) {
-        words[i * H + j] = rec[r0 + j];
-        words[(n + i) * H + j] = rec[r0 + H + j];
-      }
-      negate[i] = rec[r0 + 2 * H];
-      negate[n + i] = rec[r0 + 2 * H + 1];
-    }
-    wordsBase = 0;
+    // Record: |k0| (H words) | |k1| (H words) | neg0 | neg1. Pair i < n takes k0, pair n + i takes k1.
+    const RW = recordBytes / 4;
+    words = new Uint32Array(curve.memory.buffer, records, n * RW);
+    wordCount = H;
+    wordBase = (i) => (i < n ? i * RW : (i - n) * RW + H);
+    negated = (i) => (i < n ? words[i * RW + 2 * H] : words[(i - n) * RW + 2 * H + 1]) === 1;
   } else {
     m = n;
     bits = P.rBits;
-    stride = Math.ceil(P.scalarBytes / 4);
+    wordCount = Math.ceil(P.scalarBytes / 4);
+    words = new Uint32Array(m * wordCount);
     const bytes = new Uint8Array(curve.memory.buffer, scalars, n * P.scalarBytes);
-    words = new Uint32Array(m * stride);
     const wb = new Uint8Array(words.buffer);
-    for (let i = 0; i < n; i++) wb.set(bytes.subarray(i * P.scalarBytes, (i + 1) * P.scalarBytes), i * stride * 4);
-    wordsBase = 0;
+    for (let i = 0; i < n; i++) wb.set(bytes.subarray(i * P.scalarBytes, (i + 1) * P.scalarBytes), i * wordCount * 4);
+    wordBase = (i) => i * wordCount;
   }
   phase('prepare');
 
@@ -83,8 +74,38 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   if (!Number.isInteger(c) || c < 2 || c > 24) throw new RangeError(`window must be an integer in 2..24, got ${c}`);
   const K = Math.ceil((bits + 1) / c); // one more bit for the carry of the top signed digit
   const L = 1 << (c - 1);
-  const mask = (1 << c) - 1;
-  const half = L;
+
+  // ---- digits: every window of every pair, signed, with the point's sign folded in ------------------
+  // digits[k * m + i] in [-(2^(c-1) - 1), 2^(c-1)]: a window value above 2^(c-1) becomes negative and
+  // carries one into the next window.
+  const digits = c <= 15 ? new Int16Array(K * m) : new Int32Array(K * m);
+  {
+    const mask = (1 << c) - 1;
+    const full = 1 << c;
+    for (let i = 0; i < m; i++) {
+      const base = wordBase(i);
+      const sign = negated(i) ? -1 : 1;
+      let carry = 0;
+      for (let k = 0, bit = 0; k < K; k++, bit += c) {
+        const wi = bit >>> 5;
+        const sh = bit & 31;
+        let v = carry;
+        if (wi < wordCount) {
+          let x = words[base + wi] >>> sh;
+          if (sh + c > 32 && wi + 1 < wordCount) x |= words[base + wi + 1] << (32 - sh);
+          v += x & mask;
+        }
+        if (v > L) {
+          digits[k * m + i] = sign * (v - full);
+          carry = 1;
+        } else {
+          digits[k * m + i] = sign * v;
+          carry = 0;
+        }
+      }
+    }
+  }
+  phase('digits');
 
   // Segments for the bucket reduction: S running sums per window, each over L / S buckets.
   const S = Math.min(L, Math.max(1, 2 ** Math.round(Math.log2(Math.max(1, 512 / K)))));
@@ -100,8 +121,6 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   const pairs = heap.alloc(maxPairs * 8);
   const scratch = heap.alloc(Math.min(maxPairs, BATCH_CHUNK) * (2 * P.E + 4));
   const entries = heap.alloc(Math.max(m, L, K * S) * 4);
-  const carries = new Uint8Array(m);
-  const digits = new Int32Array(m);
   const counts = new Int32Array(L + 1);
   const starts = new Int32Array(L + 2);
   phase('allocate');
@@ -113,29 +132,12 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   };
 
   for (let k = 0; k < K; k++) {
-    // ---- digits of window k ---------------------------------------------------------------------
-    const bitOffset = k * c;
-    const wIndex = bitOffset >>> 5;
-    const shift = bitOffset & 31;
+    const windowDigits = digits.subarray(k * m, (k + 1) * m);
     counts.fill(0);
     for (let i = 0; i < m; i++) {
-      const base = wordsBase + i * stride + wIndex;
-      let v = 0;
-      if (wIndex < stride) {
-        v = words[base] >>> shift;
-        if (shift + c > 32 && wIndex + 1 < stride) v |= words[base + 1] << (32 - shift);
-        v &= mask;
-      }
-      v += carries[i];
-      let d = v;
-      if (v > half) {
-        d = v - (1 << c);
-        carries[i] = 1;
-      } else carries[i] = 0;
-      digits[i] = d;
+      const d = windowDigits[i];
       if (d !== 0) counts[d < 0 ? -d : d]++;
     }
-    phase('digits');
 
     // ---- sort: bucket starts, then entries (point index | sign << 31) in bucket order -------------
     starts[1] = 0;
@@ -144,11 +146,9 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
     const ent = new Uint32Array(curve.memory.buffer, entries, total);
     const fill = starts.slice();
     for (let i = 0; i < m; i++) {
-      const d = digits[i];
-      if (d === 0) continue;
-      const neg = (d < 0) !== (negate !== null && negate[i] === 1);
-      const l = d < 0 ? -d : d;
-      ent[fill[l]++] = (i | (neg ? 0x80000000 : 0)) >>> 0;
+      const d = windowDigits[i];
+      if (d > 0) ent[fill[d]++] = i;
+      else if (d < 0) ent[fill[-d]++] = (i | 0x80000000) >>> 0;
     }
     phase('sort');
 
