@@ -139,3 +139,10 @@ export declare const curveNames: readonly CurveName[];
  * resolve to the same Curve. Rejects with RangeError for an unknown name.
  */
 export declare function loadCurve(name: CurveName): Promise<Curve>;
+
+/**
+ * Make a `load()` for a curve module (as src/curves/<curve>.js do, and as a codegen'd curve can): the first
+ * call imports the base64 Wasm (`importWasm` resolves to a module whose default export is that string),
+ * compiles and instantiates it; later calls resolve to the same Curve. A failed load is retried next call.
+ */
+export declare function curveLoader(params: CurveParams, importWasm: () => Promise<{ default: string }>): () => Promise<Curve>;

@@ -1,7 +1,7 @@
 // A curve in Wasm: load its module, move points and scalars in and out, run the MSM.
 // Points in memory follow the layout in codegen/kernels/curve.js: affine x | y | infinity flag.
 
-import { base64ToBytes, compileOnce, instantiate } from './runtime/loader.js';
+import { base64ToBytes, instantiate } from './runtime/loader.js';
 import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
 import { msmPointers } from './msm/index.js';
@@ -66,9 +66,12 @@ export class Curve {
     this.scalarBytes = runtime.scalarBytes;
   }
 
-  /** Compile (once per key) and instantiate a curve module given its base64 bytes. */
+  /**
+   * Compile and instantiate a curve module given its base64 bytes. Use curveLoader (or loadCurve), which
+   * does this once per curve and shares the result.
+   */
   static async load(runtime, getBase64) {
-    const module = await compileOnce(runtime.name, () => base64ToBytes(getBase64()));
+    const module = await WebAssembly.compile(base64ToBytes(getBase64()));
     const { exports, memory } = await instantiate(module, { minPages: runtime.minPages });
     return new Curve(runtime, exports, memory);
   }
@@ -304,7 +307,7 @@ export function curveLoader(runtime, importWasm) {
   let curve = null;
   return function load() {
     curve ??= importWasm()
-      .then(({ default: base64 }) => Curve.load(runtime, () => base64))
+      .then((wasmModule) => Curve.load(runtime, () => wasmModule.default))
       .catch((e) => {
         curve = null;
         throw e;

@@ -62,6 +62,7 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       servers[bundler] = await serve(outdir);
     }
     browser = await launchChromium(chromiumPath);
+    console.log(`chromium ${browser.version()} (${chromiumPath}), vite ${(await import('vite')).version}`);
   }, 180_000);
 
   afterAll(async () => {

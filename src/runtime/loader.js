@@ -1,4 +1,4 @@
-// Bytes -> compiled module (once) -> instances over one shared memory. Nothing here runs at import time.
+// Bytes -> compiled module -> an instance over its own memory. Nothing here runs at import time.
 
 const PAGE = 65536;
 
@@ -8,19 +8,6 @@ export function base64ToBytes(b64) {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
-}
-
-const compiled = new Map(); // key -> Promise<WebAssembly.Module>
-
-/** Compile once per key (a curve or field name); later calls share the compiled module. */
-export function compileOnce(key, getBytes) {
-  let m = compiled.get(key);
-  if (!m) {
-    m = WebAssembly.compile(getBytes());
-    compiled.set(key, m);
-    m.catch(() => compiled.delete(key));
-  }
-  return m;
 }
 
 /**

@@ -2,7 +2,7 @@
 // bundler: the package's declarations as a TypeScript user sees them, imported by package name. Every line
 // marked ts-expect-error below must be a type error, or tsc fails: so the declarations are not `any`.
 
-import { loadCurve, curveNames, Curve } from 'wasmsm';
+import { loadCurve, curveNames, curveLoader, Curve } from 'wasmsm';
 import type { AffinePoint, CurveName, CurveParams, MsmOptions, MsmTimings } from 'wasmsm';
 import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
 import * as bn254 from 'wasmsm/curves/bn254';
@@ -48,10 +48,15 @@ export async function example(): Promise<string> {
   // @ts-expect-error params are read-only
   curve.params.p = 5n;
 
+  // A curve module of one's own: params plus a lazily imported base64 Wasm module.
+  const loadMine: () => Promise<Curve> = curveLoader(blsParams, () => import('wasmsm/curves/bls12-381').then(() => ({ default: '' })));
+  // @ts-expect-error importWasm must resolve to a module with a default string export
+  curveLoader(blsParams, async () => ({ default: 42 }));
+
   const fp: FieldParams = deriveFieldParams({ p: 101n, w: 30 });
   const wat: string = generateFieldWat({ p: '0x65', mulShape: 'loop' });
   const field = await instantiateField({ p: 101n });
   const root: bigint | null = field.sqrt(field.mul(3n, 4n));
 
-  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name].join(' ');
+  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine].join(' ');
 }
