@@ -85,7 +85,10 @@ export interface SeedOptions {
 export declare class Curve {
   /** Low level: prefer loadCurve. */
   constructor(params: CurveParams, exports: WebAssembly.Exports, memory: WebAssembly.Memory);
-  /** Compile (once per curve name) and instantiate a curve module from its base64 bytes. */
+  /**
+   * Compile and instantiate a curve module from its base64 bytes: a new instance with its own memory on every
+   * call. Prefer loadCurve or curveLoader, which do this once per curve and share the result.
+   */
   static load(params: CurveParams, getBase64: () => string): Promise<Curve>;
 
   readonly name: string;

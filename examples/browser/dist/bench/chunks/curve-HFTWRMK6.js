@@ -1,1 +1,0 @@
-import{$ as g,V as a,W as b,X as c,Y as d,Z as e,_ as f,aa as h,ba as i}from"./chunk-VLP42OEH.js";export{d as ScalarMultiplier,h as createCurveFields,i as createKeygen,g as interleavedMSMUnsafe,e as mulAddUnsafe,b as normalizeZ,f as pippenger,c as probeRandomBytes,a as validatePointCons};
