@@ -7,9 +7,12 @@
 //   Jacobian point = X | Y | Z (E bytes each), infinity when Z = 0                        -> 3E bytes
 // E = elementBytes of the base field; coordinates in Montgomery form, range [0, 2p).
 
-import { Func, i32, local, comment, op, loop, block, br, br_if, if_ } from '../wat/index.js';
+import { Func, i32, local, comment, op, loop, block, br, br_if, if_, select } from '../wat/index.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
+
+/** How many entries ahead g_gather touches the next points (a software prefetch). */
+const GATHER_AHEAD = 8;
 
 /**
  * Sizes of points in memory. An affine point is padded to a multiple of 64 bytes (one cache line) when
@@ -86,11 +89,19 @@ entries[i] is set. Affine points of ${affineBytes} bytes; entries are u32.`,
     fn.local('e', 'i32');
     fn.local('s', 'i32');
     fn.local('end', 'i32');
+    fn.local('ahead', 'i32');
+    fn.local('touch', 'i32');
+    const lines = Array.from({ length: Math.ceil(affineBytes / 64) }, (_, k) => 64 * k);
     fn.push(
       local.set('end', i32.add(local.get('entries'), i32.shl(local.get('count'), i32.const(2)))),
       block('done', [
         loop('next', [
           br_if('done', i32.ge_u(local.get('entries'), local.get('end'))),
+          comment(`read one word of each cache line of the point ${GATHER_AHEAD} entries ahead, so its lines are on their way`),
+          local.set('ahead', i32.add(local.get('entries'), i32.const(4 * GATHER_AHEAD))),
+          local.set('ahead', select(local.get('ahead'), i32.sub(local.get('end'), i32.const(4)), i32.lt_u(local.get('ahead'), local.get('end')))),
+          local.set('ahead', i32.add(local.get('src'), i32.mul(i32.and(i32.load(local.get('ahead')), i32.const('0x7fffffff')), i32.const(affineBytes)))),
+          ...lines.map((o) => local.set('touch', i32.xor(local.get('touch'), i32.load(local.get('ahead'), o)))),
           local.set('e', i32.load(local.get('entries'))),
           local.set('s', i32.add(local.get('src'), i32.mul(i32.and(local.get('e'), i32.const('0x7fffffff')), i32.const(affineBytes)))),
           call(fp('copy'), local.get('dst'), local.get('s')),
@@ -105,6 +116,8 @@ entries[i] is set. Affine points of ${affineBytes} bytes; entries are u32.`,
           br('next'),
         ]),
       ]),
+      comment('keep the look-ahead reads alive'),
+      '(global.set $sink (local.get $touch))',
     );
     funcs.push(fn);
   }

@@ -5,6 +5,7 @@
 import { buildFieldModule } from './field-module.js';
 import { curveKernels, curveSizes } from '../kernels/curve.js';
 import { glvKernels as defaultGlvKernels } from '../kernels/scalar-glv.js';
+import { msmDigits, msmBucketSort } from '../kernels/msm.js';
 import { deriveCurveParams } from '../params/curve.js';
 import { deriveGlvParams } from '../params/glv.js';
 
@@ -28,8 +29,11 @@ export function buildCurveModule(curve, { glv = null, glvKernels = defaultGlvKer
   const { module, layout, f } = buildFieldModule(fieldParams, {
     prefix: 'fp', mulShape, generator, title: `${curve.name} (base field, curve and scalar kernels)`, extraConstants, headerLines,
   });
+  module.globals.push('(global $sink (mut i32) (i32.const 0))');
   for (const fn of curveKernels(fieldParams, { fp: f, layout, aIsZero: curve.a === 0n, hasEndomorphism: !!glv })) module.add(fn);
   if (glv && glvKernels) for (const fn of glvKernels(glv, { prefix: 'glv' })) module.add(fn);
+  module.add(msmDigits());
+  module.add(msmBucketSort());
   return { module, layout, runtime: runtimeParams(curve, layout, glv) };
 }
 

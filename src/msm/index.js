@@ -38,13 +38,9 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   };
 
   // ---- prepare ----------------------------------------------------------------------------------
-  // Pair i has its scalar bits at words[wordBase(i) .. + wordCount) and is negated when negated(i).
   let m; // number of (point, scalar) pairs after GLV
   let bits; // scalar bits per pair
-  let words;
-  let wordCount;
-  let wordBase;
-  let negated = () => false;
+  let halves; // where msm_digits reads each group of pairs: [words, stride, count, wordCount, negs, negStride, first]
   if (P.glv) {
     const { H, recordBytes, halfBits } = P.glv;
     const records = heap.alloc(n * recordBytes);
@@ -53,20 +49,22 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
     m = 2 * n;
     bits = halfBits;
     // Record: |k0| (H words) | |k1| (H words) | neg0 | neg1. Pair i < n takes k0, pair n + i takes k1.
-    const RW = recordBytes / 4;
-    words = new Uint32Array(curve.memory.buffer, records, n * RW);
-    wordCount = H;
-    wordBase = (i) => (i < n ? i * RW : (i - n) * RW + H);
-    negated = (i) => (i < n ? words[i * RW + 2 * H] : words[(i - n) * RW + 2 * H + 1]) === 1;
+    halves = [
+      [records, recordBytes, n, H, records + 8 * H, recordBytes, 0],
+      [records + 4 * H, recordBytes, n, H, records + 8 * H + 4, recordBytes, n],
+    ];
   } else {
     m = n;
     bits = P.rBits;
-    wordCount = Math.ceil(P.scalarBytes / 4);
-    words = new Uint32Array(m * wordCount);
-    const bytes = new Uint8Array(curve.memory.buffer, scalars, n * P.scalarBytes);
-    const wb = new Uint8Array(words.buffer);
-    for (let i = 0; i < n; i++) wb.set(bytes.subarray(i * P.scalarBytes, (i + 1) * P.scalarBytes), i * wordCount * 4);
-    wordBase = (i) => i * wordCount;
+    // Scalars padded to whole u32 words, so no window reads into the next scalar.
+    const S = P.scalarBytes;
+    const wordCount = Math.ceil(S / 4);
+    const padded = heap.alloc(n * 4 * wordCount);
+    const dst = new Uint8Array(curve.memory.buffer, padded, n * 4 * wordCount);
+    const src = new Uint8Array(curve.memory.buffer, scalars, n * S);
+    dst.fill(0);
+    for (let i = 0; i < n; i++) dst.set(src.subarray(i * S, (i + 1) * S), i * 4 * wordCount);
+    halves = [[padded, 4 * wordCount, n, wordCount, 0, 0, 0]];
   }
   phase('prepare');
 
@@ -75,35 +73,10 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   const K = Math.ceil((bits + 1) / c); // one more bit for the carry of the top signed digit
   const L = 1 << (c - 1);
 
-  // ---- digits: every window of every pair, signed, with the point's sign folded in ------------------
-  // digits[k * m + i] in [-(2^(c-1) - 1), 2^(c-1)]: a window value above 2^(c-1) becomes negative and
-  // carries one into the next window.
-  const digits = c <= 15 ? new Int16Array(K * m) : new Int32Array(K * m);
-  {
-    const mask = (1 << c) - 1;
-    const full = 1 << c;
-    for (let i = 0; i < m; i++) {
-      const base = wordBase(i);
-      const sign = negated(i) ? -1 : 1;
-      let carry = 0;
-      for (let k = 0, bit = 0; k < K; k++, bit += c) {
-        const wi = bit >>> 5;
-        const sh = bit & 31;
-        let v = carry;
-        if (wi < wordCount) {
-          let x = words[base + wi] >>> sh;
-          if (sh + c > 32 && wi + 1 < wordCount) x |= words[base + wi + 1] << (32 - sh);
-          v += x & mask;
-        }
-        if (v > L) {
-          digits[k * m + i] = sign * (v - full);
-          carry = 1;
-        } else {
-          digits[k * m + i] = sign * v;
-          carry = 0;
-        }
-      }
-    }
+  // ---- digits: every window of every pair, signed, the point's sign folded in (Wasm: msm_digits) ----
+  const digits = heap.alloc(K * m * 4);
+  for (const [words, stride, count, wordCount, negs, negStride, first] of halves) {
+    ex.msm_digits(digits, words, stride, count, wordCount, negs, negStride, c, K, m, first);
   }
   phase('digits');
 
@@ -121,8 +94,12 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   const pairs = heap.alloc(maxPairs * 8);
   const scratch = heap.alloc(Math.min(maxPairs, BATCH_CHUNK) * (2 * P.E + 4));
   const entries = heap.alloc(Math.max(m, L, K * S) * 4);
-  const counts = new Int32Array(L + 1);
-  const starts = new Int32Array(L + 2);
+  const countsPtr = heap.alloc((L + 2) * 4);
+  const startsPtr = heap.alloc((L + 2) * 4);
+  const fillPtr = heap.alloc((L + 2) * 4);
+  // Views on Wasm memory: made after the last allocation that could grow (and so detach) the buffer.
+  const counts = new Int32Array(curve.memory.buffer, countsPtr, L + 2);
+  const starts = new Int32Array(curve.memory.buffer, startsPtr, L + 2);
   phase('allocate');
 
   // One inversion per chunk of pairs: large enough to amortise it (< 1%), small enough that the
@@ -132,24 +109,8 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   };
 
   for (let k = 0; k < K; k++) {
-    const windowDigits = digits.subarray(k * m, (k + 1) * m);
-    counts.fill(0);
-    for (let i = 0; i < m; i++) {
-      const d = windowDigits[i];
-      if (d !== 0) counts[d < 0 ? -d : d]++;
-    }
-
-    // ---- sort: bucket starts, then entries (point index | sign << 31) in bucket order -------------
-    starts[1] = 0;
-    for (let l = 1; l <= L; l++) starts[l + 1] = starts[l] + counts[l];
-    const total = starts[L + 1];
-    const ent = new Uint32Array(curve.memory.buffer, entries, total);
-    const fill = starts.slice();
-    for (let i = 0; i < m; i++) {
-      const d = windowDigits[i];
-      if (d > 0) ent[fill[d]++] = i;
-      else if (d < 0) ent[fill[-d]++] = (i | 0x80000000) >>> 0;
-    }
+    // ---- sort: counting sort of window k's pairs by bucket (Wasm: msm_bucketSort) -------------------
+    ex.msm_bucketSort(digits + 4 * k * m, m, L, countsPtr, startsPtr, fillPtr, entries);
     phase('sort');
 
     // ---- gather + accumulate, a block of buckets at a time so its points stay in cache -------------

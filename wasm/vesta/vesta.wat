@@ -15,6 +15,7 @@
   (import "env" "memory" (memory 1))
   (global $sp (export "fp_sp") (mut i32) (i32.const 35112))
   (global $heapBase (export "fp_heapBase") i32 (i32.const 35112))
+  (global $sink (mut i32) (i32.const 0))
   ;; r2 @ 16: R^2 mod p (normal limbs): toMontgomery multiplies by it
   (data (i32.const 16) "\95\af\a4\2d\d7\a4\99\38\44\c1\82\00\82\fb\96\25\1b\25\ed\2a\18\64\3d\33\04\10\23\2e\fe\a5\6a\3f\cc\37\00\00")
   ;; oneMont @ 56: R mod p: one in Montgomery form
@@ -1929,10 +1930,18 @@
     (local $e i32)
     (local $s i32)
     (local $end i32)
+    (local $ahead i32)
+    (local $touch i32)
     (local.set $end (i32.add (local.get $entries) (i32.shl (local.get $count) (i32.const 2))))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $entries) (local.get $end)))
+        ;; read one word of each cache line of the point 8 entries ahead, so its lines are on their way
+        (local.set $ahead (i32.add (local.get $entries) (i32.const 32)))
+        (local.set $ahead (select (local.get $ahead) (i32.sub (local.get $end) (i32.const 4)) (i32.lt_u (local.get $ahead) (local.get $end))))
+        (local.set $ahead (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 80))))
+        (local.set $touch (i32.xor (local.get $touch) (i32.load (local.get $ahead))))
+        (local.set $touch (i32.xor (local.get $touch) (i32.load offset=64 (local.get $ahead))))
         (local.set $e (i32.load (local.get $entries)))
         (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 80))))
         (call $fp_copy (local.get $dst) (local.get $s))
@@ -1950,6 +1959,8 @@
         (br $next)
       )
     )
+    ;; keep the look-ahead reads alive
+    (global.set $sink (local.get $touch))
   )
 
   ;; g_endomorphism(dst, src, count): dst[i] = (beta * x, y) for count affine points (the GLV map lambda * P).
@@ -2851,5 +2862,141 @@
         (br $next)
       )
     )
+  )
+
+  ;; msm_digits(out, words, stride, count, wordCount, negs, negStride, c, K, m, first): signed c-bit window
+  ;; digits of count scalars, digit k of pair i stored at out[k*m + first + i]. See codegen/kernels/msm.js.
+  (func $msm_digits (export "msm_digits") (param $out i32) (param $words i32) (param $stride i32) (param $count i32) (param $wordCount i32) (param $negs i32) (param $negStride i32) (param $c i32) (param $K i32) (param $m i32) (param $first i32)
+    (local $i i32)
+    (local $k i32)
+    (local $base i32)
+    (local $bit i32)
+    (local $wi i32)
+    (local $sh i32)
+    (local $v i32)
+    (local $x i32)
+    (local $carry i32)
+    (local $sign i32)
+    (local $half i32)
+    (local $mask i32)
+    (local $d i32)
+    (local $dst i32)
+    (local.set $half (i32.shl (i32.const 1) (i32.sub (local.get $c) (i32.const 1))))
+    (local.set $mask (i32.sub (i32.shl (i32.const 1) (local.get $c)) (i32.const 1)))
+    (local.set $i (i32.const 0))
+    (block $pairsDone
+      (loop $pairs
+        (br_if $pairsDone (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $base (i32.add (local.get $words) (i32.mul (local.get $i) (local.get $stride))))
+        (local.set $sign (i32.const 0))
+        (if (local.get $negs)
+          (then
+            (local.set $sign (i32.load (i32.add (local.get $negs) (i32.mul (local.get $i) (local.get $negStride)))))
+          )
+        )
+        (local.set $carry (i32.const 0))
+        (local.set $bit (i32.const 0))
+        (local.set $k (i32.const 0))
+        (local.set $dst (i32.add (local.get $out) (i32.shl (i32.add (local.get $first) (local.get $i)) (i32.const 2))))
+        (block $windowsDone
+          (loop $windows
+            (br_if $windowsDone (i32.ge_u (local.get $k) (local.get $K)))
+            (local.set $wi (i32.shr_u (local.get $bit) (i32.const 5)))
+            (local.set $sh (i32.and (local.get $bit) (i32.const 31)))
+            (local.set $v (local.get $carry))
+            (if (i32.lt_u (local.get $wi) (local.get $wordCount))
+              (then
+                (local.set $x (i32.shr_u (i32.load (i32.add (local.get $base) (i32.shl (local.get $wi) (i32.const 2)))) (local.get $sh)))
+                ;; the window straddles two words (sh > 0 here, so the shift below is < 32)
+                (if (i32.and (i32.gt_u (i32.add (local.get $sh) (local.get $c)) (i32.const 32)) (i32.lt_u (i32.add (local.get $wi) (i32.const 1)) (local.get $wordCount)))
+                  (then
+                    (local.set $x (i32.or (local.get $x) (i32.shl (i32.load (i32.add (i32.add (local.get $base) (i32.shl (local.get $wi) (i32.const 2))) (i32.const 4))) (i32.sub (i32.const 32) (local.get $sh)))))
+                  )
+                )
+                (local.set $v (i32.add (local.get $v) (i32.and (local.get $x) (local.get $mask))))
+              )
+            )
+            ;; v > 2^(c-1): digit v - 2^c, carry one into the next window
+            (local.set $carry (i32.gt_u (local.get $v) (local.get $half)))
+            (local.set $d (i32.sub (local.get $v) (i32.shl (local.get $carry) (local.get $c))))
+            (local.set $d (select (i32.sub (i32.const 0) (local.get $d)) (local.get $d) (local.get $sign)))
+            (i32.store (local.get $dst) (local.get $d))
+            (local.set $dst (i32.add (local.get $dst) (i32.shl (local.get $m) (i32.const 2))))
+            (local.set $bit (i32.add (local.get $bit) (local.get $c)))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $windows)
+          )
+        )
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $pairs)
+      )
+    )
+  )
+
+  ;; msm_bucketSort(digits, m, L, counts, starts, fill, entries): counting sort of the m digits by bucket; returns the
+  ;; number of entries. See codegen/kernels/msm.js.
+  (func $msm_bucketSort (export "msm_bucketSort") (param $digits i32) (param $m i32) (param $L i32) (param $counts i32) (param $starts i32) (param $fill i32) (param $entries i32) (result i32)
+    (local $i i32)
+    (local $d i32)
+    (local $a i32)
+    (local $slot i32)
+    (local $sum i32)
+    ;; counts[l] = 0 for l = 0..L+1
+    (local.set $i (i32.const 0))
+    (block $zeroDone
+      (loop $zero
+        (br_if $zeroDone (i32.gt_u (local.get $i) (i32.add (local.get $L) (i32.const 1))))
+        (i32.store (i32.add (local.get $counts) (i32.shl (local.get $i) (i32.const 2))) (i32.const 0))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $zero)
+      )
+    )
+    ;; count the pairs per bucket (bucket 0, digit zero, is counted and ignored)
+    (local.set $i (i32.const 0))
+    (block $countDone
+      (loop $count
+        (br_if $countDone (i32.ge_u (local.get $i) (local.get $m)))
+        (local.set $slot (i32.add (local.get $counts) (i32.shl (select (i32.sub (i32.const 0) (i32.load (i32.add (local.get $digits) (i32.shl (local.get $i) (i32.const 2))))) (i32.load (i32.add (local.get $digits) (i32.shl (local.get $i) (i32.const 2)))) (i32.lt_s (i32.load (i32.add (local.get $digits) (i32.shl (local.get $i) (i32.const 2)))) (i32.const 0))) (i32.const 2))))
+        (i32.store (local.get $slot) (i32.add (i32.load (local.get $slot)) (i32.const 1)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $count)
+      )
+    )
+    ;; starts[l] = sum of counts[1..l-1]; fill = starts
+    (local.set $sum (i32.const 0))
+    (local.set $i (i32.const 1))
+    (block $prefixDone
+      (loop $prefix
+        (br_if $prefixDone (i32.gt_u (local.get $i) (i32.add (local.get $L) (i32.const 1))))
+        (i32.store (i32.add (local.get $starts) (i32.shl (local.get $i) (i32.const 2))) (local.get $sum))
+        (i32.store (i32.add (local.get $fill) (i32.shl (local.get $i) (i32.const 2))) (local.get $sum))
+        (if (i32.le_u (local.get $i) (local.get $L))
+          (then
+            (local.set $sum (i32.add (local.get $sum) (i32.load (i32.add (local.get $counts) (i32.shl (local.get $i) (i32.const 2))))))
+          )
+        )
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $prefix)
+      )
+    )
+    ;; place each pair at the next free entry of its bucket, sign in bit 31
+    (local.set $i (i32.const 0))
+    (block $placeDone
+      (loop $place
+        (br_if $placeDone (i32.ge_u (local.get $i) (local.get $m)))
+        (local.set $d (i32.load (i32.add (local.get $digits) (i32.shl (local.get $i) (i32.const 2)))))
+        (if (local.get $d)
+          (then
+            (local.set $a (select (i32.sub (i32.const 0) (local.get $d)) (local.get $d) (i32.lt_s (local.get $d) (i32.const 0))))
+            (local.set $slot (i32.add (local.get $fill) (i32.shl (local.get $a) (i32.const 2))))
+            (i32.store (i32.add (local.get $entries) (i32.shl (i32.load (local.get $slot)) (i32.const 2))) (i32.or (local.get $i) (i32.and (local.get $d) (i32.const 0x80000000))))
+            (i32.store (local.get $slot) (i32.add (i32.load (local.get $slot)) (i32.const 1)))
+          )
+        )
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $place)
+      )
+    )
+    (local.get $sum)
   )
 )
