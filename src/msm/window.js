@@ -5,7 +5,7 @@
 // measured sizes the nearer row applies. Outside the table, a cost model: K = ceil((bits + 1) / c)
 // windows, each costing m additions to fill buckets plus 2 * 2^(c-1) to reduce them.
 const MEASURED = new Map([
-  [9, 9], [10, 9], [11, 10], [12, 10], [13, 11], [14, 12], [15, 13], [16, 13], [17, 13], [18, 15], [19, 16], [20, 16], [21, 16],
+  [9, 9], [10, 9], [11, 10], [12, 10], [13, 11], [14, 12], [15, 13], [16, 13], [17, 14], [18, 15], [19, 16], [20, 16], [21, 16],
 ]);
 
 export function chooseWindow(m, bits) {
