@@ -41,7 +41,8 @@
 //       k0 = k + ĉ1 * A1 + ĉ2 * A2,   k1 = ĉ1 * B1 + ĉ2 * B2   (mod 2^(32*T))
 //   with the unsigned constants A1 = -s1*a1, A2 = -s2*a2, B1 = -s1*b1, B2 = -s2*b2 reduced mod 2^(32*T).
 
-import { bitLength, isProbablePrime, mod, modInverse, modPow, modSqrt, toBigInt } from './number-theory.js';
+import { bitLength, isProbablePrime, mod, modPow, modSqrt, toBigInt } from './number-theory.js';
+import { affineOps } from './curve.js';
 
 /** Record layout written by the decompose kernels (numbers only, so it can be copied into runtime data). */
 export function glvRecordLayout(glv) {
@@ -56,34 +57,6 @@ export function glvRecordLayout(glv) {
     neg0Offset: 8 * H, // u32: 1 if k0 < 0
     neg1Offset: 8 * H + 4, // u32: 1 if k1 < 0
   });
-}
-
-// ---- a small affine curve y^2 = x^3 + a*x + b, just enough to check lambda * G = phi(G) ----
-
-function makeAffine(p, a) {
-  const add = (P, Q) => {
-    if (P === null) return Q;
-    if (Q === null) return P;
-    let l;
-    if (P.x === Q.x) {
-      if (mod(P.y + Q.y, p) === 0n) return null; // Q = -P (covers the vertical tangent y = 0)
-      l = mod((3n * P.x * P.x + a) * modInverse(2n * P.y, p), p);
-    } else {
-      l = mod((Q.y - P.y) * modInverse(Q.x - P.x, p), p);
-    }
-    const x = mod(l * l - P.x - Q.x, p);
-    return { x, y: mod(l * (P.x - x) - P.y, p) };
-  };
-  /** k * P by left-to-right double-and-add, k >= 0 (not reduced, so r * G can test the order). */
-  const mul = (P, k) => {
-    let R = null;
-    for (let i = bitLength(k) - 1; i >= 0; i--) {
-      R = add(R, R);
-      if ((k >> BigInt(i)) & 1n) R = add(R, P);
-    }
-    return R;
-  };
-  return { add, mul };
 }
 
 // ---- lattice basis ----
@@ -172,7 +145,7 @@ export function deriveGlvParams({ p, r, a = 0n, b, generator } = {}, { rounding 
   if (!isProbablePrime(r)) throw new RangeError(`r is not prime: ${r}`);
   const G = { x: mod(toBigInt(generator?.x, 'generator.x'), p), y: mod(toBigInt(generator?.y, 'generator.y'), p) };
   if (mod(G.y * G.y - G.x * G.x * G.x - b, p) !== 0n) throw new RangeError('generator is not on the curve');
-  const E = makeAffine(p, 0n);
+  const E = affineOps(p, 0n);
   if (E.mul(G, r) !== null) throw new RangeError('r * G is not the point at infinity');
 
   // beta: z^((p-1)/3) is a cube root of unity, a primitive one as soon as z is not a cube.
