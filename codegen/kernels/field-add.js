@@ -2,7 +2,7 @@
 // Conditional corrections are branch-free: a borrow travels as 0 / -1 and masks the correction.
 
 import { Func, i32, i64, local, comment } from '../wat/index.js';
-import { loadLimb, storeLimb, maskConst, shiftConst, limbConst, chain } from './limbs.js';
+import { loadLimb, storeLimb, limbConst, chain } from './limbs.js';
 
 const ptrParams = (...names) => names.map((n) => [n, 'i32']);
 
@@ -149,4 +149,3 @@ export function fieldSetConst(params, { name, limbs, doc }) {
   return fn;
 }
 
-export { shiftConst, maskConst };

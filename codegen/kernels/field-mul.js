@@ -5,7 +5,6 @@
 import { Func, i32, i64, local, loop, br_if, comment } from '../wat/index.js';
 import { loadLimb, storeLimb, maskConst, shiftConst, limbConst } from './limbs.js';
 
-const hex = (x) => '0x' + BigInt(x).toString(16);
 
 /**
  * Statements for one outer step: S = (S + x_i*y + q_i*p) / 2^w, where `xi` is the local holding x_i.
@@ -177,36 +176,25 @@ function balancedSum(exprs) {
 }
 
 /**
- * Squaring, product-scanning: column k of x^2 needs each cross product x_i x_j (i < j) once, taken as
- * x_i * (2 x_j), so a square costs n(n+1)/2 limb products instead of n^2 before the reduction's n^2 + n.
+ * Squaring, product-scanning: column k of x^2 needs each cross product x_i x_j (i < j) once, summed in groups
+ * that can be doubled within 64 bits, so a square costs n(n+1)/2 limb products instead of n^2 before the
+ * reduction's n^2 + n. Every column is a balanced tree of adds (short dependency chains).
  * The reduction q_k = (column * mu) mod 2^w is folded into the same columns. Column sums are tracked
  * with exact bounds; a carry into `hi` is placed wherever one more term could overflow 64 bits.
  */
 export function montgomerySqr(params, { name = 'sqr', exportName = name, mulName = 'mul' } = {}) {
   if (!sqrIsUnrolled(params)) return sqrThroughMul(params, { name, exportName, mulName });
-  return productScanning(params, { name, exportName, square: true });
-}
-
-/** The Montgomery product by product scanning (columns of x*y and q*p summed as balanced trees). */
-export function montgomeryMulProductScanning(params, { name = 'mul', exportName = name } = {}) {
-  return productScanning(params, { name, exportName, square: false });
-}
-
-function productScanning(params, { name, exportName, square }) {
   const { n, w, mu, pLimbs, limbMax } = params;
   const W = BigInt(w);
   const mask = limbMax;
   const fn = new Func(name, {
-    params: square ? [['out', 'i32'], ['x', 'i32']] : [['out', 'i32'], ['x', 'i32'], ['y', 'i32']],
+    params: [['out', 'i32'], ['x', 'i32']],
     exportName,
-    doc: square
-      ? `${name}(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
-Product scanning with ${(n * (n + 1)) / 2} + ${n * n + n} limb products (a product costs ${2 * n * n + n}).`
-      : `${name}(out, x, y): out = x * y / R mod p, product scanning. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.`,
+    doc: `${name}(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
+Product scanning with ${(n * (n + 1)) / 2} + ${n * n + n} limb products (a product costs ${2 * n * n + n}).`,
   });
-  const body = [comment(square ? 'x_j in locals' : 'x_j, y_j in locals')];
+  const body = [comment('x_j in locals')];
   for (let j = 0; j < n; j++) body.push(local.set(fn.local(`x${j}`), loadLimb('x', j)));
-  if (!square) for (let j = 0; j < n; j++) body.push(local.set(fn.local(`y${j}`), loadLimb('y', j)));
   fn.local('acc');
   fn.local('hi');
   let accBound = 0n;
@@ -250,17 +238,14 @@ Product scanning with ${(n * (n + 1)) / 2} + ${n * n + n} limb products (a produ
       groupBound = 0n;
       groupNote = [];
     };
-    if (!square) {
-      for (let i = Math.max(0, k - n + 1); i <= Math.min(k, n - 1); i++) addTerm(i64.mul(local.get(`x${i}`), local.get(`y${k - i}`)), mask * mask, `x_${i} y_${k - i}`);
-    }
-    for (let i = Math.max(0, k - n + 1); square && i < k - i; i++) {
+    for (let i = Math.max(0, k - n + 1); i < k - i; i++) {
       if (2n * (groupBound + mask * mask) > U64_MAX) flushGroup();
       group.push(i64.mul(local.get(`x${i}`), local.get(`x${k - i}`)));
       groupBound += mask * mask;
       groupNote.push(`x_${i} x_${k - i}`);
     }
     flushGroup();
-    if (square && k % 2 === 0) addTerm(i64.mul(local.get(`x${k / 2}`), local.get(`x${k / 2}`)), mask * mask, `x_${k / 2}^2`);
+    if (k % 2 === 0) addTerm(i64.mul(local.get(`x${k / 2}`), local.get(`x${k / 2}`)), mask * mask, `x_${k / 2}^2`);
     for (let i = Math.max(0, k - n + 1); i <= Math.min(k - 1, n - 1); i++) {
       if (pLimbs[k - i] !== 0n) addTerm(i64.mul(local.get(`q${i}`), limbConst(pLimbs[k - i])), mask * pLimbs[k - i], `q_${i} p_${k - i}`);
     }
@@ -287,4 +272,3 @@ Product scanning with ${(n * (n + 1)) / 2} + ${n * n + n} limb products (a produ
   return fn;
 }
 
-export { hex };

@@ -9,13 +9,6 @@ export const storeLimb = (ptr, j, value) => i64.store32(local.get(ptr), value, l
 export const maskConst = (w) => i64.const(`0x${((1n << BigInt(w)) - 1n).toString(16)}`);
 export const shiftConst = (w) => i64.const(w);
 
-/** Declare locals prefix0..prefix(n-1) and load them from ptr. */
-export function loadElement(fn, prefix, ptr, n) {
-  const out = [];
-  for (let j = 0; j < n; j++) out.push(local.set(fn.local(`${prefix}${j}`), loadLimb(ptr, j)));
-  return out;
-}
-
 /**
  * A carry chain: r_j = f(j) + carry, keeping w bits and passing the rest on. `signed` uses an
  * arithmetic shift so a borrow travels as -1. Results land in locals `${dst}${j}`.

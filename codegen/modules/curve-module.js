@@ -7,7 +7,7 @@ import { curveKernels, curveSizes } from '../kernels/curve.js';
 import { glvKernels as defaultGlvKernels } from '../kernels/scalar-glv.js';
 import { msmDigits, msmBucketSort } from '../kernels/msm.js';
 import { deriveCurveParams } from '../params/curve.js';
-import { deriveGlvParams } from '../params/glv.js';
+import { deriveGlvParams, describeGlvParams } from '../params/glv.js';
 
 const hex = (x) => '0x' + x.toString(16);
 
@@ -24,7 +24,7 @@ export function buildCurveModule(curve, { glv = null, glvKernels = defaultGlvKer
   if (glv) extraConstants.push({ name: 'beta', value: glv.beta, note: 'beta, a cube root of unity: lambda * (x, y) = (beta x, y)' });
   const headerLines = [
     `curve ${curve.name}: y^2 = x^3 + ${hex(curve.a)} x + ${hex(curve.b)}, r = ${hex(curve.r)} (${curve.rBits} bits), h = ${hex(curve.h)}`,
-    glv ? `GLV: lambda = ${hex(glv.lambda)}, beta = ${hex(glv.beta)}, halves < 2^${glv.halfBits}` : 'GLV: none (no cheap endomorphism on this curve)',
+    ...(glv ? describeGlvParams(glv) : ['GLV: none (no cheap endomorphism on this curve): plain signed windows']),
   ];
   const { module, layout, f } = buildFieldModule(fieldParams, {
     prefix: 'fp', mulShape, generator, title: `${curve.name} (base field, curve and scalar kernels)`, extraConstants, headerLines,

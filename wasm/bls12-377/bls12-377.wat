@@ -10,7 +10,11 @@
 ;; memory: element = 13 little-endian u32 limbs (52 bytes); constants at 16..39720,
 ;; scratch stack 39720..56104 (global sp, grows down), free memory from heapBase = 56104
 ;; curve bls12-377: y^2 = x^3 + 0x0 x + 0x1, r = 0x12ab655e9a2ca55660b44d1e5c37b00159aa76fed00000010a11800000000001 (253 bits), h = 0x170b5d44300000000000000000000000
-;; GLV: lambda = 0x452217cc900000010a11800000000000, beta = 0x9b3af05dd14f6ec619aaf7d34594aabc5ed1347970dec00452217cc900000008508c00000000001, halves < 2^127
+;; GLV: beta = 0x9b3af05dd14f6ec619aaf7d34594aabc5ed1347970dec00452217cc900000008508c00000000001 (cube root of 1 mod p), lambda = 0x452217cc900000010a11800000000000 (lambda * (x, y) = (beta * x, y))
+;; basis v1 = (0x452217cc900000010a11800000000000, -0x1), v2 = (0x1, 0x452217cc900000010a11800000000001), det = +r
+;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x3b3f7aa969fd371607f72ed32af90182c, g2 = 0xe
+;; |k0| <= 0x452217cc900000010a11800000000000, |k1| <= 0x452217cc900000010a11800000000001 (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 127
+;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
   (global $sp (export "fp_sp") (mut i32) (i32.const 56104))

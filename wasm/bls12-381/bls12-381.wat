@@ -10,7 +10,11 @@
 ;; memory: element = 13 little-endian u32 limbs (52 bytes); constants at 16..40080,
 ;; scratch stack 40080..56464 (global sp, grows down), free memory from heapBase = 56464
 ;; curve bls12-381: y^2 = x^3 + 0x0 x + 0x4, r = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001 (255 bits), h = 0x396c8c005555e1568c00aaab0000aaab
-;; GLV: lambda = 0xac45a4010001a40200000000ffffffff, beta = 0x1a0111ea397fe699ec02408663d4de85aa0d857d89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaac, halves < 2^128
+;; GLV: beta = 0x1a0111ea397fe699ec02408663d4de85aa0d857d89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaac (cube root of 1 mod p), lambda = 0xac45a4010001a40200000000ffffffff (lambda * (x, y) = (beta * x, y))
+;; basis v1 = (0xac45a4010001a40200000000ffffffff, -0x1), v2 = (0x1, 0xac45a4010001a4020000000100000000), det = +r
+;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x17c6becf1e01faadd63f6e522f6cfee30, g2 = 0x2
+;; |k0| <= 0xac45a4010001a40200000000ffffffff, |k1| <= 0xac45a4010001a4020000000100000000 (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 128
+;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
   (global $sp (export "fp_sp") (mut i32) (i32.const 56464))

@@ -10,7 +10,11 @@
 ;; memory: element = 9 little-endian u32 limbs (36 bytes); constants at 16..18616,
 ;; scratch stack 18616..35000 (global sp, grows down), free memory from heapBase = 35000
 ;; curve bn254: y^2 = x^3 + 0x0 x + 0x3, r = 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001 (254 bits), h = 0x1
-;; GLV: lambda = 0xb3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd, beta = 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe, halves < 2^127
+;; GLV: beta = 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe (cube root of 1 mod p), lambda = 0xb3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd (lambda * (x, y) = (beta * x, y))
+;; basis v1 = (0x89d3256894d213e3, -0x6f4d8248eeb859fc8211bbeb7d4f1128), v2 = (0x6f4d8248eeb859fd0be4e1541221250b, 0x89d3256894d213e3), det = +r
+;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x2d91d232ec7e0b3d7, g2 = 0x24ccef014a773d2cf7a7bd9d4391eb18e
+;; |k0| <= 0x6f4d8248eeb859fd95b806bca6f338ed, |k1| <= 0x6f4d8248eeb859fd0be4e1541221250a (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 127
+;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
   (global $sp (export "fp_sp") (mut i32) (i32.const 35000))

@@ -10,7 +10,11 @@
 ;; memory: element = 9 little-endian u32 limbs (36 bytes); constants at 16..18728,
 ;; scratch stack 18728..35112 (global sp, grows down), free memory from heapBase = 35112
 ;; curve pallas: y^2 = x^3 + 0x0 x + 0x5, r = 0x40000000000000000000000000000000224698fc0994a8dd8c46eb2100000001 (255 bits), h = 0x1
-;; GLV: lambda = 0x6819a58283e528e511db4d81cf70f5a0fed467d47c033af2aa9d2e050aa0e4f, beta = 0x12ccca834acdba712caad5dc57aab1b01d1f8bd237ad31491dad5ebdfdfe4ab9, halves < 2^128
+;; GLV: beta = 0x12ccca834acdba712caad5dc57aab1b01d1f8bd237ad31491dad5ebdfdfe4ab9 (cube root of 1 mod p), lambda = 0x6819a58283e528e511db4d81cf70f5a0fed467d47c033af2aa9d2e050aa0e4f (lambda * (x, y) = (beta * x, y))
+;; basis v1 = (0x49e69d1640f049157fcae1c700000001, -0x49e69d1640a899538cb1279300000000), v2 = (0x49e69d1640a899538cb1279300000000, 0x93cd3a2c8198e2690c7c095a00000001), det = +r
+;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x24f34e8b2066389a431f0256800000003, g2 = 0x1279a745902a2654e32c49e4bffffffff
+;; |k0| <= 0x93cd3a2c8198e2690c7c095a00000000, |k1| <= 0xddb3d742c2417bbc992d30ed00000000 (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 128
+;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
   (global $sp (export "fp_sp") (mut i32) (i32.const 35112))

@@ -10,7 +10,11 @@
 ;; memory: element = 9 little-endian u32 limbs (36 bytes); constants at 16..18760,
 ;; scratch stack 18760..35144 (global sp, grows down), free memory from heapBase = 35144
 ;; curve secp256k1: y^2 = x^3 + 0x0 x + 0x7, r = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141 (256 bits), h = 0x1
-;; GLV: lambda = 0x5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72, beta = 0x7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee, halves < 2^129
+;; GLV: beta = 0x7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee (cube root of 1 mod p), lambda = 0x5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72 (lambda * (x, y) = (beta * x, y))
+;; basis v1 = (0x3086d221a7d46bcde86c90e49284eb15, -0xe4437ed6010e88286f547fa90abfe4c3), v2 = (0x114ca50f7a8e2f3f657c1108d9d44cfd8, 0x3086d221a7d46bcde86c90e49284eb15), det = +r
+;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x3086d221a7d46bcde86c90e49284eb15, g2 = 0xe4437ed6010e88286f547fa90abfe4c4
+;; |k0| <= 0x14551231950b75fc4402da1722fc9baec, |k1| <= 0x114ca50f7a8e2f3f657c1108d9d44cfd7 (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 129
+;; record: |k0| (5 u32), |k1| (5 u32), neg0 (u32), neg1 (u32) = 48 bytes
 (module
   (import "env" "memory" (memory 1))
   (global $sp (export "fp_sp") (mut i32) (i32.const 35144))
