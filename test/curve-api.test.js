@@ -10,12 +10,9 @@ import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng } from '../src/bigint/curve.js';
 import { mod, modSqrt } from '../src/bigint/field.js';
+import { pointsToBytes, scalarsToBytes } from './harness.js';
 
 const EXPECTED_NAMES = ['bls12-381', 'bn254', 'bls12-377', 'pallas', 'vesta', 'secp256k1', 'grumpkin'];
-
-function writeLE(x, out, offset, length) {
-  for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
-}
 
 function readLE(bytes, offset, length) {
   let x = 0n;
@@ -23,22 +20,6 @@ function readLE(bytes, offset, length) {
   return x;
 }
 
-/** Encode points without the library (coordinates are written as given, even when out of range). */
-function pointsToBytes(B, points) {
-  const out = new Uint8Array(points.length * 2 * B);
-  points.forEach((P, i) => {
-    if (P === null) return;
-    writeLE(P.x, out, 2 * B * i, B);
-    writeLE(P.y, out, 2 * B * i + B, B);
-  });
-  return out;
-}
-
-function scalarsToBytes(S, scalars) {
-  const out = new Uint8Array(scalars.length * S);
-  scalars.forEach((s, i) => writeLE(s, out, S * i, S));
-  return out;
-}
 
 const show = (P) => (P === null ? 'infinity' : `(0x${P.x.toString(16)}, 0x${P.y.toString(16)})`);
 

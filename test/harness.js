@@ -745,3 +745,27 @@ export function runFieldEquivalence(inst, { rng, label = '', values, pairs = Inf
     }
   }
 }
+
+// ---- msmBytes encodings written independently of the library (the oracle side never uses its encoders) ----
+
+export function writeLE(x, out, offset, length) {
+  for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
+}
+
+/** Points ({ x, y } or null) as x | y little-endian, B bytes each; coordinates written as given, even out of range. */
+export function pointsToBytes(B, points) {
+  const out = new Uint8Array(points.length * 2 * B);
+  points.forEach((P, i) => {
+    if (P === null) return;
+    writeLE(P.x, out, 2 * B * i, B);
+    writeLE(P.y, out, 2 * B * i + B, B);
+  });
+  return out;
+}
+
+/** Scalars as S-byte little-endian integers. */
+export function scalarsToBytes(S, scalars) {
+  const out = new Uint8Array(scalars.length * S);
+  scalars.forEach((s, i) => writeLE(s, out, S * i, S));
+  return out;
+}

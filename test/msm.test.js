@@ -13,6 +13,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm, noblePointClass } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
+import { pointsToBytes, scalarsToBytes } from './harness.js';
 
 // Largest size exponent k (n up to 2^k + 1) per curve: the oracles are slow, so the biggest sizes run on
 // three curves only (48-byte BLS, 32-byte BN, secp256k1 with p near 2^256) and the rest stop at 2^7 + 1.
@@ -22,34 +23,12 @@ const BIG_CURVES = new Set(Object.keys(MAX_K));
 const BIGINT_ORACLE_MAX_N = 9; // the double-and-add oracle costs ~10 ms per point
 const FORCED_WINDOWS = [2, 3, 7, 16];
 
-// ---- independent encoding (the oracle side never uses the library's encoders) --------------------------
-
-function writeLE(x, out, offset, length) {
-  for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
-}
-
-function pointsToBytes(curve, points) {
-  const B = curve.params.field.bytes;
-  const out = new Uint8Array(points.length * 2 * B);
-  points.forEach((P, i) => {
-    if (P === null) return;
-    writeLE(P.x, out, 2 * B * i, B);
-    writeLE(P.y, out, 2 * B * i + B, B);
-  });
-  return out;
-}
-
-function scalarsToBytes(curve, scalars) {
-  const S = curve.params.scalarBytes;
-  const out = new Uint8Array(scalars.length * S);
-  scalars.forEach((s, i) => writeLE(s, out, S * i, S));
-  return out;
-}
+// Oracle inputs are encoded by test/harness.js, never by the library's encoders.
 
 const show = (P) => (P === null ? 'infinity' : `(0x${P.x.toString(16)}, 0x${P.y.toString(16)})`);
 
 async function nobleSum(curve, points, scalars) {
-  return nobleMsm(curve.params, pointsToBytes(curve, points), scalarsToBytes(curve, scalars));
+  return nobleMsm(curve.params, pointsToBytes(curve.params.field.bytes, points), scalarsToBytes(curve.params.scalarBytes, scalars));
 }
 
 function sizesUpTo(maxK) {
@@ -345,14 +324,14 @@ for (const name of curveNames) {
       ];
       const bytesPerPoint = 2 * curve.params.field.bytes;
       for (const [points, scalars] of cases) {
-        const pb = pointsToBytes(curve, points);
-        const sb = scalarsToBytes(curve, scalars);
+        const pb = pointsToBytes(curve.params.field.bytes, points);
+        const sb = scalarsToBytes(curve.params.scalarBytes, scalars);
         const out = curve.msmBytes(pb, sb);
         expect(out).toBeInstanceOf(Uint8Array);
         expect(out.length).toBe(bytesPerPoint);
         const viaMsm = curve.msm(points, scalars);
         expect(show(curve.decodePoint(out))).toBe(show(viaMsm));
-        expect(out).toEqual(pointsToBytes(curve, [viaMsm]));
+        expect(out).toEqual(pointsToBytes(curve.params.field.bytes, [viaMsm]));
         expect(show(viaMsm)).toBe(show(await nobleSum(curve, points, scalars)));
       }
       // the library's own random byte inputs, through both paths
