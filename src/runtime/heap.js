@@ -1,5 +1,5 @@
-// Memory for field elements and points: a bump allocator above the module's heapBase, with scopes so
-// scratch space is released in one step. Layout of one field element: n little-endian u32 limbs, each
+// Memory for field elements and points: a bump allocator above the module's heapBase; mark() and release()
+// free scratch space in one step. Layout of one field element: n little-endian u32 limbs, each
 // holding w bits (the rest zero), elementBytes = 4n.
 
 import { PAGE } from './loader.js';
@@ -25,15 +25,6 @@ export class Heap {
     }
     this.top = end;
     return at;
-  }
-  /** Run fn with everything it allocates released afterwards (also on throw). */
-  scope(fn) {
-    const mark = this.top;
-    try {
-      return fn();
-    } finally {
-      this.top = mark;
-    }
   }
   mark() {
     return this.top;
