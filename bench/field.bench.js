@@ -3,9 +3,10 @@
 //
 // Field arithmetic, dependent chains (each op consumes the previous result, so latency is measured, not
 // throughput): x = x*y (mul), x = x^2 (sqr), x = 1/x (inv), for the BLS12-381 and BN254 base fields.
-// Generated Wasm at every limb size w in 26..32 and both mul shapes (loop, unrolled), through the
-// pointer-level Field (field.mul(x, x, y) on Wasm memory), next to JS BigInt ((x*y) % p) and
-// @noble/curves' Fp. Times are tinybench medians of a batch, divided by the batch size: ns per op.
+// Generated Wasm at every limb size w in 26..32 and every mul shape (pairs, unrolled, loop), called from JS
+// through the pointer-level Field (field.mul(x, x, y) on Wasm memory) next to JS BigInt ((x*y) % p) and
+// @noble/curves' Fp, and also as a chain inside Wasm (chainKernels: no JS call per product, which is how
+// the MSM uses the kernels). Times are tinybench medians of a batch, divided by the batch size: ns per op.
 // Env: BENCH_QUICK=1 is the same as --quick.
 
 import os from 'node:os';
@@ -15,6 +16,8 @@ import { Bench } from 'tinybench';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { bn254 } from '@noble/curves/bn254.js';
 import { instantiateField } from '../codegen/index.js';
+import { limbProductsPerMul, MUL_SHAPES } from '../codegen/kernels/field-mul.js';
+import { pairsShapeFits } from '../codegen/kernels/field-mul-pairs.js';
 import { modInv } from '../src/bigint/field.js';
 
 const { values: opts } = parseArgs({
@@ -28,7 +31,7 @@ const { values: opts } = parseArgs({
   },
 });
 if (opts.help) {
-  console.log(`Usage: node bench/field.bench.js [--quick] [--curve bls12-381|bn254]... [--w 26..32]... [--shape loop|unrolled]... [--time ms]
+  console.log(`Usage: node bench/field.bench.js [--quick] [--curve bls12-381|bn254]... [--w 26..32]... [--shape pairs|unrolled|loop]... [--time ms]
   --quick   shorter time per task (about 10 s in all instead of about 60 s); also BENCH_QUICK=1`);
   process.exit(0);
 }
@@ -37,22 +40,23 @@ const timeMs = opts.time ? Number(opts.time) : quick ? 80 : 500;
 const warmupMs = Math.max(20, Math.round(timeMs / 4));
 const curveNames = opts.curve ?? ['bls12-381', 'bn254'];
 const limbSizes = (opts.w ?? ['26', '27', '28', '29', '30', '31', '32']).map(Number);
-const shapes = opts.shape ?? ['loop', 'unrolled'];
+const shapes = opts.shape ?? [...MUL_SHAPES];
 
 const noble = { 'bls12-381': bls12_381.fields.Fp, bn254: bn254.fields.Fp };
 const badCurve = curveNames.find((name) => !Object.hasOwn(noble, name));
 const badW = limbSizes.find((w) => !Number.isInteger(w) || w < 26 || w > 32);
-const badShape = shapes.find((s) => s !== 'loop' && s !== 'unrolled');
+const badShape = shapes.find((s) => !MUL_SHAPES.includes(s));
 if (badCurve || badW !== undefined || badShape || !(timeMs > 0)) {
-  console.error(`field.bench.js: bad option (${badCurve ? `curve ${badCurve}; choose from ${Object.keys(noble).join(', ')}` : badW !== undefined ? `w ${badW}; 26..32` : badShape ? `shape ${badShape}; loop or unrolled` : `time ${opts.time}`})`);
+  console.error(`field.bench.js: bad option (${badCurve ? `curve ${badCurve}; choose from ${Object.keys(noble).join(', ')}` : badW !== undefined ? `w ${badW}; 26..32` : badShape ? `shape ${badShape}; ${MUL_SHAPES.join(', ')}` : `time ${opts.time}`})`);
   process.exit(2);
 }
 const titles = { 'bls12-381': 'BLS12-381 Fp', bn254: 'BN254 Fp' };
 const readCurve = (name) => JSON.parse(readFileSync(new URL(`../codegen/curves/${name}.json`, import.meta.url), 'utf8'));
 
 // Ops per timed call: enough that tinybench's per-call overhead vanishes, few enough for many samples.
-const BATCH = { mul: 1000, sqr: 1000, inv: 20 };
-const OPS = ['mul', 'sqr', 'inv'];
+const BATCH = { mul: 1000, sqr: 1000, inv: 20, mulInWasm: 1000, sqrInWasm: 1000 };
+const OPS = ['mul', 'sqr', 'inv']; // compared with BigInt and noble
+const WASM_OPS = [...OPS, 'mulInWasm', 'sqrInWasm'];
 
 // Deterministic pseudo-random field elements (xorshift), so runs are comparable.
 let seed = 0x2545f4914f6cdd1dn;
@@ -108,7 +112,7 @@ function nobleTasks(Fp, x0, y0) {
 }
 
 async function wasmTasks(p, w, mulShape, x0, y0) {
-  const F = await instantiateField({ p, w, mulShape });
+  const F = await instantiateField({ p, w, mulShape, chainKernels: true });
   // Sanity before timing: the kernels agree with BigInt on these inputs.
   if (F.mul(x0, y0) !== (x0 * y0) % p || F.sqr(x0) !== (x0 * x0) % p || (F.inv(x0) * x0) % p !== 1n) {
     throw new Error(`wasm field (w=${w}, ${mulShape}) disagrees with BigInt`);
@@ -119,9 +123,13 @@ async function wasmTasks(p, w, mulShape, x0, y0) {
   field.write(x, x0);
   field.write(y, y0);
   const { mul, sqr, inv } = field;
+  const { chains } = F;
   return {
     params: F.params,
+    products: limbProductsPerMul(F.params, mulShape),
     tasks: {
+      mulInWasm: () => chains.mul(x, y, BATCH.mulInWasm),
+      sqrInWasm: () => chains.sqr(x, BATCH.sqrInWasm),
       mul: () => {
         for (let i = 0; i < BATCH.mul; i++) mul(x, x, y);
       },
@@ -168,43 +176,54 @@ async function benchCurve(name) {
   const y0 = randomBelow(p);
 
   const rows = [];
-  const addAll = (key, tasks) => OPS.forEach((op) => rows.push({ key, op, fn: tasks[op] }));
+  const addAll = (key, tasks, ops = OPS) => ops.forEach((op) => rows.push({ key, op, fn: tasks[op] }));
   addAll('bigint', bigintTasks(p, x0, y0));
   addAll('noble', nobleTasks(Fp, x0, y0));
   const params = new Map();
+  const fits = (shape, w) => shape !== 'pairs' || pairsShapeFits({ w, n: Math.ceil((p.toString(2).length + 2) / w) });
   for (const shape of shapes) {
     for (const w of limbSizes) {
-      const { params: fp, tasks } = await wasmTasks(p, w, shape, x0, y0);
-      params.set(`${shape}:${w}`, fp);
-      addAll(`${shape}:${w}`, tasks);
+      if (!fits(shape, w)) continue;
+      const built = await wasmTasks(p, w, shape, x0, y0);
+      params.set(`${shape}:${w}`, built);
+      addAll(`${shape}:${w}`, built.tasks, WASM_OPS);
     }
   }
   const t = await measure(rows);
   const big = t.get('bigint');
   const nob = t.get('noble');
 
-  const header = ['impl', 'w', 'n', 'i64.mul/mul', 'mul', 'sqr', 'inv', 'ns/limb product', '× BigInt (mul/sqr/inv)', '× noble (mul/sqr/inv)'];
+  const header = ['impl', 'w', 'n', 'i64.mul/mul', 'mul', 'sqr', 'inv', 'mul in Wasm', 'sqr in Wasm', 'ns/limb product', '× BigInt (mul/sqr/inv)', '× noble (mul/sqr/inv)'];
   const body = [
-    ['BigInt (x*y) % p', '', '', '', fmtNs(big.mul), fmtNs(big.sqr), fmtNs(big.inv), '', ratios(big, big), ratios(nob, big)],
-    ['noble Fp', '', '', '', fmtNs(nob.mul), fmtNs(nob.sqr), fmtNs(nob.inv), '', ratios(big, nob), ratios(nob, nob)],
+    ['BigInt (x*y) % p', '', '', '', fmtNs(big.mul), fmtNs(big.sqr), fmtNs(big.inv), '', '', '', ratios(big, big), ratios(nob, big)],
+    ['noble Fp', '', '', '', fmtNs(nob.mul), fmtNs(nob.sqr), fmtNs(nob.inv), '', '', '', ratios(big, nob), ratios(nob, nob)],
   ];
   const notes = [];
+  const keys = [];
   for (const shape of shapes) {
-    for (const w of limbSizes) {
-      const r = t.get(`${shape}:${w}`);
-      const fp = params.get(`${shape}:${w}`);
-      body.push([`wasm ${shape}`, w, fp.n, fp.i64MulsPerMul, fmtNs(r.mul), fmtNs(r.sqr), fmtNs(r.inv), (r.mul / fp.i64MulsPerMul).toFixed(3), ratios(big, r), ratios(nob, r)]);
+    const measured = limbSizes.filter((w) => params.has(`${shape}:${w}`));
+    for (const w of measured) {
+      const key = `${shape}:${w}`;
+      const r = t.get(key);
+      const { params: fp, products } = params.get(key);
+      keys.push({ key, shape, w });
+      body.push([`wasm ${shape}`, w, fp.n, products, fmtNs(r.mul), fmtNs(r.sqr), fmtNs(r.inv), fmtNs(r.mulInWasm), fmtNs(r.sqrInWasm), (r.mulInWasm / products).toFixed(3), ratios(big, r), ratios(nob, r)]);
     }
-    const best = limbSizes.reduce((a, b) => (t.get(`${shape}:${b}`).mul < t.get(`${shape}:${a}`).mul ? b : a));
-    const bestMul = t.get(`${shape}:${best}`).mul;
-    const at32 = limbSizes.includes(32) ? t.get(`${shape}:32`).mul : null;
-    notes.push(
-      `best mul (${shape}): w=${best}, ${fmtNs(bestMul)}` +
-        (at32 !== null ? `; ${fmtX(at32 / bestMul)} faster than w=32 (${fmtNs(at32)})` : '') +
-        `; ${fmtX(big.mul / bestMul)} BigInt, ${fmtX(nob.mul / bestMul)} noble`,
-    );
+    if (!measured.length) continue;
+    const best = measured.reduce((a, b) => (t.get(`${shape}:${b}`).mulInWasm < t.get(`${shape}:${a}`).mulInWasm ? b : a));
+    const r = t.get(`${shape}:${best}`);
+    notes.push(`best mul (${shape}): w=${best}, ${fmtNs(r.mulInWasm)} in Wasm, ${fmtNs(r.mul)} from JS; ${fmtX(big.mul / r.mul)} BigInt, ${fmtX(nob.mul / r.mul)} noble (from JS)`);
   }
-  console.log(`\n### ${titles[name]} (${params.values().next().value.bits} bits), median ns per op in a dependent chain\n`);
+  // The limb-size question of the foundation issue: the best build overall against the best build at w = 32.
+  const fastest = (list) => list.reduce((a, b) => (t.get(b.key).mulInWasm < t.get(a.key).mulInWasm ? b : a));
+  const at32 = keys.filter((k) => k.w === 32);
+  if (keys.length && at32.length) {
+    const best = fastest(keys);
+    const best32 = fastest(at32);
+    const [b, b32] = [t.get(best.key).mulInWasm, t.get(best32.key).mulInWasm];
+    notes.push(`best w overall: ${best.shape} w=${best.w}, ${fmtNs(b)} in Wasm; ${fmtX(b32 / b)} faster than the best at w=32 (${best32.shape}, ${fmtNs(b32)})`);
+  }
+  console.log(`\n### ${titles[name]} (${params.values().next().value.params.bits} bits), median ns per op in a dependent chain\n`);
   console.log(table(header, body));
   console.log('');
   for (const n of notes) console.log(`- ${n}`);

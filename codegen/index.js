@@ -9,7 +9,7 @@ import { Field } from '../src/field.js';
 
 export { deriveFieldParams, describeFieldParams, compileWat };
 
-/** WAT text of the field module for ({ p, w }); options: mulShape 'loop' | 'unrolled'. */
+/** WAT text of the field module for ({ p, w }); options: mulShape 'auto' | 'pairs' | 'unrolled' | 'loop'. */
 export function generateFieldWat({ p, w = 30, mulShape = 'auto' } = {}) {
   return fieldModuleWat(deriveFieldParams({ p, w }), { mulShape }).wat;
 }
@@ -17,11 +17,12 @@ export function generateFieldWat({ p, w = 30, mulShape = 'auto' } = {}) {
 /**
  * Compile and instantiate the field for ({ p, w }). Resolves to { params, field, mul, sqr, add, sub,
  * neg, inv, sqrt, ... } where the named methods take and return canonical BigInts mod p, and `field`
- * is the pointer-level Field for code that works in Wasm memory.
+ * is the pointer-level Field for code that works in Wasm memory. With `chainKernels: true` it also has
+ * `chains.mul(x, y, k)` and `chains.sqr(x, k)`: k dependent products inside Wasm, for benchmarks.
  */
-export async function instantiateField({ p, w = 30, mulShape = 'auto' } = {}) {
+export async function instantiateField({ p, w = 30, mulShape = 'auto', chainKernels = false } = {}) {
   const params = deriveFieldParams({ p, w });
-  const { wat, layout } = fieldModuleWat(params, { mulShape });
+  const { wat, layout } = fieldModuleWat(params, { mulShape, chainKernels });
   const bytes = await compileWat(wat, `field-${params.bits}-w${w}.wat`);
   const { exports, memory } = await instantiate(await WebAssembly.compile(bytes), { minPages: layout.minPages + 1 });
   const heap = new Heap(memory, exports.heapBase.value);
@@ -49,6 +50,7 @@ export async function instantiateField({ p, w = 30, mulShape = 'auto' } = {}) {
     layout,
     wat,
     field,
+    ...(chainKernels ? { chains: { mul: exports.mulChain, sqr: exports.sqrChain } } : {}),
     mul: binary(field.mul),
     add: binary(field.add),
     sub: binary(field.sub),

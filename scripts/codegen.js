@@ -36,7 +36,8 @@ Options for curve:
   --runtime <spec>     where the generated index.js imports wasmsm from (default: wasmsm). A bare package
                        name is used as given; a path (./..., /...) is rewritten relative to the output folder
   --no-glv             do not use the GLV endomorphism even when the curve has one
-  --shape <s>          shape of the Montgomery product: auto (default), loop or unrolled
+  --shape <s>          shape of the Montgomery product: auto (default: pairs where w <= 31), pairs, unrolled
+                       or loop
   --no-check           skip the self-check (a small MSM compared with a BigInt double-and-add)
 
   Writes <dir>/index.js (exports async function load(), resolving to the same kind of curve object as
@@ -66,7 +67,7 @@ Params file (JSON; numbers as "0x"-hex or decimal strings; a and b may be negati
 Options for field:
   --p <p>        the modulus: decimal or 0x-hex (required; must be an odd prime)
   --w <bits>     limb size in bits, ${MIN_W}..${MAX_W} (default 30)
-  --shape <s>    shape of the Montgomery product: loop (default) or unrolled
+  --shape <s>    shape of the Montgomery product: auto (default: pairs where w <= 31), pairs, unrolled or loop
   --out <dir>    output folder, created if missing (required)
 
   Writes <dir>/field.wat (readable, with the derived params in its header), <dir>/field.wasm and
@@ -125,6 +126,8 @@ function parseLimbBits(text, what) {
   return w;
 }
 
+const SHAPE_CHOICES = ['auto', 'pairs', 'unrolled', 'loop'];
+
 // ---- field --------------------------------------------------------------------------------------------
 
 async function field(values) {
@@ -134,14 +137,15 @@ async function field(values) {
   if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(pText)) throw new UsageError(`--p must be a decimal or 0x-hex integer, got ${JSON.stringify(values.p)}`);
   const wText = values.w ?? '30';
   if (!/^[0-9]+$/.test(wText)) throw new UsageError(`--w must be an integer in 26..32, got ${JSON.stringify(wText)}`);
-  const shape = values.shape ?? 'loop';
-  if (shape !== 'loop' && shape !== 'unrolled') throw new UsageError(`--shape must be loop or unrolled, got ${JSON.stringify(shape)}`);
+  const shape = values.shape ?? 'auto';
+  if (!SHAPE_CHOICES.includes(shape)) throw new UsageError(`--shape must be ${SHAPE_CHOICES.join(', ')}, got ${JSON.stringify(shape)}`);
 
   const { deriveFieldParams, describeFieldParams } = await import('../codegen/params/field.js');
   const { fieldModuleWat } = await import('../codegen/modules/field-module.js');
   const { compileWat, wasmJsModule } = await import('../codegen/compile.js');
 
   const params = deriveFieldParams({ p: BigInt(pText), w: Number(wText) }); // throws on even/composite p or bad w
+  if (shape === 'pairs' && params.w > 31) throw new UsageError('--shape pairs needs --w 31 or less (a pair product must fit a signed 64-bit integer)');
   const { wat } = fieldModuleWat(params, { mulShape: shape, generator: 'scripts/codegen.js field', title: `prime field (${params.bits} bits)` });
   const bytes = await compileWat(wat, 'field.wat');
 
@@ -156,7 +160,7 @@ async function field(values) {
 
   console.log('Derived field params:');
   for (const line of describeFieldParams(params)) console.log(`  ${line}`);
-  console.log(`  mul shape: ${shape}`);
+  console.log(`  ${wat.match(/^;; (mul shape: .*)$/m)[1]}`);
   console.log(`Wrote ${files.map(([name]) => join(shown(dir), name)).join(', ')} (${bytes.length} bytes of Wasm).`);
 }
 
@@ -283,7 +287,9 @@ async function measureLimbSizes(p, mulShape) {
   const sizes = [];
   for (let w = MIN_W; w <= MAX_W; w++) sizes.push(w);
   const fewest = Math.min(...sizes.map(limbs));
-  const candidates = [...new Set([28, 29, 30, 31, sizes.find((w) => limbs(w) === fewest)])].sort((u, v) => u - v);
+  const candidates = [...new Set([28, 29, 30, 31, sizes.find((w) => limbs(w) === fewest)])]
+    .filter((w) => mulShape !== 'pairs' || w <= 31) // a pair product must fit a signed i64
+    .sort((u, v) => u - v);
   const fields = [];
   for (const w of candidates) {
     const F = await instantiateField({ p, w, mulShape });
@@ -411,7 +417,7 @@ async function curveCommand(values) {
   if (values.out === undefined) throw new UsageError('missing --out <dir>');
   if (values.p !== undefined) throw new UsageError('--p is an option of the field command; curve reads p from the --params file');
   const mulShape = values.shape ?? 'auto';
-  if (!['auto', 'loop', 'unrolled'].includes(mulShape)) throw new UsageError(`--shape must be auto, loop or unrolled, got ${JSON.stringify(mulShape)}`);
+  if (!SHAPE_CHOICES.includes(mulShape)) throw new UsageError(`--shape must be ${SHAPE_CHOICES.join(', ')}, got ${JSON.stringify(mulShape)}`);
   const wOption = values.w === undefined ? undefined : parseLimbBits(values.w, '--w');
   const paramsPath = resolve(values.params);
   const outDir = resolve(values.out);
@@ -456,6 +462,9 @@ async function curveCommand(values) {
 
   // Limb size: --w, else the params file's w, else the quickest of a short measurement.
   let w = wOption ?? params.w;
+  if (w !== undefined && w > 31 && mulShape === 'pairs') {
+    throw new UsageError(`--shape pairs needs a limb size of 31 or less; w = ${w} comes from ${wOption !== undefined ? '--w' : 'the params file'}`);
+  }
   if (w !== undefined) {
     console.log(`Limb size: w = ${w} (from ${wOption !== undefined ? '--w' : 'the params file'}; no measurement)`);
   } else {

@@ -17,10 +17,16 @@ import {
 
 const MATRIX = primeMatrix();
 const GROUPS = ['curve', 'random', 'adversarial', 'sqrt', 'special', 'small'];
-const SHAPES = ['loop', 'unrolled'];
+const SHAPES = ['pairs', 'unrolled', 'loop'];
 
-/** Which mul shape builds the module for (prime #i, w): alternating, so every prime and every w sees both. */
-const shapesFor = (i, w) => (LONG_TESTS ? SHAPES : [SHAPES[(i + w) % 2]]);
+/** The shapes that can build (p, w): pairs needs w <= 31 and n <= 16. */
+const validShapes = (p, w) => SHAPES.filter((s) => s !== 'pairs' || (w <= 31 && limbCount(p, w) <= 16));
+
+/** Which mul shapes build the module for (prime #i, w): rotating, so every prime and every w sees each shape. */
+const shapesFor = (i, p, w) => {
+  const valid = validShapes(p, w);
+  return LONG_TESTS ? valid : [valid[(i + w) % valid.length]];
+};
 
 describe('kernels vs BigInt on the prime matrix', () => {
   it('the matrix covers every group, every random size, both sqrt paths and the n-limb edges', () => {
@@ -40,7 +46,7 @@ describe('kernels vs BigInt on the prime matrix', () => {
   MATRIX.forEach((entry, index) => {
     describe(`${entry.group} ${entry.name} (${entry.bits} bits)`, () => {
       for (const w of LIMB_SIZES) {
-        for (const mulShape of shapesFor(index, w)) {
+        for (const mulShape of shapesFor(index, entry.p, w)) {
           it(`w=${w} mul=${mulShape}`, async () => {
             const inst = await instantiateField({ p: entry.p, w, mulShape });
             expect(inst.params.n).toBe(limbCount(entry.p, w));
@@ -82,48 +88,57 @@ describe('kernels vs BigInt on the prime matrix', () => {
   }
 });
 
-describe('both mul shapes', () => {
+describe('the three mul shapes', () => {
   const { p } = curvePrimes()['bls12-381'];
-  it('loop and unrolled builds export the other shape under its own name', async () => {
+  it('each build exports one other shape under its own name; auto picks pairs up to w = 31', async () => {
     const loop = await instantiateField({ p, w: 30, mulShape: 'loop' });
     const unrolled = await instantiateField({ p, w: 30, mulShape: 'unrolled' });
+    const pairs = await instantiateField({ p, w: 30, mulShape: 'pairs' });
     expect(typeof loop.field.mulUnrolled).toBe('function');
     expect(loop.field.mulLoop).toBeUndefined();
     expect(typeof unrolled.field.mulLoop).toBe('function');
     expect(unrolled.field.mulUnrolled).toBeUndefined();
+    expect(typeof pairs.field.mulLoop).toBe('function');
     expect(loop.wat).toContain('mul shape: loop');
     expect(unrolled.wat).toContain('mul shape: unrolled');
+    expect(pairs.wat).toContain('mul shape: pairs');
+    expect(generateFieldWat({ p, w: 31 })).toContain('mul shape: pairs');
+    expect(generateFieldWat({ p, w: 32 })).toContain('mul shape: unrolled');
   });
 
-  it('loop, unrolled and both builds agree bit for bit on random lazy inputs, every w', async () => {
+  it('pairs, unrolled and loop agree bit for bit on random lazy inputs, every w', async () => {
     for (const w of LIMB_SIZES) {
-      const a = await instantiateField({ p, w, mulShape: 'loop' });
-      const b = await instantiateField({ p, w, mulShape: 'unrolled' });
-      const ra = rawAccess(a);
-      const rb = rawAccess(b);
+      const builds = [];
+      for (const mulShape of validShapes(p, w)) {
+        const inst = await instantiateField({ p, w, mulShape });
+        const raw = rawAccess(inst);
+        const alt = inst.field.mulLoop ? 'mulLoop' : 'mulUnrolled';
+        builds.push({ inst, raw, alt, ptrs: [inst.field.alloc(), inst.field.alloc(), inst.field.alloc(), inst.field.alloc()] });
+      }
+      expect(builds.length).toBe(w <= 31 ? 3 : 2);
       const rng = makeRng(`shapes ${w}`);
-      const [xa, ya, oa, ob] = [a.field.alloc(), a.field.alloc(), a.field.alloc(), a.field.alloc()];
-      const [xb, yb, oc, od] = [b.field.alloc(), b.field.alloc(), b.field.alloc(), b.field.alloc()];
       for (let i = 0; i < 300; i++) {
         const x = i === 0 ? 2n * p - 1n : rng.below(2n * p);
         const y = i === 0 ? 2n * p - 1n : rng.below(2n * p);
-        ra.write(xa, x);
-        ra.write(ya, y);
-        rb.write(xb, x);
-        rb.write(yb, y);
-        a.field.mul(oa, xa, ya);
-        a.field.mulUnrolled(ob, xa, ya);
-        b.field.mul(oc, xb, yb);
-        b.field.mulLoop(od, xb, yb);
-        const got = [ra.read(oa).value, ra.read(ob).value, rb.read(oc).value, rb.read(od).value];
+        const got = [];
+        for (const { inst, raw, alt, ptrs: [xp, yp, o1, o2] } of builds) {
+          raw.write(xp, x);
+          raw.write(yp, y);
+          inst.field.mul(o1, xp, yp);
+          inst.field[alt](o2, xp, yp);
+          got.push(raw.read(o1).value, raw.read(o2).value);
+        }
         expect(new Set(got).size, `w=${w} x=${hex(x)} y=${hex(y)}: ${got.map(hex)}`).toBe(1);
       }
     }
   });
 
-  it('an unknown shape is an error', async () => {
+  it('an unknown shape, or pairs where it cannot fit, is an error', async () => {
     await expect(instantiateField({ p, w: 30, mulShape: 'diagonal' })).rejects.toThrow(/mul shape/);
     expect(() => generateFieldWat({ p, w: 30, mulShape: 'diagonal' })).toThrow(/mul shape/);
+    expect(() => generateFieldWat({ p, w: 32, mulShape: 'pairs' })).toThrow(/pairs needs w <= 31/);
+    const p1024 = (1n << 1024n) - 105n; // n = 35 at w = 30: too many limbs for straight-line code
+    expect(() => generateFieldWat({ p: p1024, w: 30, mulShape: 'pairs' })).toThrow(RangeError);
   });
 });
 
@@ -134,7 +149,7 @@ describe('long chains of dependent operations (shipped curves, base fields)', ()
   for (const [name, { p }] of curves) {
     it(`${name}: ${STEPS} x <- x*y with both mul exports, every w, from the top of the lazy range`, async () => {
       for (const w of LIMB_SIZES) {
-        const inst = await instantiateField({ p, w, mulShape: w % 2 ? 'unrolled' : 'loop' });
+        const inst = await instantiateField({ p, w, mulShape: SHAPES[w % 3] }); // w = 32 gets loop
         const { field } = inst;
         const raw = rawAccess(inst);
         const R = 1n << BigInt(inst.params.n * w);
@@ -298,7 +313,7 @@ describe('determinism', () => {
   it('generateFieldWat gives identical text for identical inputs', () => {
     for (const { p } of [curves['bls12-381'], curves.bn254, { p: (1n << 127n) - 1n }]) {
       for (const w of [26, 29, 30, 32]) {
-        for (const mulShape of SHAPES) {
+        for (const mulShape of validShapes(p, w)) {
           const a = generateFieldWat({ p, w, mulShape });
           const b = generateFieldWat({ p, w, mulShape });
           expect(a === b, `p=${hex(p)} w=${w} ${mulShape}`).toBe(true);
@@ -311,9 +326,16 @@ describe('determinism', () => {
   it('the text depends on p, w and the shape, and instantiateField builds exactly that text', async () => {
     const { p } = curves.bn254;
     const texts = new Set();
-    for (const w of LIMB_SIZES) for (const mulShape of SHAPES) texts.add(generateFieldWat({ p, w, mulShape }));
+    let builds = 0;
+    for (const w of LIMB_SIZES) {
+      for (const mulShape of validShapes(p, w)) {
+        texts.add(generateFieldWat({ p, w, mulShape }));
+        builds++;
+      }
+    }
     texts.add(generateFieldWat({ p: curves.grumpkin.p, w: 30 }));
-    expect(texts.size).toBe(LIMB_SIZES.length * SHAPES.length + 1);
+    expect(builds).toBe(LIMB_SIZES.length * SHAPES.length - 1); // no pairs at w = 32
+    expect(texts.size).toBe(builds + 1);
     const inst = await instantiateField({ p, w: 31, mulShape: 'unrolled' });
     expect(inst.wat).toBe(generateFieldWat({ p, w: 31, mulShape: 'unrolled' }));
     // defaults: w = 30 and the default shape, the same in both entry points

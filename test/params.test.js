@@ -5,6 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import { deriveFieldParams, describeFieldParams, toLimbs, fromLimbs, MIN_LIMB_BITS, MAX_LIMB_BITS } from '../codegen/params/field.js';
 import { generateFieldWat } from '../codegen/index.js';
+import { limbProductsPerMul } from '../codegen/kernels/field-mul.js';
 import { modInv } from '../src/bigint/field.js';
 import { LIMB_SIZES, primeMatrix, curvePrimes, makeRng, limbCount, hex } from './harness.js';
 
@@ -85,7 +86,6 @@ describe('deriveFieldParams', () => {
         expect(P.bits).toBe(p.toString(2).length);
         expect(P.bytes).toBe(Math.ceil(P.bits / 8));
         expect(P.elementBytes).toBe(4 * P.n);
-        expect(P.i64MulsPerMul).toBe(2 * P.n * P.n + P.n);
       }
     }
   });
@@ -324,6 +324,29 @@ describe('carry plan', () => {
         const zeroLimbs = P.pLimbs.filter((l) => l === 0n).length; // q*p_j is skipped when p_j = 0
         expect(muls(funcText(wat, 'mul')), `${name} w=${w}`).toBe(2 * P.n - zeroLimbs + 1);
         expect(muls(funcText(wat, 'mulUnrolled')), `${name} w=${w}`).toBe(P.n * (2 * P.n - zeroLimbs + 1));
+      }
+    }
+  });
+});
+
+describe('limb products per Montgomery product, by shape', () => {
+  it('operand scanning costs n(2n + 1) less the zero limbs of p; pairs about n^2 + 3n - 1', () => {
+    for (const [name, { p }] of Object.entries(curvePrimes())) {
+      for (const w of LIMB_SIZES) {
+        const P = deriveFieldParams({ p, w });
+        const { n, pLimbs } = P;
+        const nonzero = pLimbs.filter((l) => l !== 0n).length;
+        expect(limbProductsPerMul(P, 'unrolled'), `${name} w=${w}`).toBe(n * (n + 1 + nonzero));
+        expect(limbProductsPerMul(P, 'loop'), `${name} w=${w}`).toBe(n * (n + 1 + nonzero));
+        if (w > 31) continue;
+        // x*y: n diagonal products + one per pair. Reduction: q_k = t*mu and q_k p_0 per column, q_0 p_k and
+        // q_k p_k for k >= 1, and one per pair (i, j) of indices >= 1 whose limbs of p differ.
+        let pairs = 0;
+        for (let i = 1; i < n; i++) for (let j = i + 1; j < n; j++) if (pLimbs[i] !== pLimbs[j]) pairs++;
+        const nonzeroAbove0 = pLimbs.slice(1).filter((l) => l !== 0n).length;
+        const expected = (n * (n + 1)) / 2 + 2 * n + 2 * nonzeroAbove0 + pairs;
+        expect(limbProductsPerMul(P, 'pairs'), `${name} w=${w}`).toBe(expected);
+        expect(expected).toBeLessThanOrEqual(n * n + 3 * n - 1);
       }
     }
   });

@@ -1,6 +1,6 @@
 // Types of `wasmsm/codegen` (codegen/index.js): the build-time API, for Node (it needs the wabt package).
 
-export type MulShape = 'auto' | 'loop' | 'unrolled';
+export type MulShape = 'auto' | 'pairs' | 'unrolled' | 'loop';
 
 /** Derived, frozen parameters of the field for one prime and limb size (codegen/params/field.js). */
 export interface FieldParams {
@@ -24,7 +24,6 @@ export interface FieldParams {
   readonly limbMax: bigint;
   readonly lazy: { readonly bound: string; readonly condition: string; readonly holds: boolean };
   readonly carryPlan: { readonly summary: string; readonly [key: string]: unknown };
-  readonly i64MulsPerMul: number;
 }
 
 export interface FieldOptions {
@@ -32,8 +31,10 @@ export interface FieldOptions {
   p: bigint | string;
   /** Bits per limb, 26..32 (default 30). */
   w?: number;
-  /** Shape of the Montgomery product (default 'auto'). */
+  /** Shape of the Montgomery product (default 'auto': pairs where w <= 31). */
   mulShape?: MulShape;
+  /** instantiateField only: add `chains` (dependent chains inside Wasm, for benchmarks). */
+  chainKernels?: boolean;
 }
 
 /** A field compiled and instantiated for exploring: methods take and return canonical BigInts mod p. */
@@ -52,6 +53,8 @@ export interface FieldInstance {
   inv(x: bigint): bigint;
   /** A square root of x, or null when x is not a square mod p. */
   sqrt(x: bigint): bigint | null;
+  /** With chainKernels: x = x * y (or x^2) k >= 1 times inside Wasm; x and y are element addresses. */
+  readonly chains?: { mul(x: number, y: number, k: number): void; sqr(x: number, k: number): void };
 }
 
 export declare function deriveFieldParams(options: { p: bigint | string; w?: number; checkPrime?: boolean }): FieldParams;

@@ -1,9 +1,15 @@
-// Montgomery multiplication and squaring, operand-scanning with the generation-time carry plan
-// (codegen/params/carry-plan.js). Two shapes: the outer step in a Wasm `loop` (the blueprint found this
-// faster on V8) or fully unrolled; both run the same proven step.
+// Montgomery multiplication and squaring. Three shapes of the product:
+// - `pairs` (codegen/kernels/field-mul-pairs.js): product scanning, one limb product per pair of limbs;
+//   the default wherever it fits (w <= 31, n <= 16), and the square for those sizes;
+// - `unrolled` and `loop`: operand scanning with the generation-time carry plan
+//   (codegen/params/carry-plan.js), fully unrolled or with the outer step in a Wasm `loop` (the blueprint
+//   found the loop faster on V8; here it is not). They cover w = 32 and large n, and cross-check `pairs`.
 
 import { Func, i32, i64, local, loop, br_if, comment } from '../wat/index.js';
 import { loadLimb, storeLimb, maskConst, shiftConst, limbConst } from './limbs.js';
+import { montgomeryPairs, pairsShapeFits, MAX_UNROLLED_LIMBS } from './field-mul-pairs.js';
+
+export { MAX_UNROLLED_LIMBS };
 
 
 /**
@@ -112,6 +118,7 @@ Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or 
 export function montgomeryMul(params, { name = 'mul', shape = 'auto', exportName = name } = {}) {
   const { n } = params;
   shape = resolveMulShape(params, shape);
+  if (shape === 'pairs') return montgomeryPairs(params, { name, exportName });
   const fn = new Func(name, {
     params: [['out', 'i32'], ['x', 'i32'], ['y', 'i32']],
     exportName,
@@ -140,22 +147,33 @@ export function montgomeryMul(params, { name = 'mul', shape = 'auto', exportName
       body.push(local.set('xi', loadLimb('x', i)));
       body.push(montgomeryStep(fn, params, { firstStep: i === 0, stepNote: String(i) }));
     }
-  } else throw new Error(`unknown mul shape ${shape}`);
+  }
   body.push(normalizeAndStore(fn, params));
   fn.push(...body);
   return fn;
 }
 
-const U64_MAX = (1n << 64n) - 1n;
+export const MUL_SHAPES = Object.freeze(['pairs', 'unrolled', 'loop']);
 
-/** Beyond this many limbs, straight-line kernels grow past what engines optimise well: use the loop. */
-export const MAX_UNROLLED_LIMBS = 16;
+/**
+ * 'auto' picks the pairs product where it fits (w <= 31, n <= 16; measured fastest, bench/README.md), else the
+ * unrolled operand-scanning product up to MAX_UNROLLED_LIMBS limbs, else the loop.
+ */
+export function resolveMulShape(params, shape) {
+  if (shape === 'auto') return pairsShapeFits(params) ? 'pairs' : params.n <= MAX_UNROLLED_LIMBS ? 'unrolled' : 'loop';
+  if (!MUL_SHAPES.includes(shape)) throw new Error(`unknown mul shape ${JSON.stringify(shape)} (choose auto, ${MUL_SHAPES.join(', ')})`);
+  if (shape === 'pairs' && !pairsShapeFits(params)) {
+    throw new RangeError(`mul shape pairs needs w <= 31 and n <= ${MAX_UNROLLED_LIMBS} limbs (w = ${params.w}, n = ${params.n})`);
+  }
+  return shape;
+}
 
-/** 'auto' picks the unrolled product for up to MAX_UNROLLED_LIMBS limbs, the loop beyond. */
-export const resolveMulShape = (params, shape) => (shape === 'auto' ? (params.n <= MAX_UNROLLED_LIMBS ? 'unrolled' : 'loop') : shape);
-
-/** The dedicated square needs a doubled cross product to fit 64 bits (w <= 31) and a modest n. */
-const sqrIsUnrolled = ({ n, limbMax }) => n <= MAX_UNROLLED_LIMBS && 2n * limbMax * limbMax <= U64_MAX - limbMax;
+/** i64.mul executed per Montgomery product of the given shape (the loop runs its step n times). */
+export function limbProductsPerMul(params, shape) {
+  shape = resolveMulShape(params, shape);
+  const count = (fn) => (fn.render().match(/\(i64\.mul /g) ?? []).length;
+  return count(montgomeryMul(params, { shape })) * (shape === 'loop' ? params.n : 1);
+}
 
 function sqrThroughMul(params, { name, exportName, mulName }) {
   const fn = new Func(name, {
@@ -168,107 +186,11 @@ Input in [0, 2p), output in [0, 2p). out may alias x.`,
   return fn;
 }
 
-/** a + b + c + ... as a balanced tree of i64.add: depth log2(k) instead of k - 1. */
-function balancedSum(exprs) {
-  if (exprs.length === 1) return exprs[0];
-  const mid = exprs.length >> 1;
-  return i64.add(balancedSum(exprs.slice(0, mid)), balancedSum(exprs.slice(mid)));
-}
-
 /**
- * Squaring, product-scanning: column k of x^2 needs each cross product x_i x_j (i < j) once, summed in groups
- * that can be doubled within 64 bits, so a square costs n(n+1)/2 limb products instead of n^2 before the
- * reduction's n^2 + n. Every column is a balanced tree of adds (short dependency chains).
- * The reduction q_k = (column * mu) mod 2^w is folded into the same columns. Column sums are tracked
- * with exact bounds; a carry into `hi` is placed wherever one more term could overflow 64 bits.
+ * Squaring: the pairs kernel with doubled cross products, n(n+1)/2 limb products for x^2, where it fits
+ * (w <= 31: a doubled cross product must fit 64 bits); otherwise a call to mul.
  */
 export function montgomerySqr(params, { name = 'sqr', exportName = name, mulName = 'mul' } = {}) {
-  if (!sqrIsUnrolled(params)) return sqrThroughMul(params, { name, exportName, mulName });
-  const { n, w, mu, pLimbs, limbMax } = params;
-  const W = BigInt(w);
-  const mask = limbMax;
-  const fn = new Func(name, {
-    params: [['out', 'i32'], ['x', 'i32']],
-    exportName,
-    doc: `${name}(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
-Product scanning with ${(n * (n + 1)) / 2} + ${n * n + n} limb products (a product costs ${2 * n * n + n}).`,
-  });
-  const body = [comment('x_j in locals')];
-  for (let j = 0; j < n; j++) body.push(local.set(fn.local(`x${j}`), loadLimb('x', j)));
-  fn.local('acc');
-  fn.local('hi');
-  let accBound = 0n;
-  let hiBound = null; // null: hi holds nothing for this column
-  let pending = []; // terms not yet added into acc: summed as a balanced tree so adds run in parallel
-  const terms = [];
-  const flush = () => {
-    if (pending.length) body.push(local.set('acc', balancedSum(pending)));
-    pending = [];
-  };
-  const addTerm = (expr, bound, note) => {
-    if (bound > U64_MAX - mask) throw new Error(`sqr: one term (${note}) does not fit a 64-bit accumulator for w = ${w}`);
-    if (accBound + bound > U64_MAX) {
-      flush();
-      body.push(comment('carry: the next term could overflow 64 bits'));
-      const c = i64.shr_u(local.get('acc'), shiftConst(w));
-      body.push(local.set('hi', hiBound === null ? c : i64.add(local.get('hi'), c)));
-      body.push(local.set('acc', i64.and(local.get('acc'), maskConst(w))));
-      hiBound = (hiBound ?? 0n) + (accBound >> W);
-      accBound = mask;
-      pending = [local.get('acc')];
-    }
-    pending.push(expr);
-    accBound += bound;
-    terms.push(note);
-  };
-  for (let k = 0; k <= 2 * n - 2; k++) {
-    terms.length = 0;
-    const columnStart = body.length;
-    if (k > 0) {
-      pending = [local.get('acc')];
-      terms.push('carry');
-    }
-    // Cross products x_i x_j (i < j) are summed in groups small enough to double in 64 bits, then doubled.
-    let group = [];
-    let groupBound = 0n;
-    let groupNote = [];
-    const flushGroup = () => {
-      if (group.length) addTerm(i64.shl(balancedSum(group), i64.const(1)), 2n * groupBound, `2 (${groupNote.join(' + ')})`);
-      group = [];
-      groupBound = 0n;
-      groupNote = [];
-    };
-    for (let i = Math.max(0, k - n + 1); i < k - i; i++) {
-      if (2n * (groupBound + mask * mask) > U64_MAX) flushGroup();
-      group.push(i64.mul(local.get(`x${i}`), local.get(`x${k - i}`)));
-      groupBound += mask * mask;
-      groupNote.push(`x_${i} x_${k - i}`);
-    }
-    flushGroup();
-    if (k % 2 === 0) addTerm(i64.mul(local.get(`x${k / 2}`), local.get(`x${k / 2}`)), mask * mask, `x_${k / 2}^2`);
-    for (let i = Math.max(0, k - n + 1); i <= Math.min(k - 1, n - 1); i++) {
-      if (pLimbs[k - i] !== 0n) addTerm(i64.mul(local.get(`q${i}`), limbConst(pLimbs[k - i])), mask * pLimbs[k - i], `q_${i} p_${k - i}`);
-    }
-    if (k < n) {
-      flush();
-      body.push(comment(`q_${k} = (column * mu) mod 2^${w}: clears the low ${w} bits`));
-      body.push(local.set(fn.local(`q${k}`), i64.and(i64.mul(local.get('acc'), i64.const(mu)), maskConst(w))));
-      pending = [local.get('acc')];
-      addTerm(i64.mul(local.get(`q${k}`), limbConst(pLimbs[0])), mask * pLimbs[0], `q_${k} p_0`);
-      flush();
-    } else {
-      flush();
-      body.push(storeLimb('out', k - n, i64.and(local.get('acc'), maskConst(w))));
-    }
-    body.splice(columnStart, 0, comment(`column ${k}: ${terms.join(' + ')}`));
-    const c = i64.shr_u(local.get('acc'), shiftConst(w));
-    body.push(local.set('acc', hiBound === null ? c : i64.add(c, local.get('hi'))));
-    accBound = (accBound >> W) + (hiBound ?? 0n);
-    hiBound = null;
-  }
-  body.push(comment('the value is < 2p < R, so the last carry is the top limb'));
-  body.push(storeLimb('out', n - 1, local.get('acc')));
-  fn.push(...body);
-  return fn;
+  if (!pairsShapeFits(params)) return sqrThroughMul(params, { name, exportName, mulName });
+  return montgomeryPairs(params, { name, exportName, square: true });
 }
-

@@ -67,7 +67,6 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true } = {}) {
     limbMax,
     lazy: Object.freeze({ bound: '2p', condition: '4p < R', holds: 4n * p < R }),
     carryPlan,
-    i64MulsPerMul: 2 * n * n + n,
   });
 }
 
@@ -79,7 +78,6 @@ export function describeFieldParams(params) {
     `w = ${params.w}, n = ${params.n}, R = 2^${params.n * params.w}, lazy range [0, 2p) since 4p < R`,
     `mu = -p^-1 mod 2^w = ${params.mu}`,
     `R^2 mod p = ${hex(params.R2)}`,
-    `carry plan: ${params.carryPlan.summary}`,
-    `i64.mul per Montgomery product: ${params.i64MulsPerMul}`,
+    `carry plan (operand-scanning shapes): ${params.carryPlan.summary}`,
   ];
 }

@@ -4,9 +4,8 @@
 ;; w = 30, n = 13, R = 2^390, lazy range [0, 2p) since 4p < R
 ;; mu = -p^-1 mod 2^w = 1073741823
 ;; R^2 mod p = 0x3c5d3dddc058072dca7e1b491d1b461346d74ef1e7c3d2c9aa84fb8f5157d46050391ff31b19584fbd89400cd21be9
-;; carry plan: w=30, n=13: a carry every 13 columns; 1 carries per 26 limb products (about one per 26.0); largest accumulator < 2^64
-;; i64.mul per Montgomery product: 351
-;; mul shape: unrolled
+;; carry plan (operand-scanning shapes): w=30, n=13: a carry every 13 columns; 1 carries per 26 limb products (about one per 26.0); largest accumulator < 2^64
+;; mul shape: pairs, 207 i64.mul per Montgomery product; loop exported as fp_mulLoop
 ;; memory: element = 13 little-endian u32 limbs (52 bytes); constants at 16..39720,
 ;; scratch stack 39720..56104 (global sp, grows down), free memory from heapBase = 56104
 ;; curve bls12-377: y^2 = x^3 + 0x0 x + 0x1, r = 0x12ab655e9a2ca55660b44d1e5c37b00159aa76fed00000010a11800000000001 (253 bits), h = 0x170b5d44300000000000000000000000
@@ -39,24 +38,22 @@
   ;; beta @ 39664: beta, a cube root of unity: lambda * (x, y) = (beta x, y) (Montgomery form)
   (data (i32.const 39664) "\8b\5c\1e\21\a5\6d\d1\21\b2\69\9e\0a\30\84\b1\0b\7a\31\cf\1f\73\77\87\02\e3\54\56\13\a1\04\76\3c\e2\7c\82\2e\97\3c\90\2b\5f\57\a8\39\dc\80\3d\16\98\e3\00\00")
 
-  ;; fp_mul(out, x, y): out = x * y / R mod p (Montgomery product), fully unrolled.
-  ;; Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or y.
-  ;; Carry plan: w=30, n=13: a carry every 13 columns; 1 carries per 26 limb products (about one per 26.0); largest accumulator < 2^64.
+  ;; fp_mul(out, x, y): out = x * y / R mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.
+  ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 207 limb products.
   (func $fp_mul (export "fp_mul") (param $out i32) (param $x i32) (param $y i32)
-    (local $xi i64)
-    (local $S0 i64)
-    (local $S1 i64)
-    (local $S2 i64)
-    (local $S3 i64)
-    (local $S4 i64)
-    (local $S5 i64)
-    (local $S6 i64)
-    (local $S7 i64)
-    (local $S8 i64)
-    (local $S9 i64)
-    (local $S10 i64)
-    (local $S11 i64)
-    (local $S12 i64)
+    (local $x0 i64)
+    (local $x1 i64)
+    (local $x2 i64)
+    (local $x3 i64)
+    (local $x4 i64)
+    (local $x5 i64)
+    (local $x6 i64)
+    (local $x7 i64)
+    (local $x8 i64)
+    (local $x9 i64)
+    (local $x10 i64)
+    (local $x11 i64)
+    (local $x12 i64)
     (local $y0 i64)
     (local $y1 i64)
     (local $y2 i64)
@@ -70,10 +67,60 @@
     (local $y10 i64)
     (local $y11 i64)
     (local $y12 i64)
-    (local $t i64)
-    (local $q i64)
-    (local $c0 i64)
-    ;; y_j stay in locals for the whole product
+    (local $PD1 i64)
+    (local $PD2 i64)
+    (local $PD3 i64)
+    (local $PD4 i64)
+    (local $PD5 i64)
+    (local $PD6 i64)
+    (local $PD7 i64)
+    (local $PD8 i64)
+    (local $PD9 i64)
+    (local $PD10 i64)
+    (local $PD11 i64)
+    (local $PD12 i64)
+    (local $PD13 i64)
+    (local $acc i64)
+    (local $hi i64)
+    (local $q0 i64)
+    (local $q1 i64)
+    (local $PQ2 i64)
+    (local $q2 i64)
+    (local $PQ3 i64)
+    (local $q3 i64)
+    (local $PQ4 i64)
+    (local $q4 i64)
+    (local $PQ5 i64)
+    (local $q5 i64)
+    (local $PQ6 i64)
+    (local $q6 i64)
+    (local $PQ7 i64)
+    (local $q7 i64)
+    (local $PQ8 i64)
+    (local $q8 i64)
+    (local $PQ9 i64)
+    (local $q9 i64)
+    (local $PQ10 i64)
+    (local $q10 i64)
+    (local $PQ11 i64)
+    (local $q11 i64)
+    (local $PQ12 i64)
+    (local $q12 i64)
+    (local $PQ13 i64)
+    ;; x_j, y_j in locals
+    (local.set $x0 (i64.load32_u (local.get $x)))
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
+    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
+    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
+    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
+    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
     (local.set $y0 (i64.load32_u (local.get $y)))
     (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
     (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
@@ -87,473 +134,160 @@
     (local.set $y10 (i64.load32_u offset=40 (local.get $y)))
     (local.set $y11 (i64.load32_u offset=44 (local.get $y)))
     (local.set $y12 (i64.load32_u offset=48 (local.get $y)))
-    ;; outer step 0: S = (S + x_0*y + q_0*p) / 2^w
-    (local.set $xi (i64.load32_u (local.get $x)))
-    ;; column 0: t = x_0*y_0 + q_0*p_0, carry out
-    (local.set $t (i64.mul (local.get $xi) (local.get $y0)))
-    ;; q_0 = (t * mu) mod 2^30, so that t + q_0*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = x_0*y_1 + q_0*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.mul (local.get $xi) (local.get $y1)) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = x_0*y_2 + q_0*p_2
-    (local.set $S1 (i64.add (i64.mul (local.get $xi) (local.get $y2)) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = x_0*y_3 + q_0*p_3
-    (local.set $S2 (i64.add (i64.mul (local.get $xi) (local.get $y3)) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = x_0*y_4 + q_0*p_4
-    (local.set $S3 (i64.add (i64.mul (local.get $xi) (local.get $y4)) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = x_0*y_5 + q_0*p_5
-    (local.set $S4 (i64.add (i64.mul (local.get $xi) (local.get $y5)) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = x_0*y_6 + q_0*p_6
-    (local.set $S5 (i64.add (i64.mul (local.get $xi) (local.get $y6)) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = x_0*y_7 + q_0*p_7
-    (local.set $S6 (i64.add (i64.mul (local.get $xi) (local.get $y7)) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = x_0*y_8 + q_0*p_8
-    (local.set $S7 (i64.add (i64.mul (local.get $xi) (local.get $y8)) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = x_0*y_9 + q_0*p_9
-    (local.set $S8 (i64.add (i64.mul (local.get $xi) (local.get $y9)) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = x_0*y_10 + q_0*p_10
-    (local.set $S9 (i64.add (i64.mul (local.get $xi) (local.get $y10)) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = x_0*y_11 + q_0*p_11
-    (local.set $S10 (i64.add (i64.mul (local.get $xi) (local.get $y11)) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_0*y_12 + q_0*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 1: S = (S + x_1*y + q_1*p) / 2^w
-    (local.set $xi (i64.load32_u offset=4 (local.get $x)))
-    ;; column 0: t = S_0 + x_1*y_0 + q_1*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_1 = (t * mu) mod 2^30, so that t + q_1*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_1*y_1 + q_1*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_1*y_2 + q_1*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_1*y_3 + q_1*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_1*y_4 + q_1*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_1*y_5 + q_1*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_1*y_6 + q_1*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_1*y_7 + q_1*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_1*y_8 + q_1*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_1*y_9 + q_1*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_1*y_10 + q_1*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_1*y_11 + q_1*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_1*y_12 + q_1*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 2: S = (S + x_2*y + q_2*p) / 2^w
-    (local.set $xi (i64.load32_u offset=8 (local.get $x)))
-    ;; column 0: t = S_0 + x_2*y_0 + q_2*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_2 = (t * mu) mod 2^30, so that t + q_2*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_2*y_1 + q_2*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_2*y_2 + q_2*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_2*y_3 + q_2*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_2*y_4 + q_2*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_2*y_5 + q_2*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_2*y_6 + q_2*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_2*y_7 + q_2*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_2*y_8 + q_2*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_2*y_9 + q_2*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_2*y_10 + q_2*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_2*y_11 + q_2*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_2*y_12 + q_2*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 3: S = (S + x_3*y + q_3*p) / 2^w
-    (local.set $xi (i64.load32_u offset=12 (local.get $x)))
-    ;; column 0: t = S_0 + x_3*y_0 + q_3*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_3 = (t * mu) mod 2^30, so that t + q_3*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_3*y_1 + q_3*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_3*y_2 + q_3*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_3*y_3 + q_3*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_3*y_4 + q_3*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_3*y_5 + q_3*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_3*y_6 + q_3*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_3*y_7 + q_3*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_3*y_8 + q_3*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_3*y_9 + q_3*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_3*y_10 + q_3*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_3*y_11 + q_3*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_3*y_12 + q_3*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 4: S = (S + x_4*y + q_4*p) / 2^w
-    (local.set $xi (i64.load32_u offset=16 (local.get $x)))
-    ;; column 0: t = S_0 + x_4*y_0 + q_4*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_4 = (t * mu) mod 2^30, so that t + q_4*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_4*y_1 + q_4*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_4*y_2 + q_4*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_4*y_3 + q_4*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_4*y_4 + q_4*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_4*y_5 + q_4*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_4*y_6 + q_4*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_4*y_7 + q_4*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_4*y_8 + q_4*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_4*y_9 + q_4*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_4*y_10 + q_4*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_4*y_11 + q_4*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_4*y_12 + q_4*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 5: S = (S + x_5*y + q_5*p) / 2^w
-    (local.set $xi (i64.load32_u offset=20 (local.get $x)))
-    ;; column 0: t = S_0 + x_5*y_0 + q_5*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_5 = (t * mu) mod 2^30, so that t + q_5*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_5*y_1 + q_5*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_5*y_2 + q_5*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_5*y_3 + q_5*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_5*y_4 + q_5*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_5*y_5 + q_5*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_5*y_6 + q_5*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_5*y_7 + q_5*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_5*y_8 + q_5*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_5*y_9 + q_5*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_5*y_10 + q_5*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_5*y_11 + q_5*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_5*y_12 + q_5*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 6: S = (S + x_6*y + q_6*p) / 2^w
-    (local.set $xi (i64.load32_u offset=24 (local.get $x)))
-    ;; column 0: t = S_0 + x_6*y_0 + q_6*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_6 = (t * mu) mod 2^30, so that t + q_6*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_6*y_1 + q_6*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_6*y_2 + q_6*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_6*y_3 + q_6*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_6*y_4 + q_6*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_6*y_5 + q_6*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_6*y_6 + q_6*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_6*y_7 + q_6*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_6*y_8 + q_6*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_6*y_9 + q_6*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_6*y_10 + q_6*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_6*y_11 + q_6*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_6*y_12 + q_6*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 7: S = (S + x_7*y + q_7*p) / 2^w
-    (local.set $xi (i64.load32_u offset=28 (local.get $x)))
-    ;; column 0: t = S_0 + x_7*y_0 + q_7*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_7 = (t * mu) mod 2^30, so that t + q_7*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_7*y_1 + q_7*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_7*y_2 + q_7*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_7*y_3 + q_7*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_7*y_4 + q_7*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_7*y_5 + q_7*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_7*y_6 + q_7*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_7*y_7 + q_7*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_7*y_8 + q_7*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_7*y_9 + q_7*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_7*y_10 + q_7*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_7*y_11 + q_7*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_7*y_12 + q_7*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 8: S = (S + x_8*y + q_8*p) / 2^w
-    (local.set $xi (i64.load32_u offset=32 (local.get $x)))
-    ;; column 0: t = S_0 + x_8*y_0 + q_8*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_8 = (t * mu) mod 2^30, so that t + q_8*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_8*y_1 + q_8*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_8*y_2 + q_8*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_8*y_3 + q_8*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_8*y_4 + q_8*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_8*y_5 + q_8*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_8*y_6 + q_8*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_8*y_7 + q_8*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_8*y_8 + q_8*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_8*y_9 + q_8*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_8*y_10 + q_8*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_8*y_11 + q_8*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_8*y_12 + q_8*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 9: S = (S + x_9*y + q_9*p) / 2^w
-    (local.set $xi (i64.load32_u offset=36 (local.get $x)))
-    ;; column 0: t = S_0 + x_9*y_0 + q_9*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_9 = (t * mu) mod 2^30, so that t + q_9*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_9*y_1 + q_9*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_9*y_2 + q_9*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_9*y_3 + q_9*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_9*y_4 + q_9*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_9*y_5 + q_9*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_9*y_6 + q_9*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_9*y_7 + q_9*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_9*y_8 + q_9*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_9*y_9 + q_9*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_9*y_10 + q_9*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_9*y_11 + q_9*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_9*y_12 + q_9*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 10: S = (S + x_10*y + q_10*p) / 2^w
-    (local.set $xi (i64.load32_u offset=40 (local.get $x)))
-    ;; column 0: t = S_0 + x_10*y_0 + q_10*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_10 = (t * mu) mod 2^30, so that t + q_10*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_10*y_1 + q_10*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_10*y_2 + q_10*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_10*y_3 + q_10*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_10*y_4 + q_10*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_10*y_5 + q_10*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_10*y_6 + q_10*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_10*y_7 + q_10*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_10*y_8 + q_10*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_10*y_9 + q_10*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_10*y_10 + q_10*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_10*y_11 + q_10*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_10*y_12 + q_10*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 11: S = (S + x_11*y + q_11*p) / 2^w
-    (local.set $xi (i64.load32_u offset=44 (local.get $x)))
-    ;; column 0: t = S_0 + x_11*y_0 + q_11*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_11 = (t * mu) mod 2^30, so that t + q_11*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_11*y_1 + q_11*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_11*y_2 + q_11*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_11*y_3 + q_11*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_11*y_4 + q_11*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_11*y_5 + q_11*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_11*y_6 + q_11*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_11*y_7 + q_11*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_11*y_8 + q_11*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_11*y_9 + q_11*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_11*y_10 + q_11*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_11*y_11 + q_11*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_11*y_12 + q_11*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; outer step 12: S = (S + x_12*y + q_12*p) / 2^w
-    (local.set $xi (i64.load32_u offset=48 (local.get $x)))
-    ;; column 0: t = S_0 + x_12*y_0 + q_12*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_12 = (t * mu) mod 2^30, so that t + q_12*p_0 = 0 mod 2^30 (mu = 1073741823)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x1))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_12*y_1 + q_12*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x14230000))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_12*y_2 + q_12*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x8))))
-    ;; column 3: S_2 = S_3 + x_12*y_3 + q_12*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x2d7510c))))
-    ;; column 4: S_3 = S_4 + x_12*y_4 + q_12*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x9480017))))
-    ;; column 5: S_4 = S_5 + x_12*y_5 + q_12*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0xd88bee8))))
-    ;; column 6: S_5 = S_6 + x_12*y_6 + q_12*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x1138f1ef))))
-    ;; column 7: S_6 = S_7 + x_12*y_7 + q_12*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x367cc03d))))
-    ;; column 8: S_7 = S_8 + x_12*y_8 + q_12*p_8
-    (local.set $S7 (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0x93b1a22))))
-    ;; column 9: S_8 = S_9 + x_12*y_9 + q_12*p_9
-    (local.set $S8 (i64.add (i64.add (local.get $S9) (i64.mul (local.get $xi) (local.get $y9))) (i64.mul (local.get $q) (i64.const 0x1701b285))))
-    ;; column 10: S_9 = S_10 + x_12*y_10 + q_12*p_10
-    (local.set $S9 (i64.add (i64.add (local.get $S10) (i64.mul (local.get $xi) (local.get $y10))) (i64.mul (local.get $q) (i64.const 0xeac63b0))))
-    ;; column 11: S_10 = S_11 + x_12*y_11 + q_12*p_11
-    (local.set $S10 (i64.add (i64.add (local.get $S11) (i64.mul (local.get $xi) (local.get $y11))) (i64.mul (local.get $q) (i64.const 0x1185f144))))
-    ;; column 12: S_11 = x_12*y_12 + q_12*p_12
-    (local.set $S11 (i64.add (i64.mul (local.get $xi) (local.get $y12)) (i64.mul (local.get $q) (i64.const 0x1ae3a))))
-    (local.set $S12 (i64.const 0))
-    ;; normalize: propagate the lazy carries so every limb has w bits, then store
-    (local.set $t (local.get $S0))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S1) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S2) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S3) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S4) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S5) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S6) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S7) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S8) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=32 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S9) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=36 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S10) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=40 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S11) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=44 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (i64.store32 offset=48 (local.get $out) (i64.add (local.get $S12) (local.get $c0)))
+    ;; PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) (mod 2^64; only differences of a few terms are used)
+    (local.set $PD1 (i64.mul (local.get $x0) (local.get $y0)))
+    (local.set $PD2 (i64.add (local.get $PD1) (i64.mul (local.get $x1) (local.get $y1))))
+    (local.set $PD3 (i64.add (local.get $PD2) (i64.mul (local.get $x2) (local.get $y2))))
+    (local.set $PD4 (i64.add (local.get $PD3) (i64.mul (local.get $x3) (local.get $y3))))
+    (local.set $PD5 (i64.add (local.get $PD4) (i64.mul (local.get $x4) (local.get $y4))))
+    (local.set $PD6 (i64.add (local.get $PD5) (i64.mul (local.get $x5) (local.get $y5))))
+    (local.set $PD7 (i64.add (local.get $PD6) (i64.mul (local.get $x6) (local.get $y6))))
+    (local.set $PD8 (i64.add (local.get $PD7) (i64.mul (local.get $x7) (local.get $y7))))
+    (local.set $PD9 (i64.add (local.get $PD8) (i64.mul (local.get $x8) (local.get $y8))))
+    (local.set $PD10 (i64.add (local.get $PD9) (i64.mul (local.get $x9) (local.get $y9))))
+    (local.set $PD11 (i64.add (local.get $PD10) (i64.mul (local.get $x10) (local.get $y10))))
+    (local.set $PD12 (i64.add (local.get $PD11) (i64.mul (local.get $x11) (local.get $y11))))
+    (local.set $PD13 (i64.add (local.get $PD12) (i64.mul (local.get $x12) (local.get $y12))))
+    ;; column 0: sum x_i y_j over x_0 y_0 + q_0 p_0
+    (local.set $acc (local.get $PD1))
+    ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q0) (i64.const 0x1)) (local.get $acc)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 1: carry + sum x_i y_j over pairs i = 0..0 + q_0 p_1 + q_1 p_0
+    (local.set $acc (i64.add (i64.add (local.get $PD2) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0))) (i64.mul (local.get $q0) (i64.const 0x14230000)))) (local.get $acc)))
+    ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x14230000)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 2: carry + sum x_i y_j over pairs i = 0..0 and x_1 y_1 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD3) (i64.mul (i64.sub (local.get $x0) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y0)))) (i64.add (i64.mul (local.get $q0) (i64.const 0x8)) (local.get $PQ2))) (local.get $acc)))
+    ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x8))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 3: carry + sum x_i y_j over pairs i = 0..1 + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD4) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1))))) (i64.add (i64.mul (local.get $q0) (i64.const 0x2d7510c)) (i64.add (local.get $PQ3) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -337838072))))) (local.get $acc)))
+    ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x2d7510c))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 4: carry + sum x_i y_j over pairs i = 0..1 and x_2 y_2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD5) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y1))))) (i64.add (i64.mul (local.get $q0) (i64.const 0x9480017)) (i64.add (local.get $PQ4) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const -290172660))))) (local.get $acc)))
+    ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x9480017))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 5: carry + sum x_i y_j over pairs i = 0..2 + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD6) (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0)))) (i64.add (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1))) (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2))))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0xd88bee8)) (local.get $PQ5)) (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const -182124521)) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const 47665412))))) (local.get $acc)))
+    ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0xd88bee8))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 6: carry + sum x_i y_j over pairs i = 0..2 and x_3 y_3 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD7) (i64.mul (i64.sub (local.get $x0) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y0)))) (i64.add (i64.mul (i64.sub (local.get $x1) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y1))) (i64.mul (i64.sub (local.get $x2) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y2))))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x1138f1ef)) (local.get $PQ6)) (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -110772504)) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const 155713551))))) (local.get $acc)))
+    ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x1138f1ef))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 7: carry + sum x_i y_j over pairs i = 0..3 + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.add (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1))) (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2))) (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3)))))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x367cc03d)) (local.get $PQ7)) (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -48893457)) (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const 227065568)) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const 108048139)))))) (local.get $acc)))
+    ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x367cc03d))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 8: carry + sum x_i y_j over pairs i = 0..3 and x_4 y_4 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD9) (i64.mul (i64.sub (local.get $x0) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y0)))) (i64.add (i64.mul (i64.sub (local.get $x1) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y1))) (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y2))) (i64.mul (i64.sub (local.get $x3) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y3)))))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x93b1a22)) (local.get $PQ8)) (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 576307261)) (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const 288944615)) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const 179400156)))))) (local.get $acc)))
+    ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0x93b1a22))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 9: carry + sum x_i y_j over pairs i = 0..4 + q_0 p_9 + sum q_i p_j over pairs i = 1..4 + q_9 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD10) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y1))))) (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y2))) (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y3))) (i64.mul (i64.sub (local.get $x4) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y4)))))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x1701b285)) (i64.add (local.get $PQ9) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -182969822)))) (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const 914145333)) (i64.add (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const 241279203)) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const 71352017)))))) (local.get $acc)))
+    ;; q_9 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q9 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ10 (i64.add (local.get $PQ9) (i64.mul (local.get $q9) (i64.const 0x1701b285))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 10: carry + sum x_i y_j over pairs i = 0..4 and x_5 y_5 + q_0 p_10 + sum q_i p_j over pairs i = 1..4 and q_5 p_5 + q_10 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD11) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y1))))) (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y2))) (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y3))) (i64.mul (i64.sub (local.get $x4) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y4)))))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0xeac63b0)) (i64.add (local.get $PQ10) (i64.mul (i64.sub (local.get $q1) (local.get $q9)) (i64.const 48149125)))) (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const 154868250)) (i64.add (i64.mul (i64.sub (local.get $q3) (local.get $q7)) (i64.const 866479921)) (i64.mul (i64.sub (local.get $q4) (local.get $q6)) (i64.const 133231064)))))) (local.get $acc)))
+    ;; q_10 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q10 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ11 (i64.add (local.get $PQ10) (i64.mul (local.get $q10) (i64.const 0xeac63b0))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 11: carry + sum x_i y_j over pairs i = 0..5 + q_0 p_11 + sum q_i p_j over pairs i = 1..5 + q_11 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD12) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y1))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y2))) (i64.mul (i64.sub (local.get $x3) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y3)))) (i64.add (i64.mul (i64.sub (local.get $x4) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y4))) (i64.mul (i64.sub (local.get $x5) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y5)))))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x1185f144)) (i64.add (local.get $PQ11) (i64.mul (i64.sub (local.get $q1) (local.get $q10)) (i64.const -91659344)))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q9)) (i64.const 385987197)) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const 107202838))) (i64.add (i64.mul (i64.sub (local.get $q4) (local.get $q7)) (i64.const 758431782)) (i64.mul (i64.sub (local.get $q5) (local.get $q6)) (i64.const 61879047)))))) (local.get $acc)))
+    ;; q_11 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q11 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ12 (i64.add (local.get $PQ11) (i64.mul (local.get $q11) (i64.const 0x1185f144))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 12: carry + sum x_i y_j over pairs i = 0..5 and x_6 y_6 + q_0 p_12 + sum q_i p_j over pairs i = 1..5 and q_6 p_6 + q_12 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD13) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y1))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y2))) (i64.mul (i64.sub (local.get $x3) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y3)))) (i64.add (i64.mul (i64.sub (local.get $x4) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y4))) (i64.mul (i64.sub (local.get $x5) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y5)))))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x1ae3a)) (i64.add (local.get $PQ12) (i64.mul (i64.sub (local.get $q1) (local.get $q11)) (i64.const -43847356)))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q10)) (i64.const 246178728)) (i64.mul (i64.sub (local.get $q3) (local.get $q9)) (i64.const 338321785))) (i64.add (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -845301)) (i64.mul (i64.sub (local.get $q5) (local.get $q7)) (i64.const 687079765)))))) (local.get $acc)))
+    ;; q_12 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q12 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q12) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ13 (i64.add (local.get $PQ12) (i64.mul (local.get $q12) (i64.const 0x1ae3a))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 13: carry + sum x_i y_j over pairs i = 1..6 + sum q_i p_j over pairs i = 1..6
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD1)) (i64.add (i64.mul (i64.sub (local.get $x1) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y1))) (i64.mul (i64.sub (local.get $x2) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y2))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y3))) (i64.mul (i64.sub (local.get $x4) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y4)))) (i64.add (i64.mul (i64.sub (local.get $x5) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y5))) (i64.mul (i64.sub (local.get $x6) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y6)))))) (i64.add (i64.add (local.get $PQ13) (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q12)) (i64.const -337727942)) (i64.mul (i64.sub (local.get $q2) (local.get $q11)) (i64.const 293990716)))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q3) (local.get $q10)) (i64.const 198513316)) (i64.mul (i64.sub (local.get $q4) (local.get $q9)) (i64.const 230273646))) (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q8)) (i64.const -72197318)) (i64.mul (i64.sub (local.get $q6) (local.get $q7)) (i64.const 625200718)))))) (local.get $acc)))
+    (i64.store32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 14: carry + sum x_i y_j over pairs i = 2..6 and x_7 y_7 + sum q_i p_j over pairs i = 2..6 and q_7 p_7
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD2)) (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y2))) (i64.mul (i64.sub (local.get $x3) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y3))))) (i64.add (i64.mul (i64.sub (local.get $x4) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y4))) (i64.add (i64.mul (i64.sub (local.get $x5) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y5))) (i64.mul (i64.sub (local.get $x6) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y6)))))) (i64.add (i64.add (i64.sub (local.get $PQ13) (local.get $PQ2)) (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q12)) (i64.const 110130)) (i64.mul (i64.sub (local.get $q3) (local.get $q11)) (i64.const 246325304)))) (i64.add (i64.mul (i64.sub (local.get $q4) (local.get $q10)) (i64.const 90465177)) (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q9)) (i64.const 158921629)) (i64.mul (i64.sub (local.get $q6) (local.get $q8)) (i64.const -134076365)))))) (local.get $acc)))
+    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 15: carry + sum x_i y_j over pairs i = 3..7 + sum q_i p_j over pairs i = 3..7
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD3)) (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y3))) (i64.mul (i64.sub (local.get $x4) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y4))))) (i64.add (i64.mul (i64.sub (local.get $x5) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y5))) (i64.add (i64.mul (i64.sub (local.get $x6) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y6))) (i64.mul (i64.sub (local.get $x7) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y7)))))) (i64.add (i64.add (i64.sub (local.get $PQ13) (local.get $PQ3)) (i64.add (i64.mul (i64.sub (local.get $q3) (local.get $q12)) (i64.const -47555282)) (i64.mul (i64.sub (local.get $q4) (local.get $q11)) (i64.const 138277165)))) (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q10)) (i64.const 19113160)) (i64.add (i64.mul (i64.sub (local.get $q6) (local.get $q9)) (i64.const 97042582)) (i64.mul (i64.sub (local.get $q7) (local.get $q8)) (i64.const -759277083)))))) (local.get $acc)))
+    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 16: carry + sum x_i y_j over pairs i = 4..7 and x_8 y_8 + sum q_i p_j over pairs i = 4..7 and q_8 p_8
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD4)) (i64.mul (i64.sub (local.get $x4) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y4)))) (i64.add (i64.mul (i64.sub (local.get $x5) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y5))) (i64.add (i64.mul (i64.sub (local.get $x6) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y6))) (i64.mul (i64.sub (local.get $x7) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y7)))))) (i64.add (i64.add (i64.sub (local.get $PQ13) (local.get $PQ4)) (i64.mul (i64.sub (local.get $q4) (local.get $q12)) (i64.const -155603421))) (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q11)) (i64.const 66925148)) (i64.add (i64.mul (i64.sub (local.get $q6) (local.get $q10)) (i64.const -42765887)) (i64.mul (i64.sub (local.get $q7) (local.get $q9)) (i64.const -528158136)))))) (local.get $acc)))
+    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 17: carry + sum x_i y_j over pairs i = 5..8 + sum q_i p_j over pairs i = 5..8
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD5)) (i64.mul (i64.sub (local.get $x5) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y5)))) (i64.add (i64.mul (i64.sub (local.get $x6) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y6))) (i64.add (i64.mul (i64.sub (local.get $x7) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y7))) (i64.mul (i64.sub (local.get $x8) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y8)))))) (i64.add (i64.add (i64.sub (local.get $PQ13) (local.get $PQ5)) (i64.mul (i64.sub (local.get $q5) (local.get $q12)) (i64.const -226955438))) (i64.add (i64.mul (i64.sub (local.get $q6) (local.get $q11)) (i64.const 5046101)) (i64.add (i64.mul (i64.sub (local.get $q7) (local.get $q10)) (i64.const -667966605)) (i64.mul (i64.sub (local.get $q8) (local.get $q9)) (i64.const 231118947)))))) (local.get $acc)))
+    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 18: carry + sum x_i y_j over pairs i = 6..8 and x_9 y_9 + sum q_i p_j over pairs i = 6..8 and q_9 p_9
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD6)) (i64.mul (i64.sub (local.get $x6) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y6)))) (i64.add (i64.mul (i64.sub (local.get $x7) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y7))) (i64.mul (i64.sub (local.get $x8) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y8))))) (i64.add (i64.add (i64.sub (local.get $PQ13) (local.get $PQ6)) (i64.mul (i64.sub (local.get $q6) (local.get $q12)) (i64.const -288834485))) (i64.add (i64.mul (i64.sub (local.get $q7) (local.get $q11)) (i64.const -620154617)) (i64.mul (i64.sub (local.get $q8) (local.get $q10)) (i64.const 91310478))))) (local.get $acc)))
+    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 19: carry + sum x_i y_j over pairs i = 7..9 + sum q_i p_j over pairs i = 7..9
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD7)) (i64.mul (i64.sub (local.get $x7) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y7)))) (i64.add (i64.mul (i64.sub (local.get $x8) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y8))) (i64.mul (i64.sub (local.get $x9) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y9))))) (i64.add (i64.add (i64.sub (local.get $PQ13) (local.get $PQ7)) (i64.mul (i64.sub (local.get $q7) (local.get $q12)) (i64.const -914035203))) (i64.add (i64.mul (i64.sub (local.get $q8) (local.get $q11)) (i64.const 139122466)) (i64.mul (i64.sub (local.get $q9) (local.get $q10)) (i64.const -139808469))))) (local.get $acc)))
+    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 20: carry + sum x_i y_j over pairs i = 8..9 and x_10 y_10 + sum q_i p_j over pairs i = 8..9 and q_10 p_10
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD8)) (i64.add (i64.mul (i64.sub (local.get $x8) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y8))) (i64.mul (i64.sub (local.get $x9) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y9))))) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ8)) (i64.add (i64.mul (i64.sub (local.get $q8) (local.get $q12)) (i64.const -154758120)) (i64.mul (i64.sub (local.get $q9) (local.get $q11)) (i64.const -91996481))))) (local.get $acc)))
+    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 21: carry + sum x_i y_j over pairs i = 9..10 + sum q_i p_j over pairs i = 9..10
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD9)) (i64.add (i64.mul (i64.sub (local.get $x9) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y9))) (i64.mul (i64.sub (local.get $x10) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y10))))) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ9)) (i64.add (i64.mul (i64.sub (local.get $q9) (local.get $q12)) (i64.const -385877067)) (i64.mul (i64.sub (local.get $q10) (local.get $q11)) (i64.const 47811988))))) (local.get $acc)))
+    (i64.store32 offset=32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 22: carry + sum x_i y_j over pairs i = 10..10 and x_11 y_11 + sum q_i p_j over pairs i = 10..10 and q_11 p_11
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD10)) (i64.mul (i64.sub (local.get $x10) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y10)))) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ10)) (i64.mul (i64.sub (local.get $q10) (local.get $q12)) (i64.const -246068598)))) (local.get $acc)))
+    (i64.store32 offset=36 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 23: carry + sum x_i y_j over pairs i = 11..11 + sum q_i p_j over pairs i = 11..11
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD11)) (i64.mul (i64.sub (local.get $x11) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y11)))) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ11)) (i64.mul (i64.sub (local.get $q11) (local.get $q12)) (i64.const -293880586)))) (local.get $acc)))
+    (i64.store32 offset=40 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 24: carry + sum x_i y_j over x_12 y_12 + sum q_i p_j over q_12 p_12
+    (local.set $acc (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD12)) (i64.sub (local.get $PQ13) (local.get $PQ12))) (local.get $acc)))
+    (i64.store32 offset=44 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; the value is < 2p < R, so the last carry is the top limb
+    (i64.store32 offset=48 (local.get $out) (local.get $acc))
   )
 
   ;; fp_mulLoop(out, x, y): out = x * y / R mod p (Montgomery product), outer step in a loop.
@@ -684,7 +418,7 @@
   )
 
   ;; fp_sqr(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
-  ;; Product scanning with 91 + 182 limb products (a product costs 351).
+  ;; Product scanning: cross products doubled, reduction by pair products (207 limb products).
   (func $fp_sqr (export "fp_sqr") (param $out i32) (param $x i32)
     (local $x0 i64)
     (local $x1 i64)
@@ -703,17 +437,29 @@
     (local $hi i64)
     (local $q0 i64)
     (local $q1 i64)
+    (local $PQ2 i64)
     (local $q2 i64)
+    (local $PQ3 i64)
     (local $q3 i64)
+    (local $PQ4 i64)
     (local $q4 i64)
+    (local $PQ5 i64)
     (local $q5 i64)
+    (local $PQ6 i64)
     (local $q6 i64)
+    (local $PQ7 i64)
     (local $q7 i64)
+    (local $PQ8 i64)
     (local $q8 i64)
+    (local $PQ9 i64)
     (local $q9 i64)
+    (local $PQ10 i64)
     (local $q10 i64)
+    (local $PQ11 i64)
     (local $q11 i64)
+    (local $PQ12 i64)
     (local $q12 i64)
+    (local $PQ13 i64)
     ;; x_j in locals
     (local.set $x0 (i64.load32_u (local.get $x)))
     (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
@@ -732,126 +478,138 @@
     (local.set $acc (i64.mul (local.get $x0) (local.get $x0)))
     ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q0) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 1: carry + 2 (x_0 x_1) + q_0 p_1 + q_1 p_0
-    (local.set $acc (i64.add (local.get $acc) (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x14230000)))))
+    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x14230000))) (local.get $acc)))
     ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x14230000)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + q_1 p_1 + q_2 p_0
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1))) (i64.add (i64.mul (local.get $x1) (local.get $x1)) (i64.add (i64.mul (local.get $q0) (i64.const 0x8)) (i64.mul (local.get $q1) (i64.const 0x14230000))))))
+    ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1)) (i64.mul (local.get $x1) (local.get $x1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x8)) (local.get $PQ2))) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q2) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x8))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + q_1 p_2 + q_2 p_1 + q_3 p_0
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q1) (i64.const 0x8)) (i64.mul (local.get $q2) (i64.const 0x14230000))))))
+    ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x2d7510c))) (i64.add (local.get $PQ3) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -337838072)))) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q3) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x2d7510c))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + q_1 p_3 + q_2 p_2 + q_3 p_1 + q_4 p_0
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2)))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x9480017)) (i64.mul (local.get $q1) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q2) (i64.const 0x8)) (i64.mul (local.get $q3) (i64.const 0x14230000))))))
+    ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2))) (i64.add (i64.mul (local.get $q0) (i64.const 0x9480017)) (i64.add (local.get $PQ4) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const -290172660))))) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q4) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x9480017))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + q_1 p_4 + q_2 p_3 + q_3 p_2 + q_4 p_1 + q_5 p_0
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.add (i64.mul (local.get $x1) (local.get $x4)) (i64.mul (local.get $x2) (local.get $x3)))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q1) (i64.const 0x9480017)) (i64.mul (local.get $q2) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q3) (i64.const 0x8)) (i64.mul (local.get $q4) (i64.const 0x14230000))))))
+    ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.add (i64.mul (local.get $x1) (local.get $x4)) (i64.mul (local.get $x2) (local.get $x3)))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0xd88bee8))) (i64.add (local.get $PQ5) (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const -182124521)) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const 47665412))))) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q5) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0xd88bee8))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + q_1 p_5 + q_2 p_4 + q_3 p_3 + q_4 p_2 + q_5 p_1 + q_6 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.add (i64.mul (local.get $x1) (local.get $x5)) (i64.mul (local.get $x2) (local.get $x4)))) (i64.const 1))) (i64.add (i64.mul (local.get $x3) (local.get $x3)) (i64.mul (local.get $q0) (i64.const 0x1138f1ef)))) (i64.add (i64.add (i64.mul (local.get $q1) (i64.const 0xd88bee8)) (i64.mul (local.get $q2) (i64.const 0x9480017))) (i64.add (i64.mul (local.get $q3) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q4) (i64.const 0x8)) (i64.mul (local.get $q5) (i64.const 0x14230000)))))))
+    ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.add (i64.mul (local.get $x1) (local.get $x5)) (i64.mul (local.get $x2) (local.get $x4)))) (i64.const 1)) (i64.add (i64.mul (local.get $x3) (local.get $x3)) (i64.mul (local.get $q0) (i64.const 0x1138f1ef)))) (i64.add (local.get $PQ6) (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -110772504)) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const 155713551))))) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q6) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x1138f1ef))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + q_1 p_6 + q_2 p_5 + q_3 p_4 + q_4 p_3 + q_5 p_2 + q_6 p_1 + q_7 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.add (i64.mul (local.get $x2) (local.get $x5)) (i64.mul (local.get $x3) (local.get $x4)))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x367cc03d)) (i64.mul (local.get $q1) (i64.const 0x1138f1ef)))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0xd88bee8)) (i64.mul (local.get $q3) (i64.const 0x9480017))) (i64.add (i64.mul (local.get $q4) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q5) (i64.const 0x8)) (i64.mul (local.get $q6) (i64.const 0x14230000)))))))
+    ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.add (i64.mul (local.get $x2) (local.get $x5)) (i64.mul (local.get $x3) (local.get $x4)))) (i64.const 1)) (i64.add (i64.mul (local.get $q0) (i64.const 0x367cc03d)) (local.get $PQ7))) (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -48893457)) (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const 227065568)) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const 108048139))))) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x367cc03d))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + q_1 p_7 + q_2 p_6 + q_3 p_5 + q_4 p_4 + q_5 p_3 + q_6 p_2 + q_7 p_1 + q_8 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.add (i64.mul (local.get $x2) (local.get $x6)) (i64.mul (local.get $x3) (local.get $x5)))) (i64.const 1))) (i64.add (i64.mul (local.get $x4) (local.get $x4)) (i64.add (i64.mul (local.get $q0) (i64.const 0x93b1a22)) (i64.mul (local.get $q1) (i64.const 0x367cc03d))))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x1138f1ef)) (i64.add (i64.mul (local.get $q3) (i64.const 0xd88bee8)) (i64.mul (local.get $q4) (i64.const 0x9480017)))) (i64.add (i64.mul (local.get $q5) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q6) (i64.const 0x8)) (i64.mul (local.get $q7) (i64.const 0x14230000)))))))
+    ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.add (i64.mul (local.get $x2) (local.get $x6)) (i64.mul (local.get $x3) (local.get $x5)))) (i64.const 1)) (i64.add (i64.mul (local.get $x4) (local.get $x4)) (i64.mul (local.get $q0) (i64.const 0x93b1a22)))) (i64.add (i64.add (local.get $PQ8) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 576307261))) (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const 288944615)) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const 179400156))))) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q8) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0x93b1a22))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 9: carry + 2 (x_0 x_9 + x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + q_0 p_9 + q_1 p_8 + q_2 p_7 + q_3 p_6 + q_4 p_5 + q_5 p_4 + q_6 p_3 + q_7 p_2 + q_8 p_1 + q_9 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x9)) (i64.mul (local.get $x1) (local.get $x8))) (i64.add (i64.mul (local.get $x2) (local.get $x7)) (i64.add (i64.mul (local.get $x3) (local.get $x6)) (i64.mul (local.get $x4) (local.get $x5))))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x1701b285)) (i64.add (i64.mul (local.get $q1) (i64.const 0x93b1a22)) (i64.mul (local.get $q2) (i64.const 0x367cc03d))))) (i64.add (i64.add (i64.mul (local.get $q3) (i64.const 0x1138f1ef)) (i64.add (i64.mul (local.get $q4) (i64.const 0xd88bee8)) (i64.mul (local.get $q5) (i64.const 0x9480017)))) (i64.add (i64.mul (local.get $q6) (i64.const 0x2d7510c)) (i64.add (i64.mul (local.get $q7) (i64.const 0x8)) (i64.mul (local.get $q8) (i64.const 0x14230000)))))))
+    ;; column 9: carry + 2 (x_0 x_9 + x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + q_0 p_9 + sum q_i p_j over pairs i = 1..4 + q_9 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x9)) (i64.mul (local.get $x1) (local.get $x8))) (i64.add (i64.mul (local.get $x2) (local.get $x7)) (i64.add (i64.mul (local.get $x3) (local.get $x6)) (i64.mul (local.get $x4) (local.get $x5))))) (i64.const 1)) (i64.add (i64.mul (local.get $q0) (i64.const 0x1701b285)) (local.get $PQ9))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -182969822)) (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const 914145333))) (i64.add (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const 241279203)) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const 71352017))))) (local.get $acc)))
     ;; q_9 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q9 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q9) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ10 (i64.add (local.get $PQ9) (i64.mul (local.get $q9) (i64.const 0x1701b285))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 10: carry + 2 (x_0 x_10 + x_1 x_9 + x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + q_0 p_10 + q_1 p_9 + q_2 p_8 + q_3 p_7 + q_4 p_6 + q_5 p_5 + q_6 p_4 + q_7 p_3 + q_8 p_2 + q_9 p_1 + q_10 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x10)) (i64.mul (local.get $x1) (local.get $x9))) (i64.add (i64.mul (local.get $x2) (local.get $x8)) (i64.add (i64.mul (local.get $x3) (local.get $x7)) (i64.mul (local.get $x4) (local.get $x6))))) (i64.const 1)) (i64.mul (local.get $x5) (local.get $x5)))) (i64.add (i64.mul (local.get $q0) (i64.const 0xeac63b0)) (i64.add (i64.mul (local.get $q1) (i64.const 0x1701b285)) (i64.mul (local.get $q2) (i64.const 0x93b1a22))))) (i64.add (i64.add (i64.mul (local.get $q3) (i64.const 0x367cc03d)) (i64.add (i64.mul (local.get $q4) (i64.const 0x1138f1ef)) (i64.mul (local.get $q5) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q6) (i64.const 0x9480017)) (i64.mul (local.get $q7) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q8) (i64.const 0x8)) (i64.mul (local.get $q9) (i64.const 0x14230000)))))))
+    ;; column 10: carry + 2 (x_0 x_10 + x_1 x_9 + x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + q_0 p_10 + sum q_i p_j over pairs i = 1..4 and q_5 p_5 + q_10 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x10)) (i64.mul (local.get $x1) (local.get $x9))) (i64.add (i64.mul (local.get $x2) (local.get $x8)) (i64.add (i64.mul (local.get $x3) (local.get $x7)) (i64.mul (local.get $x4) (local.get $x6))))) (i64.const 1)) (i64.mul (local.get $x5) (local.get $x5))) (i64.add (i64.mul (local.get $q0) (i64.const 0xeac63b0)) (local.get $PQ10))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q9)) (i64.const 48149125)) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const 154868250))) (i64.add (i64.mul (i64.sub (local.get $q3) (local.get $q7)) (i64.const 866479921)) (i64.mul (i64.sub (local.get $q4) (local.get $q6)) (i64.const 133231064))))) (local.get $acc)))
     ;; q_10 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q10 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q10) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ11 (i64.add (local.get $PQ10) (i64.mul (local.get $q10) (i64.const 0xeac63b0))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 11: carry + 2 (x_0 x_11 + x_1 x_10 + x_2 x_9 + x_3 x_8 + x_4 x_7 + x_5 x_6) + q_0 p_11 + q_1 p_10 + q_2 p_9 + q_3 p_8 + q_4 p_7 + q_5 p_6 + q_6 p_5 + q_7 p_4 + q_8 p_3 + q_9 p_2 + q_10 p_1 + q_11 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x11)) (i64.add (i64.mul (local.get $x1) (local.get $x10)) (i64.mul (local.get $x2) (local.get $x9)))) (i64.add (i64.mul (local.get $x3) (local.get $x8)) (i64.add (i64.mul (local.get $x4) (local.get $x7)) (i64.mul (local.get $x5) (local.get $x6))))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x1185f144)))) (i64.add (i64.mul (local.get $q1) (i64.const 0xeac63b0)) (i64.add (i64.mul (local.get $q2) (i64.const 0x1701b285)) (i64.mul (local.get $q3) (i64.const 0x93b1a22))))) (i64.add (i64.add (i64.mul (local.get $q4) (i64.const 0x367cc03d)) (i64.add (i64.mul (local.get $q5) (i64.const 0x1138f1ef)) (i64.mul (local.get $q6) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q7) (i64.const 0x9480017)) (i64.mul (local.get $q8) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q9) (i64.const 0x8)) (i64.mul (local.get $q10) (i64.const 0x14230000)))))))
+    ;; column 11: carry + 2 (x_0 x_11 + x_1 x_10 + x_2 x_9 + x_3 x_8 + x_4 x_7 + x_5 x_6) + q_0 p_11 + sum q_i p_j over pairs i = 1..5 + q_11 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x11)) (i64.add (i64.mul (local.get $x1) (local.get $x10)) (i64.mul (local.get $x2) (local.get $x9)))) (i64.add (i64.mul (local.get $x3) (local.get $x8)) (i64.add (i64.mul (local.get $x4) (local.get $x7)) (i64.mul (local.get $x5) (local.get $x6))))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x1185f144))) (i64.add (local.get $PQ11) (i64.mul (i64.sub (local.get $q1) (local.get $q10)) (i64.const -91659344)))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q2) (local.get $q9)) (i64.const 385987197)) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const 107202838))) (i64.add (i64.mul (i64.sub (local.get $q4) (local.get $q7)) (i64.const 758431782)) (i64.mul (i64.sub (local.get $q5) (local.get $q6)) (i64.const 61879047))))) (local.get $acc)))
     ;; q_11 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q11 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q11) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ12 (i64.add (local.get $PQ11) (i64.mul (local.get $q11) (i64.const 0x1185f144))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 12: carry + 2 (x_0 x_12 + x_1 x_11 + x_2 x_10 + x_3 x_9 + x_4 x_8 + x_5 x_7) + x_6^2 + q_0 p_12 + q_1 p_11 + q_2 p_10 + q_3 p_9 + q_4 p_8 + q_5 p_7 + q_6 p_6 + q_7 p_5 + q_8 p_4 + q_9 p_3 + q_10 p_2 + q_11 p_1 + q_12 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x12)) (i64.add (i64.mul (local.get $x1) (local.get $x11)) (i64.mul (local.get $x2) (local.get $x10)))) (i64.add (i64.mul (local.get $x3) (local.get $x9)) (i64.add (i64.mul (local.get $x4) (local.get $x8)) (i64.mul (local.get $x5) (local.get $x7))))) (i64.const 1)) (i64.mul (local.get $x6) (local.get $x6)))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x1ae3a)) (i64.mul (local.get $q1) (i64.const 0x1185f144))) (i64.add (i64.mul (local.get $q2) (i64.const 0xeac63b0)) (i64.mul (local.get $q3) (i64.const 0x1701b285))))) (i64.add (i64.add (i64.add (i64.mul (local.get $q4) (i64.const 0x93b1a22)) (i64.mul (local.get $q5) (i64.const 0x367cc03d))) (i64.add (i64.mul (local.get $q6) (i64.const 0x1138f1ef)) (i64.mul (local.get $q7) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q8) (i64.const 0x9480017)) (i64.mul (local.get $q9) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q10) (i64.const 0x8)) (i64.mul (local.get $q11) (i64.const 0x14230000)))))))
+    ;; column 12: carry + 2 (x_0 x_12 + x_1 x_11 + x_2 x_10 + x_3 x_9 + x_4 x_8 + x_5 x_7) + x_6^2 + q_0 p_12 + sum q_i p_j over pairs i = 1..5 and q_6 p_6 + q_12 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x12)) (i64.add (i64.mul (local.get $x1) (local.get $x11)) (i64.mul (local.get $x2) (local.get $x10)))) (i64.add (i64.mul (local.get $x3) (local.get $x9)) (i64.add (i64.mul (local.get $x4) (local.get $x8)) (i64.mul (local.get $x5) (local.get $x7))))) (i64.const 1)) (i64.mul (local.get $x6) (local.get $x6))) (i64.add (i64.mul (local.get $q0) (i64.const 0x1ae3a)) (local.get $PQ12))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q11)) (i64.const -43847356)) (i64.mul (i64.sub (local.get $q2) (local.get $q10)) (i64.const 246178728))) (i64.add (i64.mul (i64.sub (local.get $q3) (local.get $q9)) (i64.const 338321785)) (i64.add (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -845301)) (i64.mul (i64.sub (local.get $q5) (local.get $q7)) (i64.const 687079765)))))) (local.get $acc)))
     ;; q_12 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q12 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q12) (i64.const 0x1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q12) (i64.const 0x1)) (local.get $acc)))
+    (local.set $PQ13 (i64.add (local.get $PQ12) (i64.mul (local.get $q12) (i64.const 0x1ae3a))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 13: carry + 2 (x_1 x_12 + x_2 x_11 + x_3 x_10 + x_4 x_9 + x_5 x_8 + x_6 x_7) + q_1 p_12 + q_2 p_11 + q_3 p_10 + q_4 p_9 + q_5 p_8 + q_6 p_7 + q_7 p_6 + q_8 p_5 + q_9 p_4 + q_10 p_3 + q_11 p_2 + q_12 p_1
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x12)) (i64.add (i64.mul (local.get $x2) (local.get $x11)) (i64.mul (local.get $x3) (local.get $x10)))) (i64.add (i64.mul (local.get $x4) (local.get $x9)) (i64.add (i64.mul (local.get $x5) (local.get $x8)) (i64.mul (local.get $x6) (local.get $x7))))) (i64.const 1)) (i64.mul (local.get $q1) (i64.const 0x1ae3a)))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x1185f144)) (i64.mul (local.get $q3) (i64.const 0xeac63b0))) (i64.add (i64.mul (local.get $q4) (i64.const 0x1701b285)) (i64.mul (local.get $q5) (i64.const 0x93b1a22))))) (i64.add (i64.add (i64.mul (local.get $q6) (i64.const 0x367cc03d)) (i64.add (i64.mul (local.get $q7) (i64.const 0x1138f1ef)) (i64.mul (local.get $q8) (i64.const 0xd88bee8)))) (i64.add (i64.add (i64.mul (local.get $q9) (i64.const 0x9480017)) (i64.mul (local.get $q10) (i64.const 0x2d7510c))) (i64.add (i64.mul (local.get $q11) (i64.const 0x8)) (i64.mul (local.get $q12) (i64.const 0x14230000)))))))
+    ;; column 13: carry + 2 (x_1 x_12 + x_2 x_11 + x_3 x_10 + x_4 x_9 + x_5 x_8 + x_6 x_7) + sum q_i p_j over pairs i = 1..6
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x12)) (i64.add (i64.mul (local.get $x2) (local.get $x11)) (i64.mul (local.get $x3) (local.get $x10)))) (i64.add (i64.mul (local.get $x4) (local.get $x9)) (i64.add (i64.mul (local.get $x5) (local.get $x8)) (i64.mul (local.get $x6) (local.get $x7))))) (i64.const 1)) (local.get $PQ13)) (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q12)) (i64.const -337727942)) (i64.mul (i64.sub (local.get $q2) (local.get $q11)) (i64.const 293990716)))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q3) (local.get $q10)) (i64.const 198513316)) (i64.mul (i64.sub (local.get $q4) (local.get $q9)) (i64.const 230273646))) (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q8)) (i64.const -72197318)) (i64.mul (i64.sub (local.get $q6) (local.get $q7)) (i64.const 625200718))))) (local.get $acc)))
     (i64.store32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 14: carry + 2 (x_2 x_12 + x_3 x_11 + x_4 x_10 + x_5 x_9 + x_6 x_8) + x_7^2 + q_2 p_12 + q_3 p_11 + q_4 p_10 + q_5 p_9 + q_6 p_8 + q_7 p_7 + q_8 p_6 + q_9 p_5 + q_10 p_4 + q_11 p_3 + q_12 p_2
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x2) (local.get $x12)) (i64.mul (local.get $x3) (local.get $x11))) (i64.add (i64.mul (local.get $x4) (local.get $x10)) (i64.add (i64.mul (local.get $x5) (local.get $x9)) (i64.mul (local.get $x6) (local.get $x8))))) (i64.const 1)) (i64.mul (local.get $x7) (local.get $x7)))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x1ae3a)) (i64.mul (local.get $q3) (i64.const 0x1185f144))) (i64.add (i64.mul (local.get $q4) (i64.const 0xeac63b0)) (i64.mul (local.get $q5) (i64.const 0x1701b285))))) (i64.add (i64.add (i64.mul (local.get $q6) (i64.const 0x93b1a22)) (i64.add (i64.mul (local.get $q7) (i64.const 0x367cc03d)) (i64.mul (local.get $q8) (i64.const 0x1138f1ef)))) (i64.add (i64.add (i64.mul (local.get $q9) (i64.const 0xd88bee8)) (i64.mul (local.get $q10) (i64.const 0x9480017))) (i64.add (i64.mul (local.get $q11) (i64.const 0x2d7510c)) (i64.mul (local.get $q12) (i64.const 0x8)))))))
+    ;; column 14: carry + 2 (x_2 x_12 + x_3 x_11 + x_4 x_10 + x_5 x_9 + x_6 x_8) + x_7^2 + sum q_i p_j over pairs i = 2..6 and q_7 p_7
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x2) (local.get $x12)) (i64.mul (local.get $x3) (local.get $x11))) (i64.add (i64.mul (local.get $x4) (local.get $x10)) (i64.add (i64.mul (local.get $x5) (local.get $x9)) (i64.mul (local.get $x6) (local.get $x8))))) (i64.const 1)) (i64.mul (local.get $x7) (local.get $x7))) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ2)) (i64.mul (i64.sub (local.get $q2) (local.get $q12)) (i64.const 110130)))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q3) (local.get $q11)) (i64.const 246325304)) (i64.mul (i64.sub (local.get $q4) (local.get $q10)) (i64.const 90465177))) (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q9)) (i64.const 158921629)) (i64.mul (i64.sub (local.get $q6) (local.get $q8)) (i64.const -134076365))))) (local.get $acc)))
     (i64.store32 offset=4 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 15: carry + 2 (x_3 x_12 + x_4 x_11 + x_5 x_10 + x_6 x_9 + x_7 x_8) + q_3 p_12 + q_4 p_11 + q_5 p_10 + q_6 p_9 + q_7 p_8 + q_8 p_7 + q_9 p_6 + q_10 p_5 + q_11 p_4 + q_12 p_3
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x3) (local.get $x12)) (i64.mul (local.get $x4) (local.get $x11))) (i64.add (i64.mul (local.get $x5) (local.get $x10)) (i64.add (i64.mul (local.get $x6) (local.get $x9)) (i64.mul (local.get $x7) (local.get $x8))))) (i64.const 1)) (i64.mul (local.get $q3) (i64.const 0x1ae3a)))) (i64.add (i64.mul (local.get $q4) (i64.const 0x1185f144)) (i64.add (i64.mul (local.get $q5) (i64.const 0xeac63b0)) (i64.mul (local.get $q6) (i64.const 0x1701b285))))) (i64.add (i64.add (i64.mul (local.get $q7) (i64.const 0x93b1a22)) (i64.add (i64.mul (local.get $q8) (i64.const 0x367cc03d)) (i64.mul (local.get $q9) (i64.const 0x1138f1ef)))) (i64.add (i64.mul (local.get $q10) (i64.const 0xd88bee8)) (i64.add (i64.mul (local.get $q11) (i64.const 0x9480017)) (i64.mul (local.get $q12) (i64.const 0x2d7510c)))))))
+    ;; column 15: carry + 2 (x_3 x_12 + x_4 x_11 + x_5 x_10 + x_6 x_9 + x_7 x_8) + sum q_i p_j over pairs i = 3..7
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x3) (local.get $x12)) (i64.mul (local.get $x4) (local.get $x11))) (i64.add (i64.mul (local.get $x5) (local.get $x10)) (i64.add (i64.mul (local.get $x6) (local.get $x9)) (i64.mul (local.get $x7) (local.get $x8))))) (i64.const 1)) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ3)) (i64.mul (i64.sub (local.get $q3) (local.get $q12)) (i64.const -47555282)))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q4) (local.get $q11)) (i64.const 138277165)) (i64.mul (i64.sub (local.get $q5) (local.get $q10)) (i64.const 19113160))) (i64.add (i64.mul (i64.sub (local.get $q6) (local.get $q9)) (i64.const 97042582)) (i64.mul (i64.sub (local.get $q7) (local.get $q8)) (i64.const -759277083))))) (local.get $acc)))
     (i64.store32 offset=8 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 16: carry + 2 (x_4 x_12 + x_5 x_11 + x_6 x_10 + x_7 x_9) + x_8^2 + q_4 p_12 + q_5 p_11 + q_6 p_10 + q_7 p_9 + q_8 p_8 + q_9 p_7 + q_10 p_6 + q_11 p_5 + q_12 p_4
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x4) (local.get $x12)) (i64.mul (local.get $x5) (local.get $x11))) (i64.add (i64.mul (local.get $x6) (local.get $x10)) (i64.mul (local.get $x7) (local.get $x9)))) (i64.const 1)) (i64.mul (local.get $x8) (local.get $x8)))) (i64.add (i64.mul (local.get $q4) (i64.const 0x1ae3a)) (i64.add (i64.mul (local.get $q5) (i64.const 0x1185f144)) (i64.mul (local.get $q6) (i64.const 0xeac63b0))))) (i64.add (i64.add (i64.mul (local.get $q7) (i64.const 0x1701b285)) (i64.add (i64.mul (local.get $q8) (i64.const 0x93b1a22)) (i64.mul (local.get $q9) (i64.const 0x367cc03d)))) (i64.add (i64.mul (local.get $q10) (i64.const 0x1138f1ef)) (i64.add (i64.mul (local.get $q11) (i64.const 0xd88bee8)) (i64.mul (local.get $q12) (i64.const 0x9480017)))))))
+    ;; column 16: carry + 2 (x_4 x_12 + x_5 x_11 + x_6 x_10 + x_7 x_9) + x_8^2 + sum q_i p_j over pairs i = 4..7 and q_8 p_8
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x4) (local.get $x12)) (i64.mul (local.get $x5) (local.get $x11))) (i64.add (i64.mul (local.get $x6) (local.get $x10)) (i64.mul (local.get $x7) (local.get $x9)))) (i64.const 1)) (i64.add (i64.mul (local.get $x8) (local.get $x8)) (i64.sub (local.get $PQ13) (local.get $PQ4)))) (i64.add (i64.add (i64.mul (i64.sub (local.get $q4) (local.get $q12)) (i64.const -155603421)) (i64.mul (i64.sub (local.get $q5) (local.get $q11)) (i64.const 66925148))) (i64.add (i64.mul (i64.sub (local.get $q6) (local.get $q10)) (i64.const -42765887)) (i64.mul (i64.sub (local.get $q7) (local.get $q9)) (i64.const -528158136))))) (local.get $acc)))
     (i64.store32 offset=12 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 17: carry + 2 (x_5 x_12 + x_6 x_11 + x_7 x_10 + x_8 x_9) + q_5 p_12 + q_6 p_11 + q_7 p_10 + q_8 p_9 + q_9 p_8 + q_10 p_7 + q_11 p_6 + q_12 p_5
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x5) (local.get $x12)) (i64.mul (local.get $x6) (local.get $x11))) (i64.add (i64.mul (local.get $x7) (local.get $x10)) (i64.mul (local.get $x8) (local.get $x9)))) (i64.const 1))) (i64.add (i64.mul (local.get $q5) (i64.const 0x1ae3a)) (i64.add (i64.mul (local.get $q6) (i64.const 0x1185f144)) (i64.mul (local.get $q7) (i64.const 0xeac63b0))))) (i64.add (i64.add (i64.mul (local.get $q8) (i64.const 0x1701b285)) (i64.mul (local.get $q9) (i64.const 0x93b1a22))) (i64.add (i64.mul (local.get $q10) (i64.const 0x367cc03d)) (i64.add (i64.mul (local.get $q11) (i64.const 0x1138f1ef)) (i64.mul (local.get $q12) (i64.const 0xd88bee8)))))))
+    ;; column 17: carry + 2 (x_5 x_12 + x_6 x_11 + x_7 x_10 + x_8 x_9) + sum q_i p_j over pairs i = 5..8
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x5) (local.get $x12)) (i64.mul (local.get $x6) (local.get $x11))) (i64.add (i64.mul (local.get $x7) (local.get $x10)) (i64.mul (local.get $x8) (local.get $x9)))) (i64.const 1)) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ5)) (i64.mul (i64.sub (local.get $q5) (local.get $q12)) (i64.const -226955438)))) (i64.add (i64.mul (i64.sub (local.get $q6) (local.get $q11)) (i64.const 5046101)) (i64.add (i64.mul (i64.sub (local.get $q7) (local.get $q10)) (i64.const -667966605)) (i64.mul (i64.sub (local.get $q8) (local.get $q9)) (i64.const 231118947))))) (local.get $acc)))
     (i64.store32 offset=16 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 18: carry + 2 (x_6 x_12 + x_7 x_11 + x_8 x_10) + x_9^2 + q_6 p_12 + q_7 p_11 + q_8 p_10 + q_9 p_9 + q_10 p_8 + q_11 p_7 + q_12 p_6
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x6) (local.get $x12)) (i64.add (i64.mul (local.get $x7) (local.get $x11)) (i64.mul (local.get $x8) (local.get $x10)))) (i64.const 1))) (i64.add (i64.mul (local.get $x9) (local.get $x9)) (i64.add (i64.mul (local.get $q6) (i64.const 0x1ae3a)) (i64.mul (local.get $q7) (i64.const 0x1185f144))))) (i64.add (i64.add (i64.mul (local.get $q8) (i64.const 0xeac63b0)) (i64.mul (local.get $q9) (i64.const 0x1701b285))) (i64.add (i64.mul (local.get $q10) (i64.const 0x93b1a22)) (i64.add (i64.mul (local.get $q11) (i64.const 0x367cc03d)) (i64.mul (local.get $q12) (i64.const 0x1138f1ef)))))))
+    ;; column 18: carry + 2 (x_6 x_12 + x_7 x_11 + x_8 x_10) + x_9^2 + sum q_i p_j over pairs i = 6..8 and q_9 p_9
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x6) (local.get $x12)) (i64.add (i64.mul (local.get $x7) (local.get $x11)) (i64.mul (local.get $x8) (local.get $x10)))) (i64.const 1)) (i64.add (i64.mul (local.get $x9) (local.get $x9)) (i64.sub (local.get $PQ13) (local.get $PQ6)))) (i64.add (i64.mul (i64.sub (local.get $q6) (local.get $q12)) (i64.const -288834485)) (i64.add (i64.mul (i64.sub (local.get $q7) (local.get $q11)) (i64.const -620154617)) (i64.mul (i64.sub (local.get $q8) (local.get $q10)) (i64.const 91310478))))) (local.get $acc)))
     (i64.store32 offset=20 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 19: carry + 2 (x_7 x_12 + x_8 x_11 + x_9 x_10) + q_7 p_12 + q_8 p_11 + q_9 p_10 + q_10 p_9 + q_11 p_8 + q_12 p_7
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x7) (local.get $x12)) (i64.add (i64.mul (local.get $x8) (local.get $x11)) (i64.mul (local.get $x9) (local.get $x10)))) (i64.const 1))) (i64.add (i64.mul (local.get $q7) (i64.const 0x1ae3a)) (i64.mul (local.get $q8) (i64.const 0x1185f144)))) (i64.add (i64.add (i64.mul (local.get $q9) (i64.const 0xeac63b0)) (i64.mul (local.get $q10) (i64.const 0x1701b285))) (i64.add (i64.mul (local.get $q11) (i64.const 0x93b1a22)) (i64.mul (local.get $q12) (i64.const 0x367cc03d))))))
+    ;; column 19: carry + 2 (x_7 x_12 + x_8 x_11 + x_9 x_10) + sum q_i p_j over pairs i = 7..9
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x7) (local.get $x12)) (i64.add (i64.mul (local.get $x8) (local.get $x11)) (i64.mul (local.get $x9) (local.get $x10)))) (i64.const 1)) (i64.sub (local.get $PQ13) (local.get $PQ7))) (i64.add (i64.mul (i64.sub (local.get $q7) (local.get $q12)) (i64.const -914035203)) (i64.add (i64.mul (i64.sub (local.get $q8) (local.get $q11)) (i64.const 139122466)) (i64.mul (i64.sub (local.get $q9) (local.get $q10)) (i64.const -139808469))))) (local.get $acc)))
     (i64.store32 offset=24 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 20: carry + 2 (x_8 x_12 + x_9 x_11) + x_10^2 + q_8 p_12 + q_9 p_11 + q_10 p_10 + q_11 p_9 + q_12 p_8
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x8) (local.get $x12)) (i64.mul (local.get $x9) (local.get $x11))) (i64.const 1))) (i64.add (i64.mul (local.get $x10) (local.get $x10)) (i64.mul (local.get $q8) (i64.const 0x1ae3a)))) (i64.add (i64.add (i64.mul (local.get $q9) (i64.const 0x1185f144)) (i64.mul (local.get $q10) (i64.const 0xeac63b0))) (i64.add (i64.mul (local.get $q11) (i64.const 0x1701b285)) (i64.mul (local.get $q12) (i64.const 0x93b1a22))))))
+    ;; column 20: carry + 2 (x_8 x_12 + x_9 x_11) + x_10^2 + sum q_i p_j over pairs i = 8..9 and q_10 p_10
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x8) (local.get $x12)) (i64.mul (local.get $x9) (local.get $x11))) (i64.const 1)) (i64.mul (local.get $x10) (local.get $x10))) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ8)) (i64.add (i64.mul (i64.sub (local.get $q8) (local.get $q12)) (i64.const -154758120)) (i64.mul (i64.sub (local.get $q9) (local.get $q11)) (i64.const -91996481))))) (local.get $acc)))
     (i64.store32 offset=28 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 21: carry + 2 (x_9 x_12 + x_10 x_11) + q_9 p_12 + q_10 p_11 + q_11 p_10 + q_12 p_9
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x9) (local.get $x12)) (i64.mul (local.get $x10) (local.get $x11))) (i64.const 1)) (i64.mul (local.get $q9) (i64.const 0x1ae3a)))) (i64.add (i64.mul (local.get $q10) (i64.const 0x1185f144)) (i64.add (i64.mul (local.get $q11) (i64.const 0xeac63b0)) (i64.mul (local.get $q12) (i64.const 0x1701b285))))))
+    ;; column 21: carry + 2 (x_9 x_12 + x_10 x_11) + sum q_i p_j over pairs i = 9..10
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x9) (local.get $x12)) (i64.mul (local.get $x10) (local.get $x11))) (i64.const 1)) (i64.sub (local.get $PQ13) (local.get $PQ9))) (i64.add (i64.mul (i64.sub (local.get $q9) (local.get $q12)) (i64.const -385877067)) (i64.mul (i64.sub (local.get $q10) (local.get $q11)) (i64.const 47811988)))) (local.get $acc)))
     (i64.store32 offset=32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 22: carry + 2 (x_10 x_12) + x_11^2 + q_10 p_12 + q_11 p_11 + q_12 p_10
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.mul (local.get $x10) (local.get $x12)) (i64.const 1)) (i64.mul (local.get $x11) (local.get $x11)))) (i64.add (i64.mul (local.get $q10) (i64.const 0x1ae3a)) (i64.add (i64.mul (local.get $q11) (i64.const 0x1185f144)) (i64.mul (local.get $q12) (i64.const 0xeac63b0))))))
+    ;; column 22: carry + 2 (x_10 x_12) + x_11^2 + sum q_i p_j over pairs i = 10..10 and q_11 p_11
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x10) (local.get $x12)) (i64.const 1)) (i64.mul (local.get $x11) (local.get $x11))) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ10)) (i64.mul (i64.sub (local.get $q10) (local.get $q12)) (i64.const -246068598)))) (local.get $acc)))
     (i64.store32 offset=36 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 23: carry + 2 (x_11 x_12) + q_11 p_12 + q_12 p_11
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.mul (local.get $x11) (local.get $x12)) (i64.const 1))) (i64.add (i64.mul (local.get $q11) (i64.const 0x1ae3a)) (i64.mul (local.get $q12) (i64.const 0x1185f144)))))
+    ;; column 23: carry + 2 (x_11 x_12) + sum q_i p_j over pairs i = 11..11
+    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $x11) (local.get $x12)) (i64.const 1)) (i64.add (i64.sub (local.get $PQ13) (local.get $PQ11)) (i64.mul (i64.sub (local.get $q11) (local.get $q12)) (i64.const -293880586)))) (local.get $acc)))
     (i64.store32 offset=40 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 24: carry + x_12^2 + q_12 p_12
-    (local.set $acc (i64.add (local.get $acc) (i64.add (i64.mul (local.get $x12) (local.get $x12)) (i64.mul (local.get $q12) (i64.const 0x1ae3a)))))
+    ;; column 24: carry + x_12^2 + sum q_i p_j over q_12 p_12
+    (local.set $acc (i64.add (i64.add (i64.mul (local.get $x12) (local.get $x12)) (i64.sub (local.get $PQ13) (local.get $PQ12))) (local.get $acc)))
     (i64.store32 offset=44 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; the value is < 2p < R, so the last carry is the top limb

@@ -4,9 +4,8 @@
 ;; w = 30, n = 9, R = 2^270, lazy range [0, 2p) since 4p < R
 ;; mu = -p^-1 mod 2^w = 304428337
 ;; R^2 mod p = 0x1000007a2000e90a10000000
-;; carry plan: w=30, n=9: a carry every 8 columns; 2 carries per 18 limb products (about one per 9.0); largest accumulator < 2^64
-;; i64.mul per Montgomery product: 171
-;; mul shape: unrolled
+;; carry plan (operand-scanning shapes): w=30, n=9: a carry every 8 columns; 2 carries per 18 limb products (about one per 9.0); largest accumulator < 2^64
+;; mul shape: pairs, 92 i64.mul per Montgomery product; loop exported as fp_mulLoop
 ;; memory: element = 9 little-endian u32 limbs (36 bytes); constants at 16..18760,
 ;; scratch stack 18760..35144 (global sp, grows down), free memory from heapBase = 35144
 ;; curve secp256k1: y^2 = x^3 + 0x0 x + 0x7, r = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141 (256 bits), h = 0x1
@@ -37,20 +36,18 @@
   ;; beta @ 18720: beta, a cube root of unity: lambda * (x, y) = (beta x, y) (Montgomery form)
   (data (i32.const 18720) "\32\2b\c8\22\c9\08\1d\36\90\62\bd\02\b8\c4\31\16\78\ff\40\01\39\2e\d0\38\25\a6\e3\0f\d5\b3\cb\2b\ab\8d\00\00")
 
-  ;; fp_mul(out, x, y): out = x * y / R mod p (Montgomery product), fully unrolled.
-  ;; Inputs in [0, 2p), output in [0, 2p) (holds because 4p < R). out may alias x or y.
-  ;; Carry plan: w=30, n=9: a carry every 8 columns; 2 carries per 18 limb products (about one per 9.0); largest accumulator < 2^64.
+  ;; fp_mul(out, x, y): out = x * y / R mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.
+  ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 107 limb products.
   (func $fp_mul (export "fp_mul") (param $out i32) (param $x i32) (param $y i32)
-    (local $xi i64)
-    (local $S0 i64)
-    (local $S1 i64)
-    (local $S2 i64)
-    (local $S3 i64)
-    (local $S4 i64)
-    (local $S5 i64)
-    (local $S6 i64)
-    (local $S7 i64)
-    (local $S8 i64)
+    (local $x0 i64)
+    (local $x1 i64)
+    (local $x2 i64)
+    (local $x3 i64)
+    (local $x4 i64)
+    (local $x5 i64)
+    (local $x6 i64)
+    (local $x7 i64)
+    (local $x8 i64)
     (local $y0 i64)
     (local $y1 i64)
     (local $y2 i64)
@@ -60,10 +57,44 @@
     (local $y6 i64)
     (local $y7 i64)
     (local $y8 i64)
-    (local $t i64)
-    (local $q i64)
-    (local $c0 i64)
-    ;; y_j stay in locals for the whole product
+    (local $PD1 i64)
+    (local $PD2 i64)
+    (local $PD3 i64)
+    (local $PD4 i64)
+    (local $PD5 i64)
+    (local $PD6 i64)
+    (local $PD7 i64)
+    (local $PD8 i64)
+    (local $PD9 i64)
+    (local $acc i64)
+    (local $hi i64)
+    (local $q0 i64)
+    (local $q1 i64)
+    (local $PQ2 i64)
+    (local $q2 i64)
+    (local $PQ3 i64)
+    (local $q3 i64)
+    (local $PQ4 i64)
+    (local $q4 i64)
+    (local $PQ5 i64)
+    (local $q5 i64)
+    (local $PQ6 i64)
+    (local $q6 i64)
+    (local $PQ7 i64)
+    (local $q7 i64)
+    (local $PQ8 i64)
+    (local $q8 i64)
+    (local $PQ9 i64)
+    ;; x_j, y_j in locals
+    (local.set $x0 (i64.load32_u (local.get $x)))
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
     (local.set $y0 (i64.load32_u (local.get $y)))
     (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
     (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
@@ -73,275 +104,116 @@
     (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
     (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
     (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
-    ;; outer step 0: S = (S + x_0*y + q_0*p) / 2^w
-    (local.set $xi (i64.load32_u (local.get $x)))
-    ;; column 0: t = x_0*y_0 + q_0*p_0, carry out
-    (local.set $t (i64.mul (local.get $xi) (local.get $y0)))
-    ;; q_0 = (t * mu) mod 2^30, so that t + q_0*p_0 = 0 mod 2^30 (mu = 304428337)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x3ffffc2f))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = x_0*y_1 + q_0*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.mul (local.get $xi) (local.get $y1)) (i64.mul (local.get $q) (i64.const 0x3ffffffb))) (local.get $c0)))
-    ;; column 2: S_1 = x_0*y_2 + q_0*p_2
-    (local.set $S1 (i64.add (i64.mul (local.get $xi) (local.get $y2)) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 3: S_2 = x_0*y_3 + q_0*p_3
-    (local.set $S2 (i64.add (i64.mul (local.get $xi) (local.get $y3)) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 4: S_3 = x_0*y_4 + q_0*p_4
-    (local.set $S3 (i64.add (i64.mul (local.get $xi) (local.get $y4)) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 5: S_4 = x_0*y_5 + q_0*p_5
-    (local.set $S4 (i64.add (i64.mul (local.get $xi) (local.get $y5)) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 6: S_5 = x_0*y_6 + q_0*p_6
-    (local.set $S5 (i64.add (i64.mul (local.get $xi) (local.get $y6)) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 7: S_6 = x_0*y_7 + q_0*p_7
-    (local.set $S6 (i64.add (i64.mul (local.get $xi) (local.get $y7)) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 8: S_7 = x_0*y_8 + q_0*p_8, carry out
-    (local.set $t (i64.add (i64.mul (local.get $xi) (local.get $y8)) (i64.mul (local.get $q) (i64.const 0xffff))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (local.set $S7 (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $S8 (local.get $c0))
-    ;; outer step 1: S = (S + x_1*y + q_1*p) / 2^w
-    (local.set $xi (i64.load32_u offset=4 (local.get $x)))
-    ;; column 0: t = S_0 + x_1*y_0 + q_1*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_1 = (t * mu) mod 2^30, so that t + q_1*p_0 = 0 mod 2^30 (mu = 304428337)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x3ffffc2f))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_1*y_1 + q_1*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3ffffffb))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_1*y_2 + q_1*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 3: S_2 = S_3 + x_1*y_3 + q_1*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 4: S_3 = S_4 + x_1*y_4 + q_1*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 5: S_4 = S_5 + x_1*y_5 + q_1*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 6: S_5 = S_6 + x_1*y_6 + q_1*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 7: S_6 = S_7 + x_1*y_7 + q_1*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 8: S_7 = S_8 + x_1*y_8 + q_1*p_8, carry out
-    (local.set $t (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0xffff))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (local.set $S7 (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $S8 (local.get $c0))
-    ;; outer step 2: S = (S + x_2*y + q_2*p) / 2^w
-    (local.set $xi (i64.load32_u offset=8 (local.get $x)))
-    ;; column 0: t = S_0 + x_2*y_0 + q_2*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_2 = (t * mu) mod 2^30, so that t + q_2*p_0 = 0 mod 2^30 (mu = 304428337)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x3ffffc2f))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_2*y_1 + q_2*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3ffffffb))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_2*y_2 + q_2*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 3: S_2 = S_3 + x_2*y_3 + q_2*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 4: S_3 = S_4 + x_2*y_4 + q_2*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 5: S_4 = S_5 + x_2*y_5 + q_2*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 6: S_5 = S_6 + x_2*y_6 + q_2*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 7: S_6 = S_7 + x_2*y_7 + q_2*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 8: S_7 = S_8 + x_2*y_8 + q_2*p_8, carry out
-    (local.set $t (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0xffff))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (local.set $S7 (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $S8 (local.get $c0))
-    ;; outer step 3: S = (S + x_3*y + q_3*p) / 2^w
-    (local.set $xi (i64.load32_u offset=12 (local.get $x)))
-    ;; column 0: t = S_0 + x_3*y_0 + q_3*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_3 = (t * mu) mod 2^30, so that t + q_3*p_0 = 0 mod 2^30 (mu = 304428337)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x3ffffc2f))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_3*y_1 + q_3*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3ffffffb))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_3*y_2 + q_3*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 3: S_2 = S_3 + x_3*y_3 + q_3*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 4: S_3 = S_4 + x_3*y_4 + q_3*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 5: S_4 = S_5 + x_3*y_5 + q_3*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 6: S_5 = S_6 + x_3*y_6 + q_3*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 7: S_6 = S_7 + x_3*y_7 + q_3*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 8: S_7 = S_8 + x_3*y_8 + q_3*p_8, carry out
-    (local.set $t (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0xffff))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (local.set $S7 (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $S8 (local.get $c0))
-    ;; outer step 4: S = (S + x_4*y + q_4*p) / 2^w
-    (local.set $xi (i64.load32_u offset=16 (local.get $x)))
-    ;; column 0: t = S_0 + x_4*y_0 + q_4*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_4 = (t * mu) mod 2^30, so that t + q_4*p_0 = 0 mod 2^30 (mu = 304428337)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x3ffffc2f))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_4*y_1 + q_4*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3ffffffb))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_4*y_2 + q_4*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 3: S_2 = S_3 + x_4*y_3 + q_4*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 4: S_3 = S_4 + x_4*y_4 + q_4*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 5: S_4 = S_5 + x_4*y_5 + q_4*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 6: S_5 = S_6 + x_4*y_6 + q_4*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 7: S_6 = S_7 + x_4*y_7 + q_4*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 8: S_7 = S_8 + x_4*y_8 + q_4*p_8, carry out
-    (local.set $t (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0xffff))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (local.set $S7 (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $S8 (local.get $c0))
-    ;; outer step 5: S = (S + x_5*y + q_5*p) / 2^w
-    (local.set $xi (i64.load32_u offset=20 (local.get $x)))
-    ;; column 0: t = S_0 + x_5*y_0 + q_5*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_5 = (t * mu) mod 2^30, so that t + q_5*p_0 = 0 mod 2^30 (mu = 304428337)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x3ffffc2f))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_5*y_1 + q_5*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3ffffffb))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_5*y_2 + q_5*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 3: S_2 = S_3 + x_5*y_3 + q_5*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 4: S_3 = S_4 + x_5*y_4 + q_5*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 5: S_4 = S_5 + x_5*y_5 + q_5*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 6: S_5 = S_6 + x_5*y_6 + q_5*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 7: S_6 = S_7 + x_5*y_7 + q_5*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 8: S_7 = S_8 + x_5*y_8 + q_5*p_8, carry out
-    (local.set $t (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0xffff))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (local.set $S7 (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $S8 (local.get $c0))
-    ;; outer step 6: S = (S + x_6*y + q_6*p) / 2^w
-    (local.set $xi (i64.load32_u offset=24 (local.get $x)))
-    ;; column 0: t = S_0 + x_6*y_0 + q_6*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_6 = (t * mu) mod 2^30, so that t + q_6*p_0 = 0 mod 2^30 (mu = 304428337)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x3ffffc2f))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_6*y_1 + q_6*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3ffffffb))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_6*y_2 + q_6*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 3: S_2 = S_3 + x_6*y_3 + q_6*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 4: S_3 = S_4 + x_6*y_4 + q_6*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 5: S_4 = S_5 + x_6*y_5 + q_6*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 6: S_5 = S_6 + x_6*y_6 + q_6*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 7: S_6 = S_7 + x_6*y_7 + q_6*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 8: S_7 = S_8 + x_6*y_8 + q_6*p_8, carry out
-    (local.set $t (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0xffff))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (local.set $S7 (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $S8 (local.get $c0))
-    ;; outer step 7: S = (S + x_7*y + q_7*p) / 2^w
-    (local.set $xi (i64.load32_u offset=28 (local.get $x)))
-    ;; column 0: t = S_0 + x_7*y_0 + q_7*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_7 = (t * mu) mod 2^30, so that t + q_7*p_0 = 0 mod 2^30 (mu = 304428337)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x3ffffc2f))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_7*y_1 + q_7*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3ffffffb))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_7*y_2 + q_7*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 3: S_2 = S_3 + x_7*y_3 + q_7*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 4: S_3 = S_4 + x_7*y_4 + q_7*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 5: S_4 = S_5 + x_7*y_5 + q_7*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 6: S_5 = S_6 + x_7*y_6 + q_7*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 7: S_6 = S_7 + x_7*y_7 + q_7*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 8: S_7 = S_8 + x_7*y_8 + q_7*p_8, carry out
-    (local.set $t (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0xffff))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (local.set $S7 (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $S8 (local.get $c0))
-    ;; outer step 8: S = (S + x_8*y + q_8*p) / 2^w
-    (local.set $xi (i64.load32_u offset=32 (local.get $x)))
-    ;; column 0: t = S_0 + x_8*y_0 + q_8*p_0, carry out
-    (local.set $t (i64.add (local.get $S0) (i64.mul (local.get $xi) (local.get $y0))))
-    ;; q_8 = (t * mu) mod 2^30, so that t + q_8*p_0 = 0 mod 2^30 (mu = 304428337)
-    (local.set $q (i64.and (i64.mul (local.get $t) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $t) (i64.mul (local.get $q) (i64.const 0x3ffffc2f))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    ;; column 1: S_0 = S_1 + x_8*y_1 + q_8*p_1 + carry
-    (local.set $S0 (i64.add (i64.add (i64.add (local.get $S1) (i64.mul (local.get $xi) (local.get $y1))) (i64.mul (local.get $q) (i64.const 0x3ffffffb))) (local.get $c0)))
-    ;; column 2: S_1 = S_2 + x_8*y_2 + q_8*p_2
-    (local.set $S1 (i64.add (i64.add (local.get $S2) (i64.mul (local.get $xi) (local.get $y2))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 3: S_2 = S_3 + x_8*y_3 + q_8*p_3
-    (local.set $S2 (i64.add (i64.add (local.get $S3) (i64.mul (local.get $xi) (local.get $y3))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 4: S_3 = S_4 + x_8*y_4 + q_8*p_4
-    (local.set $S3 (i64.add (i64.add (local.get $S4) (i64.mul (local.get $xi) (local.get $y4))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 5: S_4 = S_5 + x_8*y_5 + q_8*p_5
-    (local.set $S4 (i64.add (i64.add (local.get $S5) (i64.mul (local.get $xi) (local.get $y5))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 6: S_5 = S_6 + x_8*y_6 + q_8*p_6
-    (local.set $S5 (i64.add (i64.add (local.get $S6) (i64.mul (local.get $xi) (local.get $y6))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 7: S_6 = S_7 + x_8*y_7 + q_8*p_7
-    (local.set $S6 (i64.add (i64.add (local.get $S7) (i64.mul (local.get $xi) (local.get $y7))) (i64.mul (local.get $q) (i64.const 0x3fffffff))))
-    ;; column 8: S_7 = S_8 + x_8*y_8 + q_8*p_8, carry out
-    (local.set $t (i64.add (i64.add (local.get $S8) (i64.mul (local.get $xi) (local.get $y8))) (i64.mul (local.get $q) (i64.const 0xffff))))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (local.set $S7 (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $S8 (local.get $c0))
-    ;; normalize: propagate the lazy carries so every limb has w bits, then store
-    (local.set $t (local.get $S0))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S1) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S2) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S3) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S4) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S5) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S6) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (local.set $t (i64.add (local.get $S7) (local.get $c0)))
-    (local.set $c0 (i64.shr_u (local.get $t) (i64.const 30)))
-    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $t) (i64.const 0x3fffffff)))
-    (i64.store32 offset=32 (local.get $out) (i64.add (local.get $S8) (local.get $c0)))
+    ;; PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) (mod 2^64; only differences of a few terms are used)
+    (local.set $PD1 (i64.mul (local.get $x0) (local.get $y0)))
+    (local.set $PD2 (i64.add (local.get $PD1) (i64.mul (local.get $x1) (local.get $y1))))
+    (local.set $PD3 (i64.add (local.get $PD2) (i64.mul (local.get $x2) (local.get $y2))))
+    (local.set $PD4 (i64.add (local.get $PD3) (i64.mul (local.get $x3) (local.get $y3))))
+    (local.set $PD5 (i64.add (local.get $PD4) (i64.mul (local.get $x4) (local.get $y4))))
+    (local.set $PD6 (i64.add (local.get $PD5) (i64.mul (local.get $x5) (local.get $y5))))
+    (local.set $PD7 (i64.add (local.get $PD6) (i64.mul (local.get $x6) (local.get $y6))))
+    (local.set $PD8 (i64.add (local.get $PD7) (i64.mul (local.get $x7) (local.get $y7))))
+    (local.set $PD9 (i64.add (local.get $PD8) (i64.mul (local.get $x8) (local.get $y8))))
+    ;; column 0: sum x_i y_j over x_0 y_0 + q_0 p_0
+    (local.set $acc (local.get $PD1))
+    ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q0) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 1: carry + sum x_i y_j over pairs i = 0..0 + q_0 p_1 + q_1 p_0
+    (local.set $acc (i64.add (i64.add (local.get $PD2) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0))) (i64.mul (local.get $q0) (i64.const 0x3ffffffb)))) (local.get $acc)))
+    ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x3ffffffb)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 2: carry + sum x_i y_j over pairs i = 0..0 and x_1 y_1 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD3) (i64.mul (i64.sub (local.get $x0) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y0)))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (local.get $PQ2))) (local.get $acc)))
+    ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x3fffffff))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 3: carry + sum x_i y_j over pairs i = 0..1 + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD4) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1))))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.add (local.get $PQ3) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const 4))))) (local.get $acc)))
+    ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x3fffffff))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 4: carry + sum x_i y_j over pairs i = 0..1 and x_2 y_2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD5) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y1))))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.add (local.get $PQ4) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 4))))) (local.get $acc)))
+    ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x3fffffff))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 5: carry + sum x_i y_j over pairs i = 0..2 + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD6) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ5) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 4))))) (local.get $acc)))
+    ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0x3fffffff))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 6: carry + sum x_i y_j over pairs i = 0..2 and x_3 y_3 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD7) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y1))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y2))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ6) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const 4))))) (local.get $acc)))
+    ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x3fffffff))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 7: carry + sum x_i y_j over pairs i = 0..3 + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.add (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1))) (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ7) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const 4))))) (local.get $acc)))
+    ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x3fffffff))))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 8: carry + sum x_i y_j over pairs i = 0..3 and x_4 y_4 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD9) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y1))))) (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y2))) (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y3))) (i64.mul (local.get $q0) (i64.const 0xffff))))) (local.get $acc)))
+    ;; carry: the next block could overflow 64 bits
+    (local.set $hi (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $acc (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.add (local.get $PQ8) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 4))) (local.get $acc)))
+    ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
+    (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0xffff))))
+    (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
+    ;; column 9: carry + sum x_i y_j over pairs i = 1..4 + sum q_i p_j over pairs i = 1..4
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD1)) (i64.add (i64.mul (i64.sub (local.get $x1) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y1))) (i64.mul (i64.sub (local.get $x2) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y2))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y3))) (i64.mul (i64.sub (local.get $x4) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y4)))) (i64.add (local.get $PQ9) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -1073676284))))) (local.get $acc)))
+    (i64.store32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 10: carry + sum x_i y_j over pairs i = 2..4 and x_5 y_5 + sum q_i p_j over pairs i = 2..4 and q_5 p_5
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD2)) (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y2))) (i64.mul (i64.sub (local.get $x3) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y3))))) (i64.add (i64.mul (i64.sub (local.get $x4) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y4))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ2)) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const -1073676288))))) (local.get $acc)))
+    (i64.store32 offset=4 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 11: carry + sum x_i y_j over pairs i = 3..5 + sum q_i p_j over pairs i = 3..5
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD3)) (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y3))) (i64.mul (i64.sub (local.get $x4) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y4))))) (i64.add (i64.mul (i64.sub (local.get $x5) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y5))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ3)) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const -1073676288))))) (local.get $acc)))
+    (i64.store32 offset=8 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 12: carry + sum x_i y_j over pairs i = 4..5 and x_6 y_6 + sum q_i p_j over pairs i = 4..5 and q_6 p_6
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD4)) (i64.mul (i64.sub (local.get $x4) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y4)))) (i64.add (i64.mul (i64.sub (local.get $x5) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y5))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ4)) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -1073676288))))) (local.get $acc)))
+    (i64.store32 offset=12 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 13: carry + sum x_i y_j over pairs i = 5..6 + sum q_i p_j over pairs i = 5..6
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD5)) (i64.mul (i64.sub (local.get $x5) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y5)))) (i64.add (i64.mul (i64.sub (local.get $x6) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y6))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ5)) (i64.mul (i64.sub (local.get $q5) (local.get $q8)) (i64.const -1073676288))))) (local.get $acc)))
+    (i64.store32 offset=16 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 14: carry + sum x_i y_j over pairs i = 6..6 and x_7 y_7 + sum q_i p_j over pairs i = 6..6 and q_7 p_7
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD6)) (i64.mul (i64.sub (local.get $x6) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y6)))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ6)) (i64.mul (i64.sub (local.get $q6) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (i64.store32 offset=20 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 15: carry + sum x_i y_j over pairs i = 7..7 + sum q_i p_j over pairs i = 7..7
+    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD7)) (i64.mul (i64.sub (local.get $x7) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y7)))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ7)) (i64.mul (i64.sub (local.get $q7) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (i64.store32 offset=24 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; column 16: carry + sum x_i y_j over x_8 y_8 + sum q_i p_j over q_8 p_8
+    (local.set $acc (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD8)) (i64.sub (local.get $PQ9) (local.get $PQ8))) (local.get $acc)))
+    (i64.store32 offset=28 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
+    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; the value is < 2p < R, so the last carry is the top limb
+    (i64.store32 offset=32 (local.get $out) (local.get $acc))
   )
 
   ;; fp_mulLoop(out, x, y): out = x * y / R mod p (Montgomery product), outer step in a loop.
@@ -442,7 +314,7 @@
   )
 
   ;; fp_sqr(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
-  ;; Product scanning with 45 + 90 limb products (a product costs 171).
+  ;; Product scanning: cross products doubled, reduction by pair products (107 limb products).
   (func $fp_sqr (export "fp_sqr") (param $out i32) (param $x i32)
     (local $x0 i64)
     (local $x1 i64)
@@ -457,13 +329,21 @@
     (local $hi i64)
     (local $q0 i64)
     (local $q1 i64)
+    (local $PQ2 i64)
     (local $q2 i64)
+    (local $PQ3 i64)
     (local $q3 i64)
+    (local $PQ4 i64)
     (local $q4 i64)
+    (local $PQ5 i64)
     (local $q5 i64)
+    (local $PQ6 i64)
     (local $q6 i64)
+    (local $PQ7 i64)
     (local $q7 i64)
+    (local $PQ8 i64)
     (local $q8 i64)
+    (local $PQ9 i64)
     ;; x_j in locals
     (local.set $x0 (i64.load32_u (local.get $x)))
     (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
@@ -478,90 +358,98 @@
     (local.set $acc (i64.mul (local.get $x0) (local.get $x0)))
     ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x3ffffc2f))))
+    (local.set $acc (i64.add (i64.mul (local.get $q0) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 1: carry + 2 (x_0 x_1) + q_0 p_1 + q_1 p_0
-    (local.set $acc (i64.add (local.get $acc) (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3ffffffb)))))
+    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3ffffffb))) (local.get $acc)))
     ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q1) (i64.const 0x3ffffc2f))))
+    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x3ffffffb)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + q_1 p_1 + q_2 p_0
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1))) (i64.add (i64.mul (local.get $x1) (local.get $x1)) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.mul (local.get $q1) (i64.const 0x3ffffffb))))))
+    ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1)) (i64.mul (local.get $x1) (local.get $x1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (local.get $PQ2))) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q2) (i64.const 0x3ffffc2f))))
+    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + q_1 p_2 + q_2 p_1 + q_3 p_0
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.add (i64.mul (local.get $q1) (i64.const 0x3fffffff)) (i64.mul (local.get $q2) (i64.const 0x3ffffffb))))))
+    ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ3) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const 4)))) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q3) (i64.const 0x3ffffc2f))))
+    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + q_1 p_3 + q_2 p_2 + q_3 p_1 + q_4 p_0
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2)))) (i64.add (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.mul (local.get $q1) (i64.const 0x3fffffff))) (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffffff)) (i64.mul (local.get $q3) (i64.const 0x3ffffffb))))))
+    ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.add (local.get $PQ4) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 4))))) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q4) (i64.const 0x3ffffc2f))))
+    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + q_1 p_4 + q_2 p_3 + q_3 p_2 + q_4 p_1 + q_5 p_0
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.add (i64.mul (local.get $x1) (local.get $x4)) (i64.mul (local.get $x2) (local.get $x3)))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff)))) (i64.add (i64.add (i64.mul (local.get $q1) (i64.const 0x3fffffff)) (i64.mul (local.get $q2) (i64.const 0x3fffffff))) (i64.add (i64.mul (local.get $q3) (i64.const 0x3fffffff)) (i64.mul (local.get $q4) (i64.const 0x3ffffffb))))))
+    ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.add (i64.mul (local.get $x1) (local.get $x4)) (i64.mul (local.get $x2) (local.get $x3)))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ5) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 4)))) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q5) (i64.const 0x3ffffc2f))))
+    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + q_1 p_5 + q_2 p_4 + q_3 p_3 + q_4 p_2 + q_5 p_1 + q_6 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.add (i64.mul (local.get $x1) (local.get $x5)) (i64.mul (local.get $x2) (local.get $x4)))) (i64.const 1))) (i64.add (i64.mul (local.get $x3) (local.get $x3)) (i64.mul (local.get $q0) (i64.const 0x3fffffff)))) (i64.add (i64.add (i64.mul (local.get $q1) (i64.const 0x3fffffff)) (i64.mul (local.get $q2) (i64.const 0x3fffffff))) (i64.add (i64.mul (local.get $q3) (i64.const 0x3fffffff)) (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffffff)) (i64.mul (local.get $q5) (i64.const 0x3ffffffb)))))))
+    ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.add (i64.mul (local.get $x1) (local.get $x5)) (i64.mul (local.get $x2) (local.get $x4)))) (i64.const 1)) (i64.mul (local.get $x3) (local.get $x3))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.add (local.get $PQ6) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const 4))))) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q6) (i64.const 0x3ffffc2f))))
+    (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + q_1 p_6 + q_2 p_5 + q_3 p_4 + q_4 p_3 + q_5 p_2 + q_6 p_1 + q_7 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.add (i64.mul (local.get $x2) (local.get $x5)) (i64.mul (local.get $x3) (local.get $x4)))) (i64.const 1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.mul (local.get $q1) (i64.const 0x3fffffff)))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffffff)) (i64.mul (local.get $q3) (i64.const 0x3fffffff))) (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffffff)) (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffffff)) (i64.mul (local.get $q6) (i64.const 0x3ffffffb)))))))
+    ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.add (i64.mul (local.get $x2) (local.get $x5)) (i64.mul (local.get $x3) (local.get $x4)))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ7) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const 4)))) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const 0x3ffffc2f))))
+    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + q_1 p_7 + q_2 p_6 + q_3 p_5 + q_4 p_4 + q_5 p_3 + q_6 p_2 + q_7 p_1 + q_8 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.add (i64.mul (local.get $x2) (local.get $x6)) (i64.mul (local.get $x3) (local.get $x5)))) (i64.const 1))) (i64.add (i64.mul (local.get $x4) (local.get $x4)) (i64.add (i64.mul (local.get $q0) (i64.const 0xffff)) (i64.mul (local.get $q1) (i64.const 0x3fffffff))))) (i64.add (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffffff)) (i64.mul (local.get $q3) (i64.const 0x3fffffff))) (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffffff)) (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffffff)) (i64.mul (local.get $q6) (i64.const 0x3fffffff)))))))
-    ;; carry: the next term could overflow 64 bits
+    ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
+    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.add (i64.mul (local.get $x2) (local.get $x6)) (i64.mul (local.get $x3) (local.get $x5)))) (i64.const 1)) (i64.add (i64.mul (local.get $x4) (local.get $x4)) (i64.mul (local.get $q0) (i64.const 0xffff)))) (local.get $acc)))
+    ;; carry: the next block could overflow 64 bits
     (local.set $hi (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $acc (i64.and (local.get $acc) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q7) (i64.const 0x3ffffffb))))
+    (local.set $acc (i64.add (i64.add (local.get $PQ8) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 4))) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q8) (i64.const 0x3ffffc2f))))
+    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3ffffc2f)) (local.get $acc)))
+    (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0xffff))))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
-    ;; column 9: carry + 2 (x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + q_1 p_8 + q_2 p_7 + q_3 p_6 + q_4 p_5 + q_5 p_4 + q_6 p_3 + q_7 p_2 + q_8 p_1
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x8)) (i64.mul (local.get $x2) (local.get $x7))) (i64.add (i64.mul (local.get $x3) (local.get $x6)) (i64.mul (local.get $x4) (local.get $x5)))) (i64.const 1))) (i64.add (i64.mul (local.get $q1) (i64.const 0xffff)) (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffffff)) (i64.mul (local.get $q3) (i64.const 0x3fffffff))))) (i64.add (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffffff)) (i64.mul (local.get $q5) (i64.const 0x3fffffff))) (i64.add (i64.mul (local.get $q6) (i64.const 0x3fffffff)) (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffffff)) (i64.mul (local.get $q8) (i64.const 0x3ffffffb)))))))
+    ;; column 9: carry + 2 (x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + sum q_i p_j over pairs i = 1..4
+    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x8)) (i64.mul (local.get $x2) (local.get $x7))) (i64.add (i64.mul (local.get $x3) (local.get $x6)) (i64.mul (local.get $x4) (local.get $x5)))) (i64.const 1)) (i64.add (local.get $PQ9) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -1073676284)))) (local.get $acc)))
     (i64.store32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 10: carry + 2 (x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + q_2 p_8 + q_3 p_7 + q_4 p_6 + q_5 p_5 + q_6 p_4 + q_7 p_3 + q_8 p_2
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x2) (local.get $x8)) (i64.add (i64.mul (local.get $x3) (local.get $x7)) (i64.mul (local.get $x4) (local.get $x6)))) (i64.const 1))) (i64.add (i64.mul (local.get $x5) (local.get $x5)) (i64.add (i64.mul (local.get $q2) (i64.const 0xffff)) (i64.mul (local.get $q3) (i64.const 0x3fffffff))))) (i64.add (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffffff)) (i64.mul (local.get $q5) (i64.const 0x3fffffff))) (i64.add (i64.mul (local.get $q6) (i64.const 0x3fffffff)) (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffffff)) (i64.mul (local.get $q8) (i64.const 0x3fffffff)))))))
+    ;; column 10: carry + 2 (x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + sum q_i p_j over pairs i = 2..4 and q_5 p_5
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x2) (local.get $x8)) (i64.add (i64.mul (local.get $x3) (local.get $x7)) (i64.mul (local.get $x4) (local.get $x6)))) (i64.const 1)) (i64.mul (local.get $x5) (local.get $x5))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ2)) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
     (i64.store32 offset=4 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 11: carry + 2 (x_3 x_8 + x_4 x_7 + x_5 x_6) + q_3 p_8 + q_4 p_7 + q_5 p_6 + q_6 p_5 + q_7 p_4 + q_8 p_3
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x3) (local.get $x8)) (i64.add (i64.mul (local.get $x4) (local.get $x7)) (i64.mul (local.get $x5) (local.get $x6)))) (i64.const 1))) (i64.add (i64.mul (local.get $q3) (i64.const 0xffff)) (i64.mul (local.get $q4) (i64.const 0x3fffffff)))) (i64.add (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffffff)) (i64.mul (local.get $q6) (i64.const 0x3fffffff))) (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffffff)) (i64.mul (local.get $q8) (i64.const 0x3fffffff))))))
+    ;; column 11: carry + 2 (x_3 x_8 + x_4 x_7 + x_5 x_6) + sum q_i p_j over pairs i = 3..5
+    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x3) (local.get $x8)) (i64.add (i64.mul (local.get $x4) (local.get $x7)) (i64.mul (local.get $x5) (local.get $x6)))) (i64.const 1)) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ3)) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
     (i64.store32 offset=8 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 12: carry + 2 (x_4 x_8 + x_5 x_7) + x_6^2 + q_4 p_8 + q_5 p_7 + q_6 p_6 + q_7 p_5 + q_8 p_4
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $acc) (i64.shl (i64.add (i64.mul (local.get $x4) (local.get $x8)) (i64.mul (local.get $x5) (local.get $x7))) (i64.const 1))) (i64.add (i64.mul (local.get $x6) (local.get $x6)) (i64.mul (local.get $q4) (i64.const 0xffff)))) (i64.add (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffffff)) (i64.mul (local.get $q6) (i64.const 0x3fffffff))) (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffffff)) (i64.mul (local.get $q8) (i64.const 0x3fffffff))))))
+    ;; column 12: carry + 2 (x_4 x_8 + x_5 x_7) + x_6^2 + sum q_i p_j over pairs i = 4..5 and q_6 p_6
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x4) (local.get $x8)) (i64.mul (local.get $x5) (local.get $x7))) (i64.const 1)) (i64.mul (local.get $x6) (local.get $x6))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ4)) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
     (i64.store32 offset=12 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 13: carry + 2 (x_5 x_8 + x_6 x_7) + q_5 p_8 + q_6 p_7 + q_7 p_6 + q_8 p_5
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.add (i64.mul (local.get $x5) (local.get $x8)) (i64.mul (local.get $x6) (local.get $x7))) (i64.const 1)) (i64.mul (local.get $q5) (i64.const 0xffff)))) (i64.add (i64.mul (local.get $q6) (i64.const 0x3fffffff)) (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffffff)) (i64.mul (local.get $q8) (i64.const 0x3fffffff))))))
+    ;; column 13: carry + 2 (x_5 x_8 + x_6 x_7) + sum q_i p_j over pairs i = 5..6
+    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x5) (local.get $x8)) (i64.mul (local.get $x6) (local.get $x7))) (i64.const 1)) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ5)) (i64.mul (i64.sub (local.get $q5) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
     (i64.store32 offset=16 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 14: carry + 2 (x_6 x_8) + x_7^2 + q_6 p_8 + q_7 p_7 + q_8 p_6
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.add (i64.shl (i64.mul (local.get $x6) (local.get $x8)) (i64.const 1)) (i64.mul (local.get $x7) (local.get $x7)))) (i64.add (i64.mul (local.get $q6) (i64.const 0xffff)) (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffffff)) (i64.mul (local.get $q8) (i64.const 0x3fffffff))))))
+    ;; column 14: carry + 2 (x_6 x_8) + x_7^2 + sum q_i p_j over pairs i = 6..6 and q_7 p_7
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x6) (local.get $x8)) (i64.const 1)) (i64.mul (local.get $x7) (local.get $x7))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ6)) (i64.mul (i64.sub (local.get $q6) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
     (i64.store32 offset=20 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 15: carry + 2 (x_7 x_8) + q_7 p_8 + q_8 p_7
-    (local.set $acc (i64.add (i64.add (local.get $acc) (i64.shl (i64.mul (local.get $x7) (local.get $x8)) (i64.const 1))) (i64.add (i64.mul (local.get $q7) (i64.const 0xffff)) (i64.mul (local.get $q8) (i64.const 0x3fffffff)))))
+    ;; column 15: carry + 2 (x_7 x_8) + sum q_i p_j over pairs i = 7..7
+    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $x7) (local.get $x8)) (i64.const 1)) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ7)) (i64.mul (i64.sub (local.get $q7) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
     (i64.store32 offset=24 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 16: carry + x_8^2 + q_8 p_8
-    (local.set $acc (i64.add (local.get $acc) (i64.add (i64.mul (local.get $x8) (local.get $x8)) (i64.mul (local.get $q8) (i64.const 0xffff)))))
+    ;; column 16: carry + x_8^2 + sum q_i p_j over q_8 p_8
+    (local.set $acc (i64.add (i64.add (i64.mul (local.get $x8) (local.get $x8)) (i64.sub (local.get $PQ9) (local.get $PQ8))) (local.get $acc)))
     (i64.store32 offset=28 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; the value is < 2p < R, so the last carry is the top limb
