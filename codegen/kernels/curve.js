@@ -11,8 +11,8 @@ import { Func, i32, local, comment, op, loop, block, br, br_if, if_, select } fr
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 
-/** How many entries ahead g_gather touches the next points (a software prefetch). */
-const GATHER_AHEAD = 8;
+/** g_gather works in groups of this many entries, touching the next group's points while it copies one. */
+const GATHER_GROUP = 32;
 
 /**
  * Sizes of points in memory. An affine point is padded to a multiple of 64 bytes (one cache line) when
@@ -86,34 +86,48 @@ export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism
       doc: `${g('gather')}(dst, src, entries, count): dst[i] = +-src[entries[i] & 0x7fffffff], negated when bit 31 of
 entries[i] is set. Affine points of ${affineBytes} bytes; entries are u32.`,
     });
-    fn.local('e', 'i32');
-    fn.local('s', 'i32');
-    fn.local('end', 'i32');
-    fn.local('ahead', 'i32');
-    fn.local('touch', 'i32');
+    for (const l of ['e', 's', 'end', 'groupEnd', 'ahead', 'aheadEnd', 'touch']) fn.local(l, 'i32');
     const lines = Array.from({ length: Math.ceil(affineBytes / 64) }, (_, k) => 64 * k);
+    const srcOf = (e) => i32.add(local.get('src'), i32.mul(i32.and(e, i32.const('0x7fffffff')), i32.const(affineBytes)));
     fn.push(
       local.set('end', i32.add(local.get('entries'), i32.shl(local.get('count'), i32.const(2)))),
       block('done', [
-        loop('next', [
+        loop('group', [
           br_if('done', i32.ge_u(local.get('entries'), local.get('end'))),
-          comment(`read one word of each cache line of the point ${GATHER_AHEAD} entries ahead, so its lines are on their way`),
-          local.set('ahead', i32.add(local.get('entries'), i32.const(4 * GATHER_AHEAD))),
-          local.set('ahead', select(local.get('ahead'), i32.sub(local.get('end'), i32.const(4)), i32.lt_u(local.get('ahead'), local.get('end')))),
-          local.set('ahead', i32.add(local.get('src'), i32.mul(i32.and(i32.load(local.get('ahead')), i32.const('0x7fffffff')), i32.const(affineBytes)))),
-          ...lines.map((o) => local.set('touch', i32.xor(local.get('touch'), i32.load(local.get('ahead'), o)))),
-          local.set('e', i32.load(local.get('entries'))),
-          local.set('s', i32.add(local.get('src'), i32.mul(i32.and(local.get('e'), i32.const('0x7fffffff')), i32.const(affineBytes)))),
-          call(fp('copy'), local.get('dst'), local.get('s')),
-          if_(
-            i32.shr_u(local.get('e'), i32.const(31)),
-            [call(fp('neg'), Y('dst'), Y('s'))],
-            [call(fp('copy'), Y('dst'), Y('s'))],
-          ),
-          i32.store(local.get('dst'), i32.load(local.get('s'), infOffset), infOffset),
-          local.set('dst', i32.add(local.get('dst'), i32.const(affineBytes))),
-          local.set('entries', i32.add(local.get('entries'), i32.const(4))),
-          br('next'),
+          local.set('groupEnd', i32.add(local.get('entries'), i32.const(4 * GATHER_GROUP))),
+          local.set('groupEnd', select(local.get('groupEnd'), local.get('end'), i32.lt_u(local.get('groupEnd'), local.get('end')))),
+          comment(`read one word of each cache line of the next group's points: a tight loop keeps many misses in flight`),
+          local.set('ahead', local.get('groupEnd')),
+          local.set('aheadEnd', i32.add(local.get('ahead'), i32.const(4 * GATHER_GROUP))),
+          local.set('aheadEnd', select(local.get('aheadEnd'), local.get('end'), i32.lt_u(local.get('aheadEnd'), local.get('end')))),
+          block('touched', [
+            loop('touch', [
+              br_if('touched', i32.ge_u(local.get('ahead'), local.get('aheadEnd'))),
+              local.set('s', srcOf(i32.load(local.get('ahead')))),
+              ...lines.map((o) => local.set('touch', i32.xor(local.get('touch'), i32.load(local.get('s'), o)))),
+              local.set('ahead', i32.add(local.get('ahead'), i32.const(4))),
+              br('touch'),
+            ]),
+          ]),
+          comment('copy this group (its lines were touched one group earlier)'),
+          block('copied', [
+            loop('copy', [
+              br_if('copied', i32.ge_u(local.get('entries'), local.get('groupEnd'))),
+              local.set('e', i32.load(local.get('entries'))),
+              local.set('s', srcOf(local.get('e'))),
+              call(fp('copy'), local.get('dst'), local.get('s')),
+              if_(
+                i32.shr_u(local.get('e'), i32.const(31)),
+                [call(fp('neg'), Y('dst'), Y('s'))],
+                [call(fp('copy'), Y('dst'), Y('s'))],
+              ),
+              i32.store(local.get('dst'), i32.load(local.get('s'), infOffset), infOffset),
+              local.set('dst', i32.add(local.get('dst'), i32.const(affineBytes))),
+              local.set('entries', i32.add(local.get('entries'), i32.const(4))),
+              br('copy'),
+            ]),
+          ]),
+          br('group'),
         ]),
       ]),
       comment('keep the look-ahead reads alive'),

@@ -1836,33 +1836,52 @@
     (local $e i32)
     (local $s i32)
     (local $end i32)
+    (local $groupEnd i32)
     (local $ahead i32)
+    (local $aheadEnd i32)
     (local $touch i32)
     (local.set $end (i32.add (local.get $entries) (i32.shl (local.get $count) (i32.const 2))))
     (block $done
-      (loop $next
+      (loop $group
         (br_if $done (i32.ge_u (local.get $entries) (local.get $end)))
-        ;; read one word of each cache line of the point 8 entries ahead, so its lines are on their way
-        (local.set $ahead (i32.add (local.get $entries) (i32.const 32)))
-        (local.set $ahead (select (local.get $ahead) (i32.sub (local.get $end) (i32.const 4)) (i32.lt_u (local.get $ahead) (local.get $end))))
-        (local.set $ahead (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 80))))
-        (local.set $touch (i32.xor (local.get $touch) (i32.load (local.get $ahead))))
-        (local.set $touch (i32.xor (local.get $touch) (i32.load offset=64 (local.get $ahead))))
-        (local.set $e (i32.load (local.get $entries)))
-        (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 80))))
-        (call $fp_copy (local.get $dst) (local.get $s))
-        (if (i32.shr_u (local.get $e) (i32.const 31))
-          (then
-            (call $fp_neg (i32.add (local.get $dst) (i32.const 36)) (i32.add (local.get $s) (i32.const 36)))
-          )
-          (else
-            (call $fp_copy (i32.add (local.get $dst) (i32.const 36)) (i32.add (local.get $s) (i32.const 36)))
+        (local.set $groupEnd (i32.add (local.get $entries) (i32.const 128)))
+        (local.set $groupEnd (select (local.get $groupEnd) (local.get $end) (i32.lt_u (local.get $groupEnd) (local.get $end))))
+        ;; read one word of each cache line of the next group's points: a tight loop keeps many misses in flight
+        (local.set $ahead (local.get $groupEnd))
+        (local.set $aheadEnd (i32.add (local.get $ahead) (i32.const 128)))
+        (local.set $aheadEnd (select (local.get $aheadEnd) (local.get $end) (i32.lt_u (local.get $aheadEnd) (local.get $end))))
+        (block $touched
+          (loop $touch
+            (br_if $touched (i32.ge_u (local.get $ahead) (local.get $aheadEnd)))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 80))))
+            (local.set $touch (i32.xor (local.get $touch) (i32.load (local.get $s))))
+            (local.set $touch (i32.xor (local.get $touch) (i32.load offset=64 (local.get $s))))
+            (local.set $ahead (i32.add (local.get $ahead) (i32.const 4)))
+            (br $touch)
           )
         )
-        (i32.store offset=72 (local.get $dst) (i32.load offset=72 (local.get $s)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 80)))
-        (local.set $entries (i32.add (local.get $entries) (i32.const 4)))
-        (br $next)
+        ;; copy this group (its lines were touched one group earlier)
+        (block $copied
+          (loop $copy
+            (br_if $copied (i32.ge_u (local.get $entries) (local.get $groupEnd)))
+            (local.set $e (i32.load (local.get $entries)))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 80))))
+            (call $fp_copy (local.get $dst) (local.get $s))
+            (if (i32.shr_u (local.get $e) (i32.const 31))
+              (then
+                (call $fp_neg (i32.add (local.get $dst) (i32.const 36)) (i32.add (local.get $s) (i32.const 36)))
+              )
+              (else
+                (call $fp_copy (i32.add (local.get $dst) (i32.const 36)) (i32.add (local.get $s) (i32.const 36)))
+              )
+            )
+            (i32.store offset=72 (local.get $dst) (i32.load offset=72 (local.get $s)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 80)))
+            (local.set $entries (i32.add (local.get $entries) (i32.const 4)))
+            (br $copy)
+          )
+        )
+        (br $group)
       )
     )
     ;; keep the look-ahead reads alive
