@@ -1,6 +1,6 @@
 // Field kernels against the BigInt oracle: every kernel export of the generated module, on the prime matrix
 // (test/harness.js) x every limb size w in 26..32, with edge-biased raw inputs in the lazy range [0, 2p).
-// Set WASMSM_LONG_TESTS=1 for both mul shapes on every (p, w), more random inputs, more random primes and
+// Set WASMSM_LONG_TESTS=1 for every mul shape on every (p, w), more random inputs, more random primes and
 // longer chains.
 
 import { describe, it, expect } from 'vitest';

@@ -36,8 +36,9 @@ export const MAX_UNROLLED_LIMBS = 16;
 export const pairsShapeFits = ({ w, n }) => w <= 31 && n <= MAX_UNROLLED_LIMBS;
 
 /**
- * Statements for out = x*y/R mod p (or x^2/R when `square`), product scanning with pair products.
- * Inputs in [0, 2p) with w-bit limbs; output in [0, 2p), normalized limbs.
+ * The function out = x*y/R mod p (or x^2/R when `square`), product scanning with pair products.
+ * Inputs in [0, 2p) with w-bit limbs; output in [0, 2p), normalized limbs. At most n^2 + 3n - 1 limb
+ * products (fewer when p has zero limbs or equal limbs).
  */
 export function montgomeryPairs(params, { name, exportName = name, square = false }) {
   const { n, w, mu, pLimbs, limbMax: m } = params;
@@ -128,8 +129,8 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs): $
         bound += pairBound(pairIs[end], k - pairIs[end]);
         end++;
       }
-      if (end === start && start < pairIs.length) throw new Error(`${name}: one pair does not fit a 64-bit accumulator`);
       const withCentre = !centreDone && end === pairIs.length && bound + centreBound <= limit;
+      if (end === start && !withCentre) throw new Error(`${name}: one product of column ${k} does not fit a 64-bit accumulator`);
       if (withCentre) {
         bound += centreBound;
         centreDone = true;
@@ -147,7 +148,7 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs): $
       notes.push('carry');
     }
     const lo = Math.max(0, k - n + 1);
-    const centre = k % 2 === 0; // k/2 is always within [lo, hi]
+    const centre = k % 2 === 0; // then k/2 lies in [lo, min(k, n - 1)]: column k has a square term
     const pairs = [];
     for (let i = lo; i < k - i; i++) pairs.push(i);
 
