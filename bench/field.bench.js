@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { Bench } from 'tinybench';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { bn254 } from '@noble/curves/bn254.js';
-import { instantiateField } from '../codegen/index.js';
+import { instantiateField, deriveFieldParams } from '../codegen/index.js';
 import { limbProductsPerMul, MUL_SHAPES } from '../codegen/kernels/field-mul.js';
 import { pairsShapeFits } from '../codegen/kernels/field-mul-pairs.js';
 import { modInv } from '../src/bigint/field.js';
@@ -180,7 +180,7 @@ async function benchCurve(name) {
   addAll('bigint', bigintTasks(p, x0, y0));
   addAll('noble', nobleTasks(Fp, x0, y0));
   const params = new Map();
-  const fits = (shape, w) => shape !== 'pairs' || pairsShapeFits({ w, n: Math.ceil((p.toString(2).length + 2) / w) });
+  const fits = (shape, w) => shape !== 'pairs' || pairsShapeFits(deriveFieldParams({ p, w }));
   for (const shape of shapes) {
     for (const w of limbSizes) {
       if (!fits(shape, w)) continue;

@@ -78,6 +78,18 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs): $
     return lo === null ? local.get(hi) : i64.sub(local.get(hi), local.get(lo));
   };
   const pdNames = [null, ...Array.from({ length: n }, (_, j) => `PD${j + 1}`)];
+  /**
+   * The diagonal terms of a block of pairs i in `is` (and the centre k/2 when `withCentre`) of column k: the
+   * indices is[0]..is[last] and k - is[last]..k - is[0], one prefix difference where they meet.
+   */
+  const diagonalTerms = (names, k, is, withCentre) => {
+    const a = is.length ? is[0] : k / 2;
+    const b = is.length ? is[is.length - 1] : k / 2;
+    if (withCentre || (is.length && k - b === b + 1)) return [prefixDiff(names, a, k - a)];
+    return [prefixDiff(names, a, b), prefixDiff(names, k - b, k - a)];
+  };
+  const blockNote = (k, is, withCentre, centreNote) =>
+    `${is.length ? `pairs i = ${is[0]}..${is[is.length - 1]}` : ''}${withCentre ? `${is.length ? ' and ' : ''}${centreNote(k / 2)}` : ''}`;
 
   fn.local('acc');
   fn.local('hi');
@@ -169,14 +181,9 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs): $
         pairBound: () => 2n * m * m,
         centreBound: m * m,
         emit: (is, withCentre, bound) => {
-          // diagonal indices covered: is[0]..is[last], and k - is[last]..k - is[0] (merged through the centre)
-          const a = is.length ? is[0] : k / 2;
-          const b = is.length ? is[is.length - 1] : k / 2;
-          const exprs = [];
-          if (withCentre || (is.length && k - b === b + 1)) exprs.push(prefixDiff(pdNames, a, k - a));
-          else exprs.push(prefixDiff(pdNames, a, b), prefixDiff(pdNames, k - b, k - a));
+          const exprs = diagonalTerms(pdNames, k, is, withCentre);
           for (const i of is) exprs.push(i64.mul(i64.sub(x(i), x(k - i)), i64.sub(y(k - i), y(i))));
-          addBlock(exprs, bound, `sum x_i y_j over ${is.length ? `pairs i = ${a}..${b}` : ''}${withCentre ? `${is.length ? ' and ' : ''}x_${k / 2} y_${k / 2}` : ''}`);
+          addBlock(exprs, bound, `sum x_i y_j over ${blockNote(k, is, withCentre, (c) => `x_${c} y_${c}`)}`);
         },
       });
     }
@@ -188,16 +195,12 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs): $
       pairBound: (i, j) => m * (pLimbs[i] + pLimbs[j]),
       centreBound: centre ? m * pLimbs[k / 2] : 0n,
       emit: (is, withCentre, bound) => {
-        const a = is.length ? is[0] : k / 2;
-        const b = is.length ? is[is.length - 1] : k / 2;
-        const exprs = [];
-        if (withCentre || (is.length && k - b === b + 1)) exprs.push(prefixDiff(pqName, a, k - a));
-        else exprs.push(prefixDiff(pqName, a, b), prefixDiff(pqName, k - b, k - a));
+        const exprs = diagonalTerms(pqName, k, is, withCentre);
         for (const i of is) {
           const c = pLimbs[k - i] - pLimbs[i];
           if (c !== 0n) exprs.push(i64.mul(i64.sub(q(i), q(k - i)), i64.const(c)));
         }
-        addBlock(exprs, bound, `sum q_i p_j over ${is.length ? `pairs i = ${a}..${b}` : ''}${withCentre ? `${is.length ? ' and ' : ''}q_${k / 2} p_${k / 2}` : ''}`);
+        addBlock(exprs, bound, `sum q_i p_j over ${blockNote(k, is, withCentre, (c) => `q_${c} p_${c}`)}`);
       },
     });
 
