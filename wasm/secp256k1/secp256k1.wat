@@ -121,91 +121,91 @@
     (local.set $acc (i64.add (i64.mul (local.get $q0) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 1: carry + sum x_i y_j over pairs i = 0..0 + q_0 p_1 + q_1 p_0
-    (local.set $acc (i64.add (i64.add (local.get $PD2) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0))) (i64.mul (local.get $q0) (i64.const 0x3ffffffb)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD2) (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x3ffffffb))) (local.get $acc)))
     ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x3ffffffb)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 2: carry + sum x_i y_j over pairs i = 0..0 and x_1 y_1 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD3) (i64.mul (i64.sub (local.get $x0) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y0)))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (local.get $PQ2))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD3) (i64.mul (i64.sub (local.get $x0) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (local.get $PQ2)) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 3: carry + sum x_i y_j over pairs i = 0..1 + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD4) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1))))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.add (local.get $PQ3) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const 4))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD4) (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const 4))) (local.get $PQ3)) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 4: carry + sum x_i y_j over pairs i = 0..1 and x_2 y_2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD5) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y1))))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.add (local.get $PQ4) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 4))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD5) (i64.mul (i64.sub (local.get $x0) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 4))) (local.get $PQ4)) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 5: carry + sum x_i y_j over pairs i = 0..2 + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD6) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ5) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 4))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD6) (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2)))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 4))) (local.get $PQ5)) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 6: carry + sum x_i y_j over pairs i = 0..2 and x_3 y_3 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD7) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y1))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y2))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ6) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const 4))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD7) (i64.mul (i64.sub (local.get $x0) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y2)))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const 4))) (local.get $PQ6)) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 7: carry + sum x_i y_j over pairs i = 0..3 + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.add (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1))) (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ7) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const 4))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const 4))) (local.get $PQ7)) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 8: carry + sum x_i y_j over pairs i = 0..3 and x_4 y_4 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD9) (i64.add (i64.mul (i64.sub (local.get $x0) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y0))) (i64.mul (i64.sub (local.get $x1) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y1))))) (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y2))) (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y3))) (i64.mul (local.get $q0) (i64.const 0xffff))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD9) (i64.mul (i64.sub (local.get $x0) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0xffff))) (local.get $acc)))
     ;; carry: the next block could overflow 64 bits
     (local.set $hi (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $acc (i64.and (local.get $acc) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.add (local.get $PQ8) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 4))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 4)) (local.get $PQ8)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0xffff))))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
     ;; column 9: carry + sum x_i y_j over pairs i = 1..4 + sum q_i p_j over pairs i = 1..4
-    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD1)) (i64.add (i64.mul (i64.sub (local.get $x1) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y1))) (i64.mul (i64.sub (local.get $x2) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y2))))) (i64.add (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y3))) (i64.mul (i64.sub (local.get $x4) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y4)))) (i64.add (local.get $PQ9) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -1073676284))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD1)) (i64.mul (i64.sub (local.get $x1) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y4)))) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -1073676284))) (local.get $PQ9)) (local.get $acc)))
     (i64.store32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 10: carry + sum x_i y_j over pairs i = 2..4 and x_5 y_5 + sum q_i p_j over pairs i = 2..4 and q_5 p_5
-    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD2)) (i64.add (i64.mul (i64.sub (local.get $x2) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y2))) (i64.mul (i64.sub (local.get $x3) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y3))))) (i64.add (i64.mul (i64.sub (local.get $x4) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y4))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ2)) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const -1073676288))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD2)) (i64.mul (i64.sub (local.get $x2) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y4)))) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ2))) (local.get $acc)))
     (i64.store32 offset=4 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 11: carry + sum x_i y_j over pairs i = 3..5 + sum q_i p_j over pairs i = 3..5
-    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD3)) (i64.add (i64.mul (i64.sub (local.get $x3) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y3))) (i64.mul (i64.sub (local.get $x4) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y4))))) (i64.add (i64.mul (i64.sub (local.get $x5) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y5))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ3)) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const -1073676288))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD3)) (i64.mul (i64.sub (local.get $x3) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y4)))) (i64.mul (i64.sub (local.get $x5) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y5)))) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ3))) (local.get $acc)))
     (i64.store32 offset=8 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 12: carry + sum x_i y_j over pairs i = 4..5 and x_6 y_6 + sum q_i p_j over pairs i = 4..5 and q_6 p_6
-    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD4)) (i64.mul (i64.sub (local.get $x4) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y4)))) (i64.add (i64.mul (i64.sub (local.get $x5) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y5))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ4)) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -1073676288))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD4)) (i64.mul (i64.sub (local.get $x4) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y4)))) (i64.mul (i64.sub (local.get $x5) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y5)))) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ4))) (local.get $acc)))
     (i64.store32 offset=12 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 13: carry + sum x_i y_j over pairs i = 5..6 + sum q_i p_j over pairs i = 5..6
-    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD5)) (i64.mul (i64.sub (local.get $x5) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y5)))) (i64.add (i64.mul (i64.sub (local.get $x6) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y6))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ5)) (i64.mul (i64.sub (local.get $q5) (local.get $q8)) (i64.const -1073676288))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD5)) (i64.mul (i64.sub (local.get $x5) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y5)))) (i64.mul (i64.sub (local.get $x6) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y6)))) (i64.mul (i64.sub (local.get $q5) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ5))) (local.get $acc)))
     (i64.store32 offset=16 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 14: carry + sum x_i y_j over pairs i = 6..6 and x_7 y_7 + sum q_i p_j over pairs i = 6..6 and q_7 p_7
-    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD6)) (i64.mul (i64.sub (local.get $x6) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y6)))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ6)) (i64.mul (i64.sub (local.get $q6) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD6)) (i64.mul (i64.sub (local.get $x6) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y6)))) (i64.mul (i64.sub (local.get $q6) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ6))) (local.get $acc)))
     (i64.store32 offset=20 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 15: carry + sum x_i y_j over pairs i = 7..7 + sum q_i p_j over pairs i = 7..7
-    (local.set $acc (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD7)) (i64.mul (i64.sub (local.get $x7) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y7)))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ7)) (i64.mul (i64.sub (local.get $q7) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD7)) (i64.mul (i64.sub (local.get $x7) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y7)))) (i64.mul (i64.sub (local.get $q7) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ7))) (local.get $acc)))
     (i64.store32 offset=24 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 16: carry + sum x_i y_j over x_8 y_8 + sum q_i p_j over q_8 p_8
@@ -368,84 +368,84 @@
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x3ffffffb)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1)) (i64.mul (local.get $x1) (local.get $x1))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (local.get $PQ2))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1)) (i64.mul (local.get $x1) (local.get $x1))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (local.get $PQ2)) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ3) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const 4)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const 4))) (local.get $PQ3)) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.add (local.get $PQ4) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 4))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 4))) (local.get $PQ4)) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.add (i64.mul (local.get $x1) (local.get $x4)) (i64.mul (local.get $x2) (local.get $x3)))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ5) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 4)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.mul (local.get $x1) (local.get $x4))) (i64.mul (local.get $x2) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 4))) (local.get $PQ5)) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.add (i64.mul (local.get $x1) (local.get $x5)) (i64.mul (local.get $x2) (local.get $x4)))) (i64.const 1)) (i64.mul (local.get $x3) (local.get $x3))) (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffffff)) (i64.add (local.get $PQ6) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const 4))))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.mul (local.get $x1) (local.get $x5))) (i64.mul (local.get $x2) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $x3) (local.get $x3))) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const 4))) (local.get $PQ6)) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.add (i64.mul (local.get $x2) (local.get $x5)) (i64.mul (local.get $x3) (local.get $x4)))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.add (local.get $PQ7) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const 4)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.mul (local.get $x2) (local.get $x5))) (i64.mul (local.get $x3) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3fffffff))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const 4))) (local.get $PQ7)) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x3fffffff))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.add (i64.mul (local.get $x2) (local.get $x6)) (i64.mul (local.get $x3) (local.get $x5)))) (i64.const 1)) (i64.add (i64.mul (local.get $x4) (local.get $x4)) (i64.mul (local.get $q0) (i64.const 0xffff)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.mul (local.get $x2) (local.get $x6))) (i64.mul (local.get $x3) (local.get $x5))) (i64.const 1)) (i64.mul (local.get $x4) (local.get $x4))) (i64.mul (local.get $q0) (i64.const 0xffff))) (local.get $acc)))
     ;; carry: the next block could overflow 64 bits
     (local.set $hi (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $acc (i64.and (local.get $acc) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.add (local.get $PQ8) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 4))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 4)) (local.get $PQ8)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 304428337)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3ffffc2f)) (local.get $acc)))
     (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0xffff))))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
     ;; column 9: carry + 2 (x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + sum q_i p_j over pairs i = 1..4
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x8)) (i64.mul (local.get $x2) (local.get $x7))) (i64.add (i64.mul (local.get $x3) (local.get $x6)) (i64.mul (local.get $x4) (local.get $x5)))) (i64.const 1)) (i64.add (local.get $PQ9) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -1073676284)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x8)) (i64.mul (local.get $x2) (local.get $x7))) (i64.mul (local.get $x3) (local.get $x6))) (i64.mul (local.get $x4) (local.get $x5))) (i64.const 1)) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -1073676284))) (local.get $PQ9)) (local.get $acc)))
     (i64.store32 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 10: carry + 2 (x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + sum q_i p_j over pairs i = 2..4 and q_5 p_5
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x2) (local.get $x8)) (i64.add (i64.mul (local.get $x3) (local.get $x7)) (i64.mul (local.get $x4) (local.get $x6)))) (i64.const 1)) (i64.mul (local.get $x5) (local.get $x5))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ2)) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x2) (local.get $x8)) (i64.mul (local.get $x3) (local.get $x7))) (i64.mul (local.get $x4) (local.get $x6))) (i64.const 1)) (i64.mul (local.get $x5) (local.get $x5))) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ2))) (local.get $acc)))
     (i64.store32 offset=4 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 11: carry + 2 (x_3 x_8 + x_4 x_7 + x_5 x_6) + sum q_i p_j over pairs i = 3..5
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x3) (local.get $x8)) (i64.add (i64.mul (local.get $x4) (local.get $x7)) (i64.mul (local.get $x5) (local.get $x6)))) (i64.const 1)) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ3)) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x3) (local.get $x8)) (i64.mul (local.get $x4) (local.get $x7))) (i64.mul (local.get $x5) (local.get $x6))) (i64.const 1)) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ3))) (local.get $acc)))
     (i64.store32 offset=8 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 12: carry + 2 (x_4 x_8 + x_5 x_7) + x_6^2 + sum q_i p_j over pairs i = 4..5 and q_6 p_6
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x4) (local.get $x8)) (i64.mul (local.get $x5) (local.get $x7))) (i64.const 1)) (i64.mul (local.get $x6) (local.get $x6))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ4)) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x4) (local.get $x8)) (i64.mul (local.get $x5) (local.get $x7))) (i64.const 1)) (i64.mul (local.get $x6) (local.get $x6))) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ4))) (local.get $acc)))
     (i64.store32 offset=12 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 13: carry + 2 (x_5 x_8 + x_6 x_7) + sum q_i p_j over pairs i = 5..6
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x5) (local.get $x8)) (i64.mul (local.get $x6) (local.get $x7))) (i64.const 1)) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ5)) (i64.mul (i64.sub (local.get $q5) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x5) (local.get $x8)) (i64.mul (local.get $x6) (local.get $x7))) (i64.const 1)) (i64.mul (i64.sub (local.get $q5) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ5))) (local.get $acc)))
     (i64.store32 offset=16 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 14: carry + 2 (x_6 x_8) + x_7^2 + sum q_i p_j over pairs i = 6..6 and q_7 p_7
-    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x6) (local.get $x8)) (i64.const 1)) (i64.mul (local.get $x7) (local.get $x7))) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ6)) (i64.mul (i64.sub (local.get $q6) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x6) (local.get $x8)) (i64.const 1)) (i64.mul (local.get $x7) (local.get $x7))) (i64.mul (i64.sub (local.get $q6) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ6))) (local.get $acc)))
     (i64.store32 offset=20 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 15: carry + 2 (x_7 x_8) + sum q_i p_j over pairs i = 7..7
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $x7) (local.get $x8)) (i64.const 1)) (i64.add (i64.sub (local.get $PQ9) (local.get $PQ7)) (i64.mul (i64.sub (local.get $q7) (local.get $q8)) (i64.const -1073676288)))) (local.get $acc)))
+    (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x7) (local.get $x8)) (i64.const 1)) (i64.mul (i64.sub (local.get $q7) (local.get $q8)) (i64.const -1073676288))) (i64.sub (local.get $PQ9) (local.get $PQ7))) (local.get $acc)))
     (i64.store32 offset=24 (local.get $out) (i64.and (local.get $acc) (i64.const 0x3fffffff)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 16: carry + x_8^2 + sum q_i p_j over q_8 p_8
