@@ -6,6 +6,8 @@
 import { describe, it, expect } from 'vitest';
 import { instantiateField, generateFieldWat, deriveFieldParams, compileWat } from '../codegen/index.js';
 import { fieldModuleWat } from '../codegen/modules/field-module.js';
+import { montgomeryPairs, defaultQStep } from '../codegen/kernels/field-mul-pairs.js';
+import { Module } from '../codegen/wat/index.js';
 import { instantiate } from '../src/runtime/loader.js';
 import { Heap } from '../src/runtime/heap.js';
 import { Field } from '../src/field.js';
@@ -139,6 +141,72 @@ describe('the three mul shapes', () => {
     expect(() => generateFieldWat({ p, w: 32, mulShape: 'pairs' })).toThrow(/pairs needs w <= 31/);
     const p1024 = (1n << 1024n) - 105n; // n = 35 at w = 30: too many limbs for straight-line code
     expect(() => generateFieldWat({ p: p1024, w: 30, mulShape: 'pairs' })).toThrow(RangeError);
+  });
+});
+
+describe('pairs: one or two q limbs per reduction step', () => {
+  /** A module with just the pairs mul and sqr at qStep 1 and 2, on its own memory. */
+  async function stepKernels(params) {
+    const m = new Module({ header: 'pairs kernels, qStep 1 and 2', memory: { import: ['env', 'memory'], minPages: 1 } });
+    for (const qStep of [1, 2]) {
+      m.add(montgomeryPairs(params, { name: `mul${qStep}`, qStep }));
+      m.add(montgomeryPairs(params, { name: `sqr${qStep}`, qStep, square: true }));
+    }
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const { instance } = await WebAssembly.instantiate(await compileWat(m.render(), 'pairs-steps.wat'), { env: { memory } });
+    return { exports: instance.exports, words: new Uint32Array(memory.buffer) };
+  }
+
+  it('both steps give the same limbs, x*y/R mod p in [0, 2p), on every group of the matrix', async () => {
+    let builds = 0;
+    for (const [i, entry] of MATRIX.entries()) {
+      const ws = LONG_TESTS ? [26, 27, 28, 29, 30, 31] : [26 + (i % 6)];
+      for (const w of ws) {
+        const params = deriveFieldParams({ p: entry.p, w });
+        if (params.n > 16) continue;
+        builds++;
+        const { n, p } = params;
+        const W = BigInt(w);
+        const { exports, words } = await stepKernels(params);
+        const write = (word, x) => {
+          for (let j = 0; j < n; j++, x >>= W) words[word + j] = Number(x & ((1n << W) - 1n));
+        };
+        const read = (word) => {
+          let x = 0n;
+          for (let j = n - 1; j >= 0; j--) x = (x << W) | BigInt(words[word + j]);
+          return x;
+        };
+        const rInv = modInv((1n << BigInt(n * w)) % p, p);
+        const values = edgeValues(p, w, n, { rng: makeRng(`q steps ${i} ${w}`) });
+        for (let t = 0; t < values.length; t++) {
+          const x = values[t];
+          const y = values[(t * 7 + 3) % values.length];
+          write(0, x);
+          write(n, y);
+          const got = [];
+          for (const qStep of [1, 2]) {
+            exports[`mul${qStep}`](8 * n * 4, 0, 4 * n);
+            got.push(read(8 * n));
+            exports[`sqr${qStep}`](8 * n * 4, 0);
+            got.push(read(8 * n));
+          }
+          const label = `${entry.name} w=${w} x=${hex(x)} y=${hex(y)}`;
+          expect(got[0], label).toBe(got[2]);
+          expect(got[1], label).toBe(got[3]);
+          expect(got[0] < 2n * p && mod(got[0], p) === mod(x * y * rInv, p), label).toBe(true);
+          expect(got[1] < 2n * p && mod(got[1], p) === mod(x * x * rInv, p), label).toBe(true);
+        }
+      }
+    }
+    expect(builds).toBeGreaterThan(50);
+  });
+
+  it('the default is two steps up to 12 limbs and one above; anything else is an error', () => {
+    expect(defaultQStep(deriveFieldParams({ p: curvePrimes().bn254.p, w: 29 }))).toBe(2);
+    expect(defaultQStep(deriveFieldParams({ p: curvePrimes()['bls12-381'].p, w: 30 }))).toBe(1);
+    expect(generateFieldWat({ p: curvePrimes().bn254.p, w: 29 })).toContain('two q limbs per reduction step');
+    const params = deriveFieldParams({ p: curvePrimes().bn254.p, w: 29 });
+    expect(() => montgomeryPairs(params, { name: 'mul', qStep: 3 })).toThrow(/qStep must be 1 or 2/);
   });
 });
 

@@ -37,7 +37,7 @@
   (data (i32.const 40024) "\81\71\90\1c\86\e4\bd\3c\3e\4c\57\26\ec\75\24\33\1b\bc\3e\1c\64\68\ee\39\56\a8\ff\16\ff\99\34\2c\16\bd\50\05\30\ac\cb\14\86\8c\d1\17\f7\59\59\21\d4\c6\09\00")
 
   ;; fp_mul(out, x, y): out = x * y / R mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.
-  ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 207 limb products.
+  ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 207 limb products, one q limb per reduction step.
   (func $fp_mul (export "fp_mul") (param $out i32) (param $x i32) (param $y i32)
     (local $x0 i64)
     (local $x1 i64)
@@ -150,81 +150,80 @@
     (local.set $acc (local.get $PD1))
     ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffaaab)) (local.get $acc)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x3fffaaab))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 1: carry + sum x_i y_j over pairs i = 0..0 + q_0 p_1 + q_1 p_0
     (local.set $acc (i64.add (i64.add (i64.add (local.get $PD2) (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x27fbffff))) (local.get $acc)))
     ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x27fbffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 2: carry + sum x_i y_j over pairs i = 0..0 and x_1 y_1 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD3) (i64.mul (i64.sub (local.get $x0) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x153ffffb))) (local.get $PQ2)) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x153ffffb))))
+    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 3: carry + sum x_i y_j over pairs i = 0..1 + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD4) (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x2affffac))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -314310660))) (local.get $PQ3)) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x2affffac))))
+    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 4: carry + sum x_i y_j over pairs i = 0..1 and x_2 y_2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD5) (i64.mul (i64.sub (local.get $x0) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x30f6241e))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 50593709))) (local.get $PQ4)) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x30f6241e))))
+    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 5: carry + sum x_i y_j over pairs i = 0..2 + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD6) (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2)))) (i64.mul (local.get $q0) (i64.const 0x34a83da))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const 364904369))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 150610975))) (local.get $PQ5)) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0x34a83da))))
+    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 6: carry + sum x_i y_j over pairs i = 0..2 and x_3 y_3 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD7) (i64.mul (i64.sub (local.get $x0) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y2)))) (i64.mul (local.get $q0) (i64.const 0x112bf673))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const 464921635))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -615611429))) (local.get $PQ6)) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x112bf673))))
+    (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 7: carry + sum x_i y_j over pairs i = 0..3 + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0x12e13ce1))) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const 100017266))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -301300769))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -382732684))) (local.get $PQ7)) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x12e13ce1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 8: carry + sum x_i y_j over pairs i = 0..3 and x_4 y_4 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD9) (i64.mul (i64.sub (local.get $x0) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0x2cd76477))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const -666205138))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const -68422024))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const -354075422))) (local.get $PQ8)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0x2cd76477))))
+    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 9: carry + sum x_i y_j over pairs i = 0..4 + q_0 p_9 + sum q_i p_j over pairs i = 1..4 + q_9 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD10) (i64.mul (i64.sub (local.get $x0) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y4)))) (i64.mul (local.get $q0) (i64.const 0x1ed90d2e))) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const -766222404))) (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const -433326393))) (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const -39764762))) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const 81486968))) (local.get $PQ9)) (local.get $acc)))
     ;; q_9 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q9 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ10 (i64.add (local.get $PQ9) (i64.mul (local.get $q9) (i64.const 0x1ed90d2e))))
+    (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 10: carry + sum x_i y_j over pairs i = 0..4 and x_5 y_5 + q_0 p_10 + sum q_i p_j over pairs i = 1..4 and q_5 p_5 + q_10 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD11) (i64.mul (i64.sub (local.get $x0) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y4)))) (i64.mul (local.get $q0) (i64.const 0x29a4b1ba))) (i64.mul (i64.sub (local.get $q4) (local.get $q6)) (i64.const -533343659))) (i64.mul (i64.sub (local.get $q3) (local.get $q7)) (i64.const -404669131))) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const 395797628))) (i64.mul (i64.sub (local.get $q1) (local.get $q9)) (i64.const -153285329))) (local.get $PQ10)) (local.get $acc)))
     ;; q_10 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q10 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (local.get $acc))
     ;; carry: the next block could overflow 64 bits
     (local.set $hi (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $acc (i64.and (local.get $acc) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ11 (i64.add (local.get $PQ10) (i64.mul (local.get $q10) (i64.const 0x29a4b1ba))))
+    (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
     ;; column 11: carry + sum x_i y_j over pairs i = 0..5 + q_0 p_11 + sum q_i p_j over pairs i = 1..5 + q_11 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD12) (i64.mul (i64.sub (local.get $x0) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y4)))) (i64.mul (i64.sub (local.get $x5) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y5)))) (i64.mul (local.get $q0) (i64.const 0x3a8e5ff9))) (local.get $acc)))
@@ -234,8 +233,8 @@
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q6)) (i64.const 232878745)) (i64.mul (i64.sub (local.get $q4) (local.get $q7)) (i64.const -504686397))) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const 30893259))) (i64.mul (i64.sub (local.get $q2) (local.get $q9)) (i64.const 161025331))) (i64.mul (i64.sub (local.get $q1) (local.get $q10)) (i64.const 27832763))) (local.get $PQ11)) (local.get $acc)))
     ;; q_11 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q11 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ12 (i64.add (local.get $PQ11) (i64.mul (local.get $q11) (i64.const 0x3a8e5ff9))))
+    (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
     ;; column 12: carry + sum x_i y_j over pairs i = 0..5 and x_6 y_6 + q_0 p_12 + sum q_i p_j over pairs i = 1..5 and q_6 p_6 + q_12 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD13) (i64.mul (i64.sub (local.get $x0) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y4)))) (i64.mul (i64.sub (local.get $x5) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y5)))) (i64.mul (local.get $q0) (i64.const 0x1a0111))) (local.get $acc)))
@@ -245,8 +244,8 @@
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q7)) (i64.const 261536007)) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -69124007))) (i64.mul (i64.sub (local.get $q3) (local.get $q9)) (i64.const -203879038))) (i64.mul (i64.sub (local.get $q2) (local.get $q10)) (i64.const 342143423))) (i64.mul (i64.sub (local.get $q1) (local.get $q11)) (i64.const 311582714))) (local.get $PQ12)) (local.get $acc)))
     ;; q_12 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q12 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q12) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ13 (i64.add (local.get $PQ12) (i64.mul (local.get $q12) (i64.const 0x1a0111))))
+    (local.set $acc (i64.add (i64.mul (local.get $q12) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
     ;; column 13: carry + sum x_i y_j over pairs i = 1..6 + sum q_i p_j over pairs i = 1..6
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD13) (local.get $PD1)) (i64.mul (i64.sub (local.get $x1) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y4)))) (i64.mul (i64.sub (local.get $x5) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y5)))) (i64.mul (i64.sub (local.get $x6) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y6)))) (local.get $acc)))
@@ -438,7 +437,7 @@
   )
 
   ;; fp_sqr(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
-  ;; Product scanning: cross products doubled, reduction by pair products (207 limb products).
+  ;; Product scanning: cross products doubled, reduction by pair products: 207 limb products, one q limb per reduction step.
   (func $fp_sqr (export "fp_sqr") (param $out i32) (param $x i32)
     (local $x0 i64)
     (local $x1 i64)
@@ -498,81 +497,80 @@
     (local.set $acc (i64.mul (local.get $x0) (local.get $x0)))
     ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q0) (i64.const 0x3fffaaab)) (local.get $acc)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x3fffaaab))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 1: carry + 2 (x_0 x_1) + q_0 p_1 + q_1 p_0
     (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x27fbffff))) (local.get $acc)))
     ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x27fbffff)))
+    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1)) (i64.mul (local.get $x1) (local.get $x1))) (i64.mul (local.get $q0) (i64.const 0x153ffffb))) (local.get $PQ2)) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x153ffffb))))
+    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x2affffac))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -314310660))) (local.get $PQ3)) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x2affffac))))
+    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2))) (i64.mul (local.get $q0) (i64.const 0x30f6241e))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 50593709))) (local.get $PQ4)) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x30f6241e))))
+    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.mul (local.get $x1) (local.get $x4))) (i64.mul (local.get $x2) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x34a83da))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const 364904369))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 150610975))) (local.get $PQ5)) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0x34a83da))))
+    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.mul (local.get $x1) (local.get $x5))) (i64.mul (local.get $x2) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $x3) (local.get $x3))) (i64.mul (local.get $q0) (i64.const 0x112bf673))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const 464921635))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -615611429))) (local.get $PQ6)) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x112bf673))))
+    (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.mul (local.get $x2) (local.get $x5))) (i64.mul (local.get $x3) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x12e13ce1))) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const 100017266))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -301300769))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -382732684))) (local.get $PQ7)) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x12e13ce1))))
+    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.mul (local.get $x2) (local.get $x6))) (i64.mul (local.get $x3) (local.get $x5))) (i64.const 1)) (i64.mul (local.get $x4) (local.get $x4))) (i64.mul (local.get $q0) (i64.const 0x2cd76477))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const -666205138))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const -68422024))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const -354075422))) (local.get $PQ8)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0x2cd76477))))
+    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 9: carry + 2 (x_0 x_9 + x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + q_0 p_9 + sum q_i p_j over pairs i = 1..4 + q_9 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x9)) (i64.mul (local.get $x1) (local.get $x8))) (i64.mul (local.get $x2) (local.get $x7))) (i64.mul (local.get $x3) (local.get $x6))) (i64.mul (local.get $x4) (local.get $x5))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x1ed90d2e))) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const -766222404))) (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const -433326393))) (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const -39764762))) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const 81486968))) (local.get $PQ9)) (local.get $acc)))
     ;; q_9 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q9 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ10 (i64.add (local.get $PQ9) (i64.mul (local.get $q9) (i64.const 0x1ed90d2e))))
+    (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 10: carry + 2 (x_0 x_10 + x_1 x_9 + x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + q_0 p_10 + sum q_i p_j over pairs i = 1..4 and q_5 p_5 + q_10 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x10)) (i64.mul (local.get $x1) (local.get $x9))) (i64.mul (local.get $x2) (local.get $x8))) (i64.mul (local.get $x3) (local.get $x7))) (i64.mul (local.get $x4) (local.get $x6))) (i64.const 1)) (i64.mul (local.get $x5) (local.get $x5))) (i64.mul (local.get $q0) (i64.const 0x29a4b1ba))) (i64.mul (i64.sub (local.get $q4) (local.get $q6)) (i64.const -533343659))) (i64.mul (i64.sub (local.get $q3) (local.get $q7)) (i64.const -404669131))) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const 395797628))) (i64.mul (i64.sub (local.get $q1) (local.get $q9)) (i64.const -153285329))) (local.get $PQ10)) (local.get $acc)))
     ;; q_10 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q10 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (local.get $acc))
     ;; carry: the next block could overflow 64 bits
     (local.set $hi (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $acc (i64.and (local.get $acc) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ11 (i64.add (local.get $PQ10) (i64.mul (local.get $q10) (i64.const 0x29a4b1ba))))
+    (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
     ;; column 11: carry + 2 (x_0 x_11 + x_1 x_10 + x_2 x_9 + x_3 x_8 + x_4 x_7 + x_5 x_6) + q_0 p_11 + sum q_i p_j over pairs i = 1..5 + q_11 p_0
     (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x11)) (i64.mul (local.get $x1) (local.get $x10))) (i64.mul (local.get $x2) (local.get $x9))) (i64.mul (local.get $x3) (local.get $x8))) (i64.mul (local.get $x4) (local.get $x7))) (i64.mul (local.get $x5) (local.get $x6))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3a8e5ff9))) (local.get $acc)))
@@ -582,8 +580,8 @@
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q6)) (i64.const 232878745)) (i64.mul (i64.sub (local.get $q4) (local.get $q7)) (i64.const -504686397))) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const 30893259))) (i64.mul (i64.sub (local.get $q2) (local.get $q9)) (i64.const 161025331))) (i64.mul (i64.sub (local.get $q1) (local.get $q10)) (i64.const 27832763))) (local.get $PQ11)) (local.get $acc)))
     ;; q_11 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q11 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ12 (i64.add (local.get $PQ11) (i64.mul (local.get $q11) (i64.const 0x3a8e5ff9))))
+    (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
     ;; column 12: carry + 2 (x_0 x_12 + x_1 x_11 + x_2 x_10 + x_3 x_9 + x_4 x_8 + x_5 x_7) + x_6^2 + q_0 p_12 + sum q_i p_j over pairs i = 1..5 and q_6 p_6 + q_12 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x12)) (i64.mul (local.get $x1) (local.get $x11))) (i64.mul (local.get $x2) (local.get $x10))) (i64.mul (local.get $x3) (local.get $x9))) (i64.mul (local.get $x4) (local.get $x8))) (i64.mul (local.get $x5) (local.get $x7))) (i64.const 1)) (i64.mul (local.get $x6) (local.get $x6))) (i64.mul (local.get $q0) (i64.const 0x1a0111))) (local.get $acc)))
@@ -593,8 +591,8 @@
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (i64.sub (local.get $q5) (local.get $q7)) (i64.const 261536007)) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -69124007))) (i64.mul (i64.sub (local.get $q3) (local.get $q9)) (i64.const -203879038))) (i64.mul (i64.sub (local.get $q2) (local.get $q10)) (i64.const 342143423))) (i64.mul (i64.sub (local.get $q1) (local.get $q11)) (i64.const 311582714))) (local.get $PQ12)) (local.get $acc)))
     ;; q_12 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q12 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q12) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $PQ13 (i64.add (local.get $PQ12) (i64.mul (local.get $q12) (i64.const 0x1a0111))))
+    (local.set $acc (i64.add (i64.mul (local.get $q12) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
     ;; column 13: carry + 2 (x_1 x_12 + x_2 x_11 + x_3 x_10 + x_4 x_9 + x_5 x_8 + x_6 x_7) + sum q_i p_j over pairs i = 1..6
     (local.set $acc (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x12)) (i64.mul (local.get $x2) (local.get $x11))) (i64.mul (local.get $x3) (local.get $x10))) (i64.mul (local.get $x4) (local.get $x9))) (i64.mul (local.get $x5) (local.get $x8))) (i64.mul (local.get $x6) (local.get $x7))) (i64.const 1)) (local.get $acc)))

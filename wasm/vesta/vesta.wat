@@ -5,7 +5,7 @@
 ;; mu = -p^-1 mod 2^w = 1073741823
 ;; R^2 mod p = 0x37ccfdaa97fae231004ccf59062aed251b965bee08082c144e266935eda4af95
 ;; carry plan (operand-scanning shapes): w=30, n=9: a carry every 9 columns; 1 carries per 18 limb products (about one per 18.0); largest accumulator < 2^64
-;; mul shape: pairs, 98 i64.mul per Montgomery product; loop exported as fp_mulLoop
+;; mul shape: pairs, 96 i64.mul per Montgomery product; loop exported as fp_mulLoop
 ;; memory: element = 9 little-endian u32 limbs (36 bytes); constants at 16..18728,
 ;; scratch stack 18728..35112 (global sp, grows down), free memory from heapBase = 35112
 ;; curve vesta: y^2 = x^3 + 0x0 x + 0x5, r = 0x40000000000000000000000000000000224698fc094cf91b992d30ed00000001 (255 bits), h = 0x1
@@ -39,7 +39,7 @@
   (data (i32.const 18688) "\e3\6d\48\04\1d\ad\40\18\f2\a1\fe\0b\70\20\82\09\ea\ab\4d\0a\2b\5b\13\3b\d7\09\0b\00\b1\45\82\08\7e\0a\00\00")
 
   ;; fp_mul(out, x, y): out = x * y / R mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.
-  ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 107 limb products.
+  ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 96 limb products, two q limbs per reduction step.
   (func $fp_mul (export "fp_mul") (param $out i32) (param $x i32) (param $y i32)
     (local $x0 i64)
     (local $x1 i64)
@@ -70,16 +70,20 @@
     (local $PD9 i64)
     (local $acc i64)
     (local $hi i64)
+    (local $accNext i64)
+    (local $hiNext i64)
+    (local $Q i64)
     (local $q0 i64)
     (local $q1 i64)
+    (local $carry i64)
     (local $PQ2 i64)
     (local $q2 i64)
-    (local $PQ3 i64)
     (local $q3 i64)
+    (local $PQ3 i64)
     (local $PQ4 i64)
     (local $q4 i64)
-    (local $PQ5 i64)
     (local $q5 i64)
+    (local $PQ5 i64)
     (local $q6 i64)
     (local $q7 i64)
     (local $q8 i64)
@@ -115,62 +119,62 @@
     (local.set $PD9 (i64.add (local.get $PD8) (i64.mul (local.get $x8) (local.get $y8))))
     ;; column 0: sum x_i y_j over x_0 y_0 + q_0 p_0
     (local.set $acc (local.get $PD1))
-    ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q0) (i64.const 0x1)) (local.get $acc)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 1: carry + sum x_i y_j over pairs i = 0..0 + q_0 p_1 + q_1 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (local.get $PD2) (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x311bac84))) (local.get $acc)))
-    ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x1)) (local.get $acc)))
+    ;; column 1: sum x_i y_j over pairs i = 0..0 + q_0 p_1 + q_1 p_0 + carry
+    (local.set $accNext (i64.add (local.get $PD2) (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0)))))
+    ;; q_0 + 2^30 q_1 = (s * mu2) mod 2^60, s = column 0 + 2^30 (column 1 so far): clears the low 60 bits of both
+    (local.set $Q (i64.and (i64.mul (i64.add (local.get $acc) (i64.shl (local.get $accNext) (i64.const 30))) (i64.const 0xc46eb20ffffffff)) (i64.const 0xfffffffffffffff)))
+    (local.set $q0 (i64.and (local.get $Q) (i64.const 0x3fffffff)))
+    (local.set $q1 (i64.shr_u (local.get $Q) (i64.const 30)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x1))))
+    (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x311bac84)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q0) (i64.const 0x311bac84))) (i64.mul (local.get $q1) (i64.const 0x1))) (local.get $carry)))
+    (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
     ;; column 2: carry + sum x_i y_j over pairs i = 0..0 and x_1 y_1 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD3) (i64.mul (i64.sub (local.get $x0) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x194a8dd8))) (local.get $PQ2)) (local.get $acc)))
-    ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x1)) (local.get $acc)))
+    ;; column 3: sum x_i y_j over pairs i = 0..1 + q_0 p_3 + q_1 p_2 + q_2 p_1 + q_3 p_0 + carry
+    (local.set $accNext (i64.add (i64.add (i64.add (i64.add (local.get $PD4) (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x11a63f02))) (i64.mul (local.get $q1) (i64.const 0x194a8dd8))))
+    ;; q_2 + 2^30 q_3 = (s * mu2) mod 2^60, s = column 2 + 2^30 (column 3 so far): clears the low 60 bits of both
+    (local.set $Q (i64.and (i64.mul (i64.add (local.get $acc) (i64.shl (local.get $accNext) (i64.const 30))) (i64.const 0xc46eb20ffffffff)) (i64.const 0xfffffffffffffff)))
+    (local.set $q2 (i64.and (local.get $Q) (i64.const 0x3fffffff)))
+    (local.set $q3 (i64.shr_u (local.get $Q) (i64.const 30)))
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x194a8dd8))))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 3: carry + sum x_i y_j over pairs i = 0..1 + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD4) (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x11a63f02))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -399580844))) (local.get $PQ3)) (local.get $acc)))
-    ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x1)) (local.get $acc)))
+    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x1)) (local.get $acc)))
+    (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x11a63f02))))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q2) (i64.const 0x311bac84))) (i64.mul (local.get $q3) (i64.const 0x1))) (local.get $carry)))
+    (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
     ;; column 4: carry + sum x_i y_j over pairs i = 0..1 and x_2 y_2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD5) (i64.mul (i64.sub (local.get $x0) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x22))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const -527789442))) (local.get $PQ4)) (local.get $acc)))
-    ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x1)) (local.get $acc)))
+    ;; column 5: sum x_i y_j over pairs i = 0..2 + q_1 p_4 + sum q_i p_j over pairs i = 2..2 + q_4 p_1 + q_5 p_0 + carry
+    (local.set $accNext (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD6) (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2)))) (i64.mul (local.get $q1) (i64.const 0x22))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const -128208598))) (i64.sub (local.get $PQ4) (local.get $PQ2))))
+    ;; q_4 + 2^30 q_5 = (s * mu2) mod 2^60, s = column 4 + 2^30 (column 5 so far): clears the low 60 bits of both
+    (local.set $Q (i64.and (i64.mul (i64.add (local.get $acc) (i64.shl (local.get $accNext) (i64.const 30))) (i64.const 0xc46eb20ffffffff)) (i64.const 0xfffffffffffffff)))
+    (local.set $q4 (i64.and (local.get $Q) (i64.const 0x3fffffff)))
+    (local.set $q5 (i64.shr_u (local.get $Q) (i64.const 30)))
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x22))))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 5: carry + sum x_i y_j over pairs i = 0..2 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD6) (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2)))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const -128208598))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const -823897186))) (local.get $PQ5)) (local.get $acc)))
-    ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x1)) (local.get $acc)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x1)) (local.get $acc)))
+    (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q4) (i64.const 0x311bac84))) (i64.mul (local.get $q5) (i64.const 0x1))) (local.get $carry)))
+    (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
     ;; column 6: carry + sum x_i y_j over pairs i = 0..2 and x_3 y_3 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD7) (i64.mul (i64.sub (local.get $x0) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y2)))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const -424316342))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -823897220))) (local.get $PQ5)) (local.get $acc)))
-    ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    ;; column 7: sum x_i y_j over pairs i = 0..3 + sum q_i p_j over pairs i = 2..3 + q_6 p_1 + q_7 p_0 + carry
+    (local.set $accNext (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3)))) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const -296107744))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -424316376))) (i64.sub (local.get $PQ5) (local.get $PQ2))))
+    ;; q_6 + 2^30 q_7 = (s * mu2) mod 2^60, s = column 6 + 2^30 (column 7 so far): clears the low 60 bits of both
+    (local.set $Q (i64.and (i64.mul (i64.add (local.get $acc) (i64.shl (local.get $accNext) (i64.const 30))) (i64.const 0xc46eb20ffffffff)) (i64.const 0xfffffffffffffff)))
+    (local.set $q6 (i64.and (local.get $Q) (i64.const 0x3fffffff)))
+    (local.set $q7 (i64.shr_u (local.get $Q) (i64.const 30)))
     (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x1)) (local.get $acc)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 7: carry + sum x_i y_j over pairs i = 0..3 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3)))) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const -296107744))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -424316376))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -823897220))) (local.get $PQ5)) (local.get $acc)))
-    ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x1)) (local.get $acc)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q6) (i64.const 0x311bac84))) (i64.mul (local.get $q7) (i64.const 0x1))) (local.get $carry)))
+    (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
     ;; column 8: carry + sum x_i y_j over pairs i = 0..3 and x_4 y_4 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD9) (i64.mul (i64.sub (local.get $x0) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0x4000))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const -296107778))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const -424316376))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const -823897220))) (local.get $PQ5)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x1)) (local.get $acc)))
     (local.set $PQ9 (i64.add (local.get $PQ5) (i64.mul (local.get $q8) (i64.const 0x4000))))
+    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 9: carry + sum x_i y_j over pairs i = 1..4 + sum q_i p_j over pairs i = 1..4
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.sub (local.get $PD9) (local.get $PD1)) (i64.mul (i64.sub (local.get $x1) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y4)))) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const -34))) (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const -296107778))) (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const -424316376))) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -823880836))) (local.get $PQ9)) (local.get $acc)))
@@ -304,7 +308,7 @@
   )
 
   ;; fp_sqr(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
-  ;; Product scanning: cross products doubled, reduction by pair products (107 limb products).
+  ;; Product scanning: cross products doubled, reduction by pair products: 96 limb products, two q limbs per reduction step.
   (func $fp_sqr (export "fp_sqr") (param $out i32) (param $x i32)
     (local $x0 i64)
     (local $x1 i64)
@@ -317,16 +321,20 @@
     (local $x8 i64)
     (local $acc i64)
     (local $hi i64)
+    (local $accNext i64)
+    (local $hiNext i64)
+    (local $Q i64)
     (local $q0 i64)
     (local $q1 i64)
+    (local $carry i64)
     (local $PQ2 i64)
     (local $q2 i64)
-    (local $PQ3 i64)
     (local $q3 i64)
+    (local $PQ3 i64)
     (local $PQ4 i64)
     (local $q4 i64)
-    (local $PQ5 i64)
     (local $q5 i64)
+    (local $PQ5 i64)
     (local $q6 i64)
     (local $q7 i64)
     (local $q8 i64)
@@ -343,62 +351,62 @@
     (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
     ;; column 0: x_0^2 + q_0 p_0
     (local.set $acc (i64.mul (local.get $x0) (local.get $x0)))
-    ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q0) (i64.const 0x1)) (local.get $acc)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 1: carry + 2 (x_0 x_1) + q_0 p_1 + q_1 p_0
-    (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x311bac84))) (local.get $acc)))
-    ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q1 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x1)) (local.get $acc)))
+    ;; column 1: 2 (x_0 x_1) + q_0 p_1 + q_1 p_0 + carry
+    (local.set $accNext (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)))
+    ;; q_0 + 2^30 q_1 = (s * mu2) mod 2^60, s = column 0 + 2^30 (column 1 so far): clears the low 60 bits of both
+    (local.set $Q (i64.and (i64.mul (i64.add (local.get $acc) (i64.shl (local.get $accNext) (i64.const 30))) (i64.const 0xc46eb20ffffffff)) (i64.const 0xfffffffffffffff)))
+    (local.set $q0 (i64.and (local.get $Q) (i64.const 0x3fffffff)))
+    (local.set $q1 (i64.shr_u (local.get $Q) (i64.const 30)))
+    (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x1))))
+    (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x311bac84)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q0) (i64.const 0x311bac84))) (i64.mul (local.get $q1) (i64.const 0x1))) (local.get $carry)))
+    (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
     ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1)) (i64.mul (local.get $x1) (local.get $x1))) (i64.mul (local.get $q0) (i64.const 0x194a8dd8))) (local.get $PQ2)) (local.get $acc)))
-    ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q2 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x1)) (local.get $acc)))
+    ;; column 3: 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + q_1 p_2 + q_2 p_1 + q_3 p_0 + carry
+    (local.set $accNext (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x11a63f02))) (i64.mul (local.get $q1) (i64.const 0x194a8dd8))))
+    ;; q_2 + 2^30 q_3 = (s * mu2) mod 2^60, s = column 2 + 2^30 (column 3 so far): clears the low 60 bits of both
+    (local.set $Q (i64.and (i64.mul (i64.add (local.get $acc) (i64.shl (local.get $accNext) (i64.const 30))) (i64.const 0xc46eb20ffffffff)) (i64.const 0xfffffffffffffff)))
+    (local.set $q2 (i64.and (local.get $Q) (i64.const 0x3fffffff)))
+    (local.set $q3 (i64.shr_u (local.get $Q) (i64.const 30)))
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x194a8dd8))))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x11a63f02))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -399580844))) (local.get $PQ3)) (local.get $acc)))
-    ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q3 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x1)) (local.get $acc)))
+    (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x1)) (local.get $acc)))
+    (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x11a63f02))))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q2) (i64.const 0x311bac84))) (i64.mul (local.get $q3) (i64.const 0x1))) (local.get $carry)))
+    (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
     ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2))) (i64.mul (local.get $q0) (i64.const 0x22))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const -527789442))) (local.get $PQ4)) (local.get $acc)))
-    ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q4 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x1)) (local.get $acc)))
+    ;; column 5: 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_1 p_4 + sum q_i p_j over pairs i = 2..2 + q_4 p_1 + q_5 p_0 + carry
+    (local.set $accNext (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.mul (local.get $x1) (local.get $x4))) (i64.mul (local.get $x2) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $q1) (i64.const 0x22))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const -128208598))) (i64.sub (local.get $PQ4) (local.get $PQ2))))
+    ;; q_4 + 2^30 q_5 = (s * mu2) mod 2^60, s = column 4 + 2^30 (column 5 so far): clears the low 60 bits of both
+    (local.set $Q (i64.and (i64.mul (i64.add (local.get $acc) (i64.shl (local.get $accNext) (i64.const 30))) (i64.const 0xc46eb20ffffffff)) (i64.const 0xfffffffffffffff)))
+    (local.set $q4 (i64.and (local.get $Q) (i64.const 0x3fffffff)))
+    (local.set $q5 (i64.shr_u (local.get $Q) (i64.const 30)))
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x22))))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + sum q_i p_j over pairs i = 1..2 + q_5 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.mul (local.get $x1) (local.get $x4))) (i64.mul (local.get $x2) (local.get $x3))) (i64.const 1)) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const -128208598))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const -823897186))) (local.get $PQ5)) (local.get $acc)))
-    ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q5 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x1)) (local.get $acc)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x1)) (local.get $acc)))
+    (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q4) (i64.const 0x311bac84))) (i64.mul (local.get $q5) (i64.const 0x1))) (local.get $carry)))
+    (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
     ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.mul (local.get $x1) (local.get $x5))) (i64.mul (local.get $x2) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $x3) (local.get $x3))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const -424316342))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -823897220))) (local.get $PQ5)) (local.get $acc)))
-    ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q6 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
+    ;; column 7: 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + sum q_i p_j over pairs i = 2..3 + q_6 p_1 + q_7 p_0 + carry
+    (local.set $accNext (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.mul (local.get $x2) (local.get $x5))) (i64.mul (local.get $x3) (local.get $x4))) (i64.const 1)) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const -296107744))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -424316376))) (i64.sub (local.get $PQ5) (local.get $PQ2))))
+    ;; q_6 + 2^30 q_7 = (s * mu2) mod 2^60, s = column 6 + 2^30 (column 7 so far): clears the low 60 bits of both
+    (local.set $Q (i64.and (i64.mul (i64.add (local.get $acc) (i64.shl (local.get $accNext) (i64.const 30))) (i64.const 0xc46eb20ffffffff)) (i64.const 0xfffffffffffffff)))
+    (local.set $q6 (i64.and (local.get $Q) (i64.const 0x3fffffff)))
+    (local.set $q7 (i64.shr_u (local.get $Q) (i64.const 30)))
     (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x1)) (local.get $acc)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
-    ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + sum q_i p_j over pairs i = 1..3 + q_7 p_0
-    (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.mul (local.get $x2) (local.get $x5))) (i64.mul (local.get $x3) (local.get $x4))) (i64.const 1)) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const -296107744))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -424316376))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -823897220))) (local.get $PQ5)) (local.get $acc)))
-    ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
-    (local.set $q7 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x1)) (local.get $acc)))
-    (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
+    (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q6) (i64.const 0x311bac84))) (i64.mul (local.get $q7) (i64.const 0x1))) (local.get $carry)))
+    (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
     ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.mul (local.get $x2) (local.get $x6))) (i64.mul (local.get $x3) (local.get $x5))) (i64.const 1)) (i64.mul (local.get $x4) (local.get $x4))) (i64.mul (local.get $q0) (i64.const 0x4000))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const -296107778))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const -424316376))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const -823897220))) (local.get $PQ5)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q8 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
-    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x1)) (local.get $acc)))
     (local.set $PQ9 (i64.add (local.get $PQ5) (i64.mul (local.get $q8) (i64.const 0x4000))))
+    (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
     ;; column 9: carry + 2 (x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + sum q_i p_j over pairs i = 1..4
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x1) (local.get $x8)) (i64.mul (local.get $x2) (local.get $x7))) (i64.mul (local.get $x3) (local.get $x6))) (i64.mul (local.get $x4) (local.get $x5))) (i64.const 1)) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const -34))) (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const -296107778))) (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const -424316376))) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -823880836))) (local.get $PQ9)) (local.get $acc)))
