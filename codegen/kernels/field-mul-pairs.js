@@ -73,16 +73,21 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
   const x = (i) => local.get(`x${i}`);
   const y = (i) => local.get(`y${i}`);
   const q = (i) => local.get(`q${i}`);
-  body.push(comment(square ? 'x_j in locals' : 'x_j, y_j in locals'));
-  for (let j = 0; j < n; j++) body.push(local.set(fn.local(`x${j}`), loadLimb('x', j)));
-  if (!square) {
-    for (let j = 0; j < n; j++) body.push(local.set(fn.local(`y${j}`), loadLimb('y', j)));
-    body.push(comment('PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) (mod 2^64; only differences of a few terms are used)'));
-    for (let j = 1; j <= n; j++) {
-      const d = i64.mul(x(j - 1), y(j - 1));
-      body.push(local.set(fn.local(`PD${j}`), j === 1 ? d : i64.add(local.get(`PD${j - 1}`), d)));
-    }
-  }
+  /**
+   * Loads x_j (and y_j, and PD_(j+1) = PD_j + x_j y_j) where column j first needs them, not all up front: a
+   * load stays where the text puts it (it may trap), and a value loaded early is one more for V8 to spill.
+   * The stores to out come in columns >= n, after the last load, so out may alias x or y.
+   */
+  const loadLimbs = (j) => {
+    if (square) body.push(comment(`x_${j}`));
+    else if (j === 0) body.push(comment('x_0, y_0; PD_1 = x_0 y_0. PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) mod 2^64: only differences of a few are used'));
+    else body.push(comment(`x_${j}, y_${j}; PD_${j + 1} = PD_${j} + x_${j} y_${j}`));
+    body.push(local.set(fn.local(`x${j}`), loadLimb('x', j)));
+    if (square) return;
+    body.push(local.set(fn.local(`y${j}`), loadLimb('y', j)));
+    const d = i64.mul(x(j), y(j));
+    body.push(local.set(fn.local(`PD${j + 1}`), j === 0 ? d : i64.add(local.get(`PD${j}`), d)));
+  };
   // PQ_j = q_1 p_1 + ... + q_(j-1) p_(j-1), built as the q_j appear. A zero limb of p adds nothing, so the
   // prefix keeps its previous local.
   const pqName = [null, null]; // pqName[j] = local holding PQ_j, null for the empty sum
@@ -275,11 +280,13 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
   let carryBound = null; // null: column 0 has no carry in
   let k = 0;
   while (k < n) {
+    loadLimbs(k);
     const col = openColumn(k, 'acc', 'hi', carryBound);
     productTerms(col);
     reductionTerms(col);
     flush(col);
     if (qStep === 2 && k + 1 < n) {
+      loadLimbs(k + 1);
       const next = openColumn(k + 1, 'accNext', 'hiNext', null);
       productTerms(next);
       reductionTerms(next, { newestUnknown: true });

@@ -42,118 +42,85 @@
   ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 207 limb products, one q limb per reduction step.
   (func $fp_mul (export "fp_mul") (param $out i32) (param $x i32) (param $y i32)
     (local $x0 i64)
-    (local $x1 i64)
-    (local $x2 i64)
-    (local $x3 i64)
-    (local $x4 i64)
-    (local $x5 i64)
-    (local $x6 i64)
-    (local $x7 i64)
-    (local $x8 i64)
-    (local $x9 i64)
-    (local $x10 i64)
-    (local $x11 i64)
-    (local $x12 i64)
     (local $y0 i64)
-    (local $y1 i64)
-    (local $y2 i64)
-    (local $y3 i64)
-    (local $y4 i64)
-    (local $y5 i64)
-    (local $y6 i64)
-    (local $y7 i64)
-    (local $y8 i64)
-    (local $y9 i64)
-    (local $y10 i64)
-    (local $y11 i64)
-    (local $y12 i64)
     (local $PD1 i64)
-    (local $PD2 i64)
-    (local $PD3 i64)
-    (local $PD4 i64)
-    (local $PD5 i64)
-    (local $PD6 i64)
-    (local $PD7 i64)
-    (local $PD8 i64)
-    (local $PD9 i64)
-    (local $PD10 i64)
-    (local $PD11 i64)
-    (local $PD12 i64)
-    (local $PD13 i64)
     (local $acc i64)
     (local $hi i64)
     (local $q0 i64)
+    (local $x1 i64)
+    (local $y1 i64)
+    (local $PD2 i64)
     (local $q1 i64)
     (local $PQ2 i64)
+    (local $x2 i64)
+    (local $y2 i64)
+    (local $PD3 i64)
     (local $q2 i64)
     (local $PQ3 i64)
+    (local $x3 i64)
+    (local $y3 i64)
+    (local $PD4 i64)
     (local $q3 i64)
     (local $PQ4 i64)
+    (local $x4 i64)
+    (local $y4 i64)
+    (local $PD5 i64)
     (local $q4 i64)
     (local $PQ5 i64)
+    (local $x5 i64)
+    (local $y5 i64)
+    (local $PD6 i64)
     (local $q5 i64)
     (local $PQ6 i64)
+    (local $x6 i64)
+    (local $y6 i64)
+    (local $PD7 i64)
     (local $q6 i64)
     (local $PQ7 i64)
+    (local $x7 i64)
+    (local $y7 i64)
+    (local $PD8 i64)
     (local $q7 i64)
     (local $PQ8 i64)
+    (local $x8 i64)
+    (local $y8 i64)
+    (local $PD9 i64)
     (local $q8 i64)
     (local $PQ9 i64)
+    (local $x9 i64)
+    (local $y9 i64)
+    (local $PD10 i64)
     (local $q9 i64)
     (local $PQ10 i64)
+    (local $x10 i64)
+    (local $y10 i64)
+    (local $PD11 i64)
     (local $q10 i64)
     (local $PQ11 i64)
+    (local $x11 i64)
+    (local $y11 i64)
+    (local $PD12 i64)
     (local $q11 i64)
     (local $PQ12 i64)
+    (local $x12 i64)
+    (local $y12 i64)
+    (local $PD13 i64)
     (local $q12 i64)
     (local $PQ13 i64)
-    ;; x_j, y_j in locals
+    ;; x_0, y_0; PD_1 = x_0 y_0. PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) mod 2^64: only differences of a few are used
     (local.set $x0 (i64.load32_u (local.get $x)))
-    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
-    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
-    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
-    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
-    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
-    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
-    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
-    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
-    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
-    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
-    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
-    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
     (local.set $y0 (i64.load32_u (local.get $y)))
-    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
-    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
-    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
-    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
-    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
-    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
-    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
-    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
-    (local.set $y9 (i64.load32_u offset=36 (local.get $y)))
-    (local.set $y10 (i64.load32_u offset=40 (local.get $y)))
-    (local.set $y11 (i64.load32_u offset=44 (local.get $y)))
-    (local.set $y12 (i64.load32_u offset=48 (local.get $y)))
-    ;; PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) (mod 2^64; only differences of a few terms are used)
     (local.set $PD1 (i64.mul (local.get $x0) (local.get $y0)))
-    (local.set $PD2 (i64.add (local.get $PD1) (i64.mul (local.get $x1) (local.get $y1))))
-    (local.set $PD3 (i64.add (local.get $PD2) (i64.mul (local.get $x2) (local.get $y2))))
-    (local.set $PD4 (i64.add (local.get $PD3) (i64.mul (local.get $x3) (local.get $y3))))
-    (local.set $PD5 (i64.add (local.get $PD4) (i64.mul (local.get $x4) (local.get $y4))))
-    (local.set $PD6 (i64.add (local.get $PD5) (i64.mul (local.get $x5) (local.get $y5))))
-    (local.set $PD7 (i64.add (local.get $PD6) (i64.mul (local.get $x6) (local.get $y6))))
-    (local.set $PD8 (i64.add (local.get $PD7) (i64.mul (local.get $x7) (local.get $y7))))
-    (local.set $PD9 (i64.add (local.get $PD8) (i64.mul (local.get $x8) (local.get $y8))))
-    (local.set $PD10 (i64.add (local.get $PD9) (i64.mul (local.get $x9) (local.get $y9))))
-    (local.set $PD11 (i64.add (local.get $PD10) (i64.mul (local.get $x10) (local.get $y10))))
-    (local.set $PD12 (i64.add (local.get $PD11) (i64.mul (local.get $x11) (local.get $y11))))
-    (local.set $PD13 (i64.add (local.get $PD12) (i64.mul (local.get $x12) (local.get $y12))))
     ;; column 0: sum x_i y_j over x_0 y_0 + q_0 p_0
     (local.set $acc (local.get $PD1))
     ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x1))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_1, y_1; PD_2 = PD_1 + x_1 y_1
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
+    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
+    (local.set $PD2 (i64.add (local.get $PD1) (i64.mul (local.get $x1) (local.get $y1))))
     ;; column 1: carry + sum x_i y_j over pairs i = 0..0 + q_0 p_1 + q_1 p_0
     (local.set $acc (i64.add (i64.add (i64.add (local.get $PD2) (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x14230000))) (local.get $acc)))
     ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
@@ -161,6 +128,10 @@
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x14230000)))
     (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_2, y_2; PD_3 = PD_2 + x_2 y_2
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
+    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
+    (local.set $PD3 (i64.add (local.get $PD2) (i64.mul (local.get $x2) (local.get $y2))))
     ;; column 2: carry + sum x_i y_j over pairs i = 0..0 and x_1 y_1 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD3) (i64.mul (i64.sub (local.get $x0) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x8))) (local.get $PQ2)) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
@@ -168,6 +139,10 @@
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x8))))
     (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_3, y_3; PD_4 = PD_3 + x_3 y_3
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
+    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
+    (local.set $PD4 (i64.add (local.get $PD3) (i64.mul (local.get $x3) (local.get $y3))))
     ;; column 3: carry + sum x_i y_j over pairs i = 0..1 + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD4) (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x2d7510c))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -337838072))) (local.get $PQ3)) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
@@ -175,6 +150,10 @@
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x2d7510c))))
     (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_4, y_4; PD_5 = PD_4 + x_4 y_4
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
+    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
+    (local.set $PD5 (i64.add (local.get $PD4) (i64.mul (local.get $x4) (local.get $y4))))
     ;; column 4: carry + sum x_i y_j over pairs i = 0..1 and x_2 y_2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD5) (i64.mul (i64.sub (local.get $x0) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x9480017))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const -290172660))) (local.get $PQ4)) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
@@ -182,6 +161,10 @@
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x9480017))))
     (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_5, y_5; PD_6 = PD_5 + x_5 y_5
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
+    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
+    (local.set $PD6 (i64.add (local.get $PD5) (i64.mul (local.get $x5) (local.get $y5))))
     ;; column 5: carry + sum x_i y_j over pairs i = 0..2 + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD6) (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2)))) (i64.mul (local.get $q0) (i64.const 0xd88bee8))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const 47665412))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const -182124521))) (local.get $PQ5)) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
@@ -189,6 +172,10 @@
     (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0xd88bee8))))
     (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_6, y_6; PD_7 = PD_6 + x_6 y_6
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
+    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
+    (local.set $PD7 (i64.add (local.get $PD6) (i64.mul (local.get $x6) (local.get $y6))))
     ;; column 6: carry + sum x_i y_j over pairs i = 0..2 and x_3 y_3 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD7) (i64.mul (i64.sub (local.get $x0) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y2)))) (i64.mul (local.get $q0) (i64.const 0x1138f1ef))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const 155713551))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -110772504))) (local.get $PQ6)) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
@@ -196,6 +183,10 @@
     (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x1138f1ef))))
     (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_7, y_7; PD_8 = PD_7 + x_7 y_7
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
+    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
+    (local.set $PD8 (i64.add (local.get $PD7) (i64.mul (local.get $x7) (local.get $y7))))
     ;; column 7: carry + sum x_i y_j over pairs i = 0..3 + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0x367cc03d))) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const 108048139))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const 227065568))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -48893457))) (local.get $PQ7)) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
@@ -203,6 +194,10 @@
     (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x367cc03d))))
     (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_8, y_8; PD_9 = PD_8 + x_8 y_8
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
+    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
+    (local.set $PD9 (i64.add (local.get $PD8) (i64.mul (local.get $x8) (local.get $y8))))
     ;; column 8: carry + sum x_i y_j over pairs i = 0..3 and x_4 y_4 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD9) (i64.mul (i64.sub (local.get $x0) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0x93b1a22))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const 179400156))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const 288944615))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 576307261))) (local.get $PQ8)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
@@ -210,6 +205,10 @@
     (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0x93b1a22))))
     (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_9, y_9; PD_10 = PD_9 + x_9 y_9
+    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
+    (local.set $y9 (i64.load32_u offset=36 (local.get $y)))
+    (local.set $PD10 (i64.add (local.get $PD9) (i64.mul (local.get $x9) (local.get $y9))))
     ;; column 9: carry + sum x_i y_j over pairs i = 0..4 + q_0 p_9 + sum q_i p_j over pairs i = 1..4 + q_9 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD10) (i64.mul (i64.sub (local.get $x0) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y4)))) (i64.mul (local.get $q0) (i64.const 0x1701b285))) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const 71352017))) (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const 241279203))) (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const 914145333))) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -182969822))) (local.get $PQ9)) (local.get $acc)))
     ;; q_9 = (column * mu) mod 2^30: clears the low 30 bits
@@ -217,6 +216,10 @@
     (local.set $PQ10 (i64.add (local.get $PQ9) (i64.mul (local.get $q9) (i64.const 0x1701b285))))
     (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_10, y_10; PD_11 = PD_10 + x_10 y_10
+    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
+    (local.set $y10 (i64.load32_u offset=40 (local.get $y)))
+    (local.set $PD11 (i64.add (local.get $PD10) (i64.mul (local.get $x10) (local.get $y10))))
     ;; column 10: carry + sum x_i y_j over pairs i = 0..4 and x_5 y_5 + q_0 p_10 + sum q_i p_j over pairs i = 1..4 and q_5 p_5 + q_10 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD11) (i64.mul (i64.sub (local.get $x0) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y4)))) (i64.mul (local.get $q0) (i64.const 0xeac63b0))) (i64.mul (i64.sub (local.get $q4) (local.get $q6)) (i64.const 133231064))) (i64.mul (i64.sub (local.get $q3) (local.get $q7)) (i64.const 866479921))) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const 154868250))) (i64.mul (i64.sub (local.get $q1) (local.get $q9)) (i64.const 48149125))) (local.get $PQ10)) (local.get $acc)))
     ;; q_10 = (column * mu) mod 2^30: clears the low 30 bits
@@ -224,6 +227,10 @@
     (local.set $PQ11 (i64.add (local.get $PQ10) (i64.mul (local.get $q10) (i64.const 0xeac63b0))))
     (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_11, y_11; PD_12 = PD_11 + x_11 y_11
+    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
+    (local.set $y11 (i64.load32_u offset=44 (local.get $y)))
+    (local.set $PD12 (i64.add (local.get $PD11) (i64.mul (local.get $x11) (local.get $y11))))
     ;; column 11: carry + sum x_i y_j over pairs i = 0..5 + q_0 p_11 + sum q_i p_j over pairs i = 1..5 + q_11 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD12) (i64.mul (i64.sub (local.get $x0) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y4)))) (i64.mul (i64.sub (local.get $x5) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y5)))) (i64.mul (local.get $q0) (i64.const 0x1185f144))) (i64.mul (i64.sub (local.get $q5) (local.get $q6)) (i64.const 61879047))) (i64.mul (i64.sub (local.get $q4) (local.get $q7)) (i64.const 758431782))) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const 107202838))) (i64.mul (i64.sub (local.get $q2) (local.get $q9)) (i64.const 385987197))) (i64.mul (i64.sub (local.get $q1) (local.get $q10)) (i64.const -91659344))) (local.get $PQ11)) (local.get $acc)))
     ;; q_11 = (column * mu) mod 2^30: clears the low 30 bits
@@ -231,6 +238,10 @@
     (local.set $PQ12 (i64.add (local.get $PQ11) (i64.mul (local.get $q11) (i64.const 0x1185f144))))
     (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_12, y_12; PD_13 = PD_12 + x_12 y_12
+    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
+    (local.set $y12 (i64.load32_u offset=48 (local.get $y)))
+    (local.set $PD13 (i64.add (local.get $PD12) (i64.mul (local.get $x12) (local.get $y12))))
     ;; column 12: carry + sum x_i y_j over pairs i = 0..5 and x_6 y_6 + q_0 p_12 + sum q_i p_j over pairs i = 1..5 and q_6 p_6 + q_12 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD13) (i64.mul (i64.sub (local.get $x0) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y4)))) (i64.mul (i64.sub (local.get $x5) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y5)))) (i64.mul (local.get $q0) (i64.const 0x1ae3a))) (i64.mul (i64.sub (local.get $q5) (local.get $q7)) (i64.const 687079765))) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -845301))) (i64.mul (i64.sub (local.get $q3) (local.get $q9)) (i64.const 338321785))) (i64.mul (i64.sub (local.get $q2) (local.get $q10)) (i64.const 246178728))) (i64.mul (i64.sub (local.get $q1) (local.get $q11)) (i64.const -43847356))) (local.get $PQ12)) (local.get $acc)))
     ;; q_12 = (column * mu) mod 2^30: clears the low 30 bits
@@ -421,65 +432,55 @@
   ;; Product scanning: cross products doubled, reduction by pair products: 207 limb products, one q limb per reduction step.
   (func $fp_sqr (export "fp_sqr") (param $out i32) (param $x i32)
     (local $x0 i64)
-    (local $x1 i64)
-    (local $x2 i64)
-    (local $x3 i64)
-    (local $x4 i64)
-    (local $x5 i64)
-    (local $x6 i64)
-    (local $x7 i64)
-    (local $x8 i64)
-    (local $x9 i64)
-    (local $x10 i64)
-    (local $x11 i64)
-    (local $x12 i64)
     (local $acc i64)
     (local $hi i64)
     (local $q0 i64)
+    (local $x1 i64)
     (local $q1 i64)
     (local $PQ2 i64)
+    (local $x2 i64)
     (local $q2 i64)
     (local $PQ3 i64)
+    (local $x3 i64)
     (local $q3 i64)
     (local $PQ4 i64)
+    (local $x4 i64)
     (local $q4 i64)
     (local $PQ5 i64)
+    (local $x5 i64)
     (local $q5 i64)
     (local $PQ6 i64)
+    (local $x6 i64)
     (local $q6 i64)
     (local $PQ7 i64)
+    (local $x7 i64)
     (local $q7 i64)
     (local $PQ8 i64)
+    (local $x8 i64)
     (local $q8 i64)
     (local $PQ9 i64)
+    (local $x9 i64)
     (local $q9 i64)
     (local $PQ10 i64)
+    (local $x10 i64)
     (local $q10 i64)
     (local $PQ11 i64)
+    (local $x11 i64)
     (local $q11 i64)
     (local $PQ12 i64)
+    (local $x12 i64)
     (local $q12 i64)
     (local $PQ13 i64)
-    ;; x_j in locals
+    ;; x_0
     (local.set $x0 (i64.load32_u (local.get $x)))
-    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
-    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
-    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
-    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
-    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
-    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
-    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
-    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
-    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
-    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
-    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
-    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
     ;; column 0: x_0^2 + q_0 p_0
     (local.set $acc (i64.mul (local.get $x0) (local.get $x0)))
     ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073741823)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x1))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_1
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
     ;; column 1: carry + 2 (x_0 x_1) + q_0 p_1 + q_1 p_0
     (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x14230000))) (local.get $acc)))
     ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
@@ -487,6 +488,8 @@
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x14230000)))
     (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_2
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
     ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1)) (i64.mul (local.get $x1) (local.get $x1))) (i64.mul (local.get $q0) (i64.const 0x8))) (local.get $PQ2)) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
@@ -494,6 +497,8 @@
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x8))))
     (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_3
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
     ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x2d7510c))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -337838072))) (local.get $PQ3)) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
@@ -501,6 +506,8 @@
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x2d7510c))))
     (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_4
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
     ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2))) (i64.mul (local.get $q0) (i64.const 0x9480017))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const -290172660))) (local.get $PQ4)) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
@@ -508,6 +515,8 @@
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x9480017))))
     (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_5
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
     ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.mul (local.get $x1) (local.get $x4))) (i64.mul (local.get $x2) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0xd88bee8))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const 47665412))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const -182124521))) (local.get $PQ5)) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
@@ -515,6 +524,8 @@
     (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0xd88bee8))))
     (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_6
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
     ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.mul (local.get $x1) (local.get $x5))) (i64.mul (local.get $x2) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $x3) (local.get $x3))) (i64.mul (local.get $q0) (i64.const 0x1138f1ef))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const 155713551))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -110772504))) (local.get $PQ6)) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
@@ -522,6 +533,8 @@
     (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x1138f1ef))))
     (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_7
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
     ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.mul (local.get $x2) (local.get $x5))) (i64.mul (local.get $x3) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x367cc03d))) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const 108048139))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const 227065568))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -48893457))) (local.get $PQ7)) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
@@ -529,6 +542,8 @@
     (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x367cc03d))))
     (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_8
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
     ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.mul (local.get $x2) (local.get $x6))) (i64.mul (local.get $x3) (local.get $x5))) (i64.const 1)) (i64.mul (local.get $x4) (local.get $x4))) (i64.mul (local.get $q0) (i64.const 0x93b1a22))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const 179400156))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const 288944615))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const 576307261))) (local.get $PQ8)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
@@ -536,6 +551,8 @@
     (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0x93b1a22))))
     (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_9
+    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
     ;; column 9: carry + 2 (x_0 x_9 + x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + q_0 p_9 + sum q_i p_j over pairs i = 1..4 + q_9 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x9)) (i64.mul (local.get $x1) (local.get $x8))) (i64.mul (local.get $x2) (local.get $x7))) (i64.mul (local.get $x3) (local.get $x6))) (i64.mul (local.get $x4) (local.get $x5))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x1701b285))) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const 71352017))) (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const 241279203))) (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const 914145333))) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const -182969822))) (local.get $PQ9)) (local.get $acc)))
     ;; q_9 = (column * mu) mod 2^30: clears the low 30 bits
@@ -543,6 +560,8 @@
     (local.set $PQ10 (i64.add (local.get $PQ9) (i64.mul (local.get $q9) (i64.const 0x1701b285))))
     (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_10
+    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
     ;; column 10: carry + 2 (x_0 x_10 + x_1 x_9 + x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + q_0 p_10 + sum q_i p_j over pairs i = 1..4 and q_5 p_5 + q_10 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x10)) (i64.mul (local.get $x1) (local.get $x9))) (i64.mul (local.get $x2) (local.get $x8))) (i64.mul (local.get $x3) (local.get $x7))) (i64.mul (local.get $x4) (local.get $x6))) (i64.const 1)) (i64.mul (local.get $x5) (local.get $x5))) (i64.mul (local.get $q0) (i64.const 0xeac63b0))) (i64.mul (i64.sub (local.get $q4) (local.get $q6)) (i64.const 133231064))) (i64.mul (i64.sub (local.get $q3) (local.get $q7)) (i64.const 866479921))) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const 154868250))) (i64.mul (i64.sub (local.get $q1) (local.get $q9)) (i64.const 48149125))) (local.get $PQ10)) (local.get $acc)))
     ;; q_10 = (column * mu) mod 2^30: clears the low 30 bits
@@ -550,6 +569,8 @@
     (local.set $PQ11 (i64.add (local.get $PQ10) (i64.mul (local.get $q10) (i64.const 0xeac63b0))))
     (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_11
+    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
     ;; column 11: carry + 2 (x_0 x_11 + x_1 x_10 + x_2 x_9 + x_3 x_8 + x_4 x_7 + x_5 x_6) + q_0 p_11 + sum q_i p_j over pairs i = 1..5 + q_11 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x11)) (i64.mul (local.get $x1) (local.get $x10))) (i64.mul (local.get $x2) (local.get $x9))) (i64.mul (local.get $x3) (local.get $x8))) (i64.mul (local.get $x4) (local.get $x7))) (i64.mul (local.get $x5) (local.get $x6))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x1185f144))) (i64.mul (i64.sub (local.get $q5) (local.get $q6)) (i64.const 61879047))) (i64.mul (i64.sub (local.get $q4) (local.get $q7)) (i64.const 758431782))) (i64.mul (i64.sub (local.get $q3) (local.get $q8)) (i64.const 107202838))) (i64.mul (i64.sub (local.get $q2) (local.get $q9)) (i64.const 385987197))) (i64.mul (i64.sub (local.get $q1) (local.get $q10)) (i64.const -91659344))) (local.get $PQ11)) (local.get $acc)))
     ;; q_11 = (column * mu) mod 2^30: clears the low 30 bits
@@ -557,6 +578,8 @@
     (local.set $PQ12 (i64.add (local.get $PQ11) (i64.mul (local.get $q11) (i64.const 0x1185f144))))
     (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x1)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_12
+    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
     ;; column 12: carry + 2 (x_0 x_12 + x_1 x_11 + x_2 x_10 + x_3 x_9 + x_4 x_8 + x_5 x_7) + x_6^2 + q_0 p_12 + sum q_i p_j over pairs i = 1..5 and q_6 p_6 + q_12 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x12)) (i64.mul (local.get $x1) (local.get $x11))) (i64.mul (local.get $x2) (local.get $x10))) (i64.mul (local.get $x3) (local.get $x9))) (i64.mul (local.get $x4) (local.get $x8))) (i64.mul (local.get $x5) (local.get $x7))) (i64.const 1)) (i64.mul (local.get $x6) (local.get $x6))) (i64.mul (local.get $q0) (i64.const 0x1ae3a))) (i64.mul (i64.sub (local.get $q5) (local.get $q7)) (i64.const 687079765))) (i64.mul (i64.sub (local.get $q4) (local.get $q8)) (i64.const -845301))) (i64.mul (i64.sub (local.get $q3) (local.get $q9)) (i64.const 338321785))) (i64.mul (i64.sub (local.get $q2) (local.get $q10)) (i64.const 246178728))) (i64.mul (i64.sub (local.get $q1) (local.get $q11)) (i64.const -43847356))) (local.get $PQ12)) (local.get $acc)))
     ;; q_12 = (column * mu) mod 2^30: clears the low 30 bits

@@ -40,118 +40,85 @@
   ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 207 limb products, one q limb per reduction step.
   (func $fp_mul (export "fp_mul") (param $out i32) (param $x i32) (param $y i32)
     (local $x0 i64)
-    (local $x1 i64)
-    (local $x2 i64)
-    (local $x3 i64)
-    (local $x4 i64)
-    (local $x5 i64)
-    (local $x6 i64)
-    (local $x7 i64)
-    (local $x8 i64)
-    (local $x9 i64)
-    (local $x10 i64)
-    (local $x11 i64)
-    (local $x12 i64)
     (local $y0 i64)
-    (local $y1 i64)
-    (local $y2 i64)
-    (local $y3 i64)
-    (local $y4 i64)
-    (local $y5 i64)
-    (local $y6 i64)
-    (local $y7 i64)
-    (local $y8 i64)
-    (local $y9 i64)
-    (local $y10 i64)
-    (local $y11 i64)
-    (local $y12 i64)
     (local $PD1 i64)
-    (local $PD2 i64)
-    (local $PD3 i64)
-    (local $PD4 i64)
-    (local $PD5 i64)
-    (local $PD6 i64)
-    (local $PD7 i64)
-    (local $PD8 i64)
-    (local $PD9 i64)
-    (local $PD10 i64)
-    (local $PD11 i64)
-    (local $PD12 i64)
-    (local $PD13 i64)
     (local $acc i64)
     (local $hi i64)
     (local $q0 i64)
+    (local $x1 i64)
+    (local $y1 i64)
+    (local $PD2 i64)
     (local $q1 i64)
     (local $PQ2 i64)
+    (local $x2 i64)
+    (local $y2 i64)
+    (local $PD3 i64)
     (local $q2 i64)
     (local $PQ3 i64)
+    (local $x3 i64)
+    (local $y3 i64)
+    (local $PD4 i64)
     (local $q3 i64)
     (local $PQ4 i64)
+    (local $x4 i64)
+    (local $y4 i64)
+    (local $PD5 i64)
     (local $q4 i64)
     (local $PQ5 i64)
+    (local $x5 i64)
+    (local $y5 i64)
+    (local $PD6 i64)
     (local $q5 i64)
     (local $PQ6 i64)
+    (local $x6 i64)
+    (local $y6 i64)
+    (local $PD7 i64)
     (local $q6 i64)
     (local $PQ7 i64)
+    (local $x7 i64)
+    (local $y7 i64)
+    (local $PD8 i64)
     (local $q7 i64)
     (local $PQ8 i64)
+    (local $x8 i64)
+    (local $y8 i64)
+    (local $PD9 i64)
     (local $q8 i64)
     (local $PQ9 i64)
+    (local $x9 i64)
+    (local $y9 i64)
+    (local $PD10 i64)
     (local $q9 i64)
     (local $PQ10 i64)
+    (local $x10 i64)
+    (local $y10 i64)
+    (local $PD11 i64)
     (local $q10 i64)
     (local $PQ11 i64)
+    (local $x11 i64)
+    (local $y11 i64)
+    (local $PD12 i64)
     (local $q11 i64)
     (local $PQ12 i64)
+    (local $x12 i64)
+    (local $y12 i64)
+    (local $PD13 i64)
     (local $q12 i64)
     (local $PQ13 i64)
-    ;; x_j, y_j in locals
+    ;; x_0, y_0; PD_1 = x_0 y_0. PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) mod 2^64: only differences of a few are used
     (local.set $x0 (i64.load32_u (local.get $x)))
-    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
-    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
-    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
-    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
-    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
-    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
-    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
-    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
-    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
-    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
-    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
-    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
     (local.set $y0 (i64.load32_u (local.get $y)))
-    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
-    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
-    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
-    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
-    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
-    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
-    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
-    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
-    (local.set $y9 (i64.load32_u offset=36 (local.get $y)))
-    (local.set $y10 (i64.load32_u offset=40 (local.get $y)))
-    (local.set $y11 (i64.load32_u offset=44 (local.get $y)))
-    (local.set $y12 (i64.load32_u offset=48 (local.get $y)))
-    ;; PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) (mod 2^64; only differences of a few terms are used)
     (local.set $PD1 (i64.mul (local.get $x0) (local.get $y0)))
-    (local.set $PD2 (i64.add (local.get $PD1) (i64.mul (local.get $x1) (local.get $y1))))
-    (local.set $PD3 (i64.add (local.get $PD2) (i64.mul (local.get $x2) (local.get $y2))))
-    (local.set $PD4 (i64.add (local.get $PD3) (i64.mul (local.get $x3) (local.get $y3))))
-    (local.set $PD5 (i64.add (local.get $PD4) (i64.mul (local.get $x4) (local.get $y4))))
-    (local.set $PD6 (i64.add (local.get $PD5) (i64.mul (local.get $x5) (local.get $y5))))
-    (local.set $PD7 (i64.add (local.get $PD6) (i64.mul (local.get $x6) (local.get $y6))))
-    (local.set $PD8 (i64.add (local.get $PD7) (i64.mul (local.get $x7) (local.get $y7))))
-    (local.set $PD9 (i64.add (local.get $PD8) (i64.mul (local.get $x8) (local.get $y8))))
-    (local.set $PD10 (i64.add (local.get $PD9) (i64.mul (local.get $x9) (local.get $y9))))
-    (local.set $PD11 (i64.add (local.get $PD10) (i64.mul (local.get $x10) (local.get $y10))))
-    (local.set $PD12 (i64.add (local.get $PD11) (i64.mul (local.get $x11) (local.get $y11))))
-    (local.set $PD13 (i64.add (local.get $PD12) (i64.mul (local.get $x12) (local.get $y12))))
     ;; column 0: sum x_i y_j over x_0 y_0 + q_0 p_0
     (local.set $acc (local.get $PD1))
     ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x3fffaaab))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_1, y_1; PD_2 = PD_1 + x_1 y_1
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
+    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
+    (local.set $PD2 (i64.add (local.get $PD1) (i64.mul (local.get $x1) (local.get $y1))))
     ;; column 1: carry + sum x_i y_j over pairs i = 0..0 + q_0 p_1 + q_1 p_0
     (local.set $acc (i64.add (i64.add (i64.add (local.get $PD2) (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x27fbffff))) (local.get $acc)))
     ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
@@ -159,6 +126,10 @@
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x27fbffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_2, y_2; PD_3 = PD_2 + x_2 y_2
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
+    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
+    (local.set $PD3 (i64.add (local.get $PD2) (i64.mul (local.get $x2) (local.get $y2))))
     ;; column 2: carry + sum x_i y_j over pairs i = 0..0 and x_1 y_1 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD3) (i64.mul (i64.sub (local.get $x0) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x153ffffb))) (local.get $PQ2)) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
@@ -166,6 +137,10 @@
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x153ffffb))))
     (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_3, y_3; PD_4 = PD_3 + x_3 y_3
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
+    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
+    (local.set $PD4 (i64.add (local.get $PD3) (i64.mul (local.get $x3) (local.get $y3))))
     ;; column 3: carry + sum x_i y_j over pairs i = 0..1 + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD4) (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x2affffac))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -314310660))) (local.get $PQ3)) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
@@ -173,6 +148,10 @@
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x2affffac))))
     (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_4, y_4; PD_5 = PD_4 + x_4 y_4
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
+    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
+    (local.set $PD5 (i64.add (local.get $PD4) (i64.mul (local.get $x4) (local.get $y4))))
     ;; column 4: carry + sum x_i y_j over pairs i = 0..1 and x_2 y_2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD5) (i64.mul (i64.sub (local.get $x0) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x30f6241e))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 50593709))) (local.get $PQ4)) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
@@ -180,6 +159,10 @@
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x30f6241e))))
     (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_5, y_5; PD_6 = PD_5 + x_5 y_5
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
+    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
+    (local.set $PD6 (i64.add (local.get $PD5) (i64.mul (local.get $x5) (local.get $y5))))
     ;; column 5: carry + sum x_i y_j over pairs i = 0..2 + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD6) (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2)))) (i64.mul (local.get $q0) (i64.const 0x34a83da))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const 364904369))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 150610975))) (local.get $PQ5)) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
@@ -187,6 +170,10 @@
     (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0x34a83da))))
     (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_6, y_6; PD_7 = PD_6 + x_6 y_6
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
+    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
+    (local.set $PD7 (i64.add (local.get $PD6) (i64.mul (local.get $x6) (local.get $y6))))
     ;; column 6: carry + sum x_i y_j over pairs i = 0..2 and x_3 y_3 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD7) (i64.mul (i64.sub (local.get $x0) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y2)))) (i64.mul (local.get $q0) (i64.const 0x112bf673))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const 464921635))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -615611429))) (local.get $PQ6)) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
@@ -194,6 +181,10 @@
     (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x112bf673))))
     (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_7, y_7; PD_8 = PD_7 + x_7 y_7
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
+    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
+    (local.set $PD8 (i64.add (local.get $PD7) (i64.mul (local.get $x7) (local.get $y7))))
     ;; column 7: carry + sum x_i y_j over pairs i = 0..3 + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0x12e13ce1))) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const 100017266))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -301300769))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -382732684))) (local.get $PQ7)) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
@@ -201,6 +192,10 @@
     (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x12e13ce1))))
     (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_8, y_8; PD_9 = PD_8 + x_8 y_8
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
+    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
+    (local.set $PD9 (i64.add (local.get $PD8) (i64.mul (local.get $x8) (local.get $y8))))
     ;; column 8: carry + sum x_i y_j over pairs i = 0..3 and x_4 y_4 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD9) (i64.mul (i64.sub (local.get $x0) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0x2cd76477))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const -666205138))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const -68422024))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const -354075422))) (local.get $PQ8)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
@@ -208,6 +203,10 @@
     (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0x2cd76477))))
     (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_9, y_9; PD_10 = PD_9 + x_9 y_9
+    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
+    (local.set $y9 (i64.load32_u offset=36 (local.get $y)))
+    (local.set $PD10 (i64.add (local.get $PD9) (i64.mul (local.get $x9) (local.get $y9))))
     ;; column 9: carry + sum x_i y_j over pairs i = 0..4 + q_0 p_9 + sum q_i p_j over pairs i = 1..4 + q_9 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD10) (i64.mul (i64.sub (local.get $x0) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y4)))) (i64.mul (local.get $q0) (i64.const 0x1ed90d2e))) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const -766222404))) (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const -433326393))) (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const -39764762))) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const 81486968))) (local.get $PQ9)) (local.get $acc)))
     ;; q_9 = (column * mu) mod 2^30: clears the low 30 bits
@@ -215,6 +214,10 @@
     (local.set $PQ10 (i64.add (local.get $PQ9) (i64.mul (local.get $q9) (i64.const 0x1ed90d2e))))
     (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_10, y_10; PD_11 = PD_10 + x_10 y_10
+    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
+    (local.set $y10 (i64.load32_u offset=40 (local.get $y)))
+    (local.set $PD11 (i64.add (local.get $PD10) (i64.mul (local.get $x10) (local.get $y10))))
     ;; column 10: carry + sum x_i y_j over pairs i = 0..4 and x_5 y_5 + q_0 p_10 + sum q_i p_j over pairs i = 1..4 and q_5 p_5 + q_10 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD11) (i64.mul (i64.sub (local.get $x0) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y4)))) (i64.mul (local.get $q0) (i64.const 0x29a4b1ba))) (i64.mul (i64.sub (local.get $q4) (local.get $q6)) (i64.const -533343659))) (i64.mul (i64.sub (local.get $q3) (local.get $q7)) (i64.const -404669131))) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const 395797628))) (i64.mul (i64.sub (local.get $q1) (local.get $q9)) (i64.const -153285329))) (local.get $PQ10)) (local.get $acc)))
     ;; q_10 = (column * mu) mod 2^30: clears the low 30 bits
@@ -225,6 +228,10 @@
     (local.set $PQ11 (i64.add (local.get $PQ10) (i64.mul (local.get $q10) (i64.const 0x29a4b1ba))))
     (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
+    ;; x_11, y_11; PD_12 = PD_11 + x_11 y_11
+    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
+    (local.set $y11 (i64.load32_u offset=44 (local.get $y)))
+    (local.set $PD12 (i64.add (local.get $PD11) (i64.mul (local.get $x11) (local.get $y11))))
     ;; column 11: carry + sum x_i y_j over pairs i = 0..5 + q_0 p_11 + sum q_i p_j over pairs i = 1..5 + q_11 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD12) (i64.mul (i64.sub (local.get $x0) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y4)))) (i64.mul (i64.sub (local.get $x5) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y5)))) (i64.mul (local.get $q0) (i64.const 0x3a8e5ff9))) (local.get $acc)))
     ;; carry: the next block could overflow 64 bits
@@ -236,6 +243,10 @@
     (local.set $PQ12 (i64.add (local.get $PQ11) (i64.mul (local.get $q11) (i64.const 0x3a8e5ff9))))
     (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
+    ;; x_12, y_12; PD_13 = PD_12 + x_12 y_12
+    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
+    (local.set $y12 (i64.load32_u offset=48 (local.get $y)))
+    (local.set $PD13 (i64.add (local.get $PD12) (i64.mul (local.get $x12) (local.get $y12))))
     ;; column 12: carry + sum x_i y_j over pairs i = 0..5 and x_6 y_6 + q_0 p_12 + sum q_i p_j over pairs i = 1..5 and q_6 p_6 + q_12 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD13) (i64.mul (i64.sub (local.get $x0) (local.get $x12)) (i64.sub (local.get $y12) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x11)) (i64.sub (local.get $y11) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x10)) (i64.sub (local.get $y10) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x9)) (i64.sub (local.get $y9) (local.get $y3)))) (i64.mul (i64.sub (local.get $x4) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y4)))) (i64.mul (i64.sub (local.get $x5) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y5)))) (i64.mul (local.get $q0) (i64.const 0x1a0111))) (local.get $acc)))
     ;; carry: the next block could overflow 64 bits
@@ -440,65 +451,55 @@
   ;; Product scanning: cross products doubled, reduction by pair products: 207 limb products, one q limb per reduction step.
   (func $fp_sqr (export "fp_sqr") (param $out i32) (param $x i32)
     (local $x0 i64)
-    (local $x1 i64)
-    (local $x2 i64)
-    (local $x3 i64)
-    (local $x4 i64)
-    (local $x5 i64)
-    (local $x6 i64)
-    (local $x7 i64)
-    (local $x8 i64)
-    (local $x9 i64)
-    (local $x10 i64)
-    (local $x11 i64)
-    (local $x12 i64)
     (local $acc i64)
     (local $hi i64)
     (local $q0 i64)
+    (local $x1 i64)
     (local $q1 i64)
     (local $PQ2 i64)
+    (local $x2 i64)
     (local $q2 i64)
     (local $PQ3 i64)
+    (local $x3 i64)
     (local $q3 i64)
     (local $PQ4 i64)
+    (local $x4 i64)
     (local $q4 i64)
     (local $PQ5 i64)
+    (local $x5 i64)
     (local $q5 i64)
     (local $PQ6 i64)
+    (local $x6 i64)
     (local $q6 i64)
     (local $PQ7 i64)
+    (local $x7 i64)
     (local $q7 i64)
     (local $PQ8 i64)
+    (local $x8 i64)
     (local $q8 i64)
     (local $PQ9 i64)
+    (local $x9 i64)
     (local $q9 i64)
     (local $PQ10 i64)
+    (local $x10 i64)
     (local $q10 i64)
     (local $PQ11 i64)
+    (local $x11 i64)
     (local $q11 i64)
     (local $PQ12 i64)
+    (local $x12 i64)
     (local $q12 i64)
     (local $PQ13 i64)
-    ;; x_j in locals
+    ;; x_0
     (local.set $x0 (i64.load32_u (local.get $x)))
-    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
-    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
-    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
-    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
-    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
-    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
-    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
-    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
-    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
-    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
-    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
-    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
     ;; column 0: x_0^2 + q_0 p_0
     (local.set $acc (i64.mul (local.get $x0) (local.get $x0)))
     ;; q_0 = (column * mu) mod 2^30: clears the low 30 bits
     (local.set $q0 (i64.and (i64.mul (local.get $acc) (i64.const 1073545213)) (i64.const 0x3fffffff)))
     (local.set $acc (i64.add (local.get $acc) (i64.mul (local.get $q0) (i64.const 0x3fffaaab))))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_1
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
     ;; column 1: carry + 2 (x_0 x_1) + q_0 p_1 + q_1 p_0
     (local.set $acc (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x27fbffff))) (local.get $acc)))
     ;; q_1 = (column * mu) mod 2^30: clears the low 30 bits
@@ -506,6 +507,8 @@
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x27fbffff)))
     (local.set $acc (i64.add (i64.mul (local.get $q1) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_2
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
     ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1)) (i64.mul (local.get $x1) (local.get $x1))) (i64.mul (local.get $q0) (i64.const 0x153ffffb))) (local.get $PQ2)) (local.get $acc)))
     ;; q_2 = (column * mu) mod 2^30: clears the low 30 bits
@@ -513,6 +516,8 @@
     (local.set $PQ3 (i64.add (local.get $PQ2) (i64.mul (local.get $q2) (i64.const 0x153ffffb))))
     (local.set $acc (i64.add (i64.mul (local.get $q2) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_3
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
     ;; column 3: carry + 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + sum q_i p_j over pairs i = 1..1 + q_3 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x2affffac))) (i64.mul (i64.sub (local.get $q1) (local.get $q2)) (i64.const -314310660))) (local.get $PQ3)) (local.get $acc)))
     ;; q_3 = (column * mu) mod 2^30: clears the low 30 bits
@@ -520,6 +525,8 @@
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x2affffac))))
     (local.set $acc (i64.add (i64.mul (local.get $q3) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_4
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
     ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2))) (i64.mul (local.get $q0) (i64.const 0x30f6241e))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const 50593709))) (local.get $PQ4)) (local.get $acc)))
     ;; q_4 = (column * mu) mod 2^30: clears the low 30 bits
@@ -527,6 +534,8 @@
     (local.set $PQ5 (i64.add (local.get $PQ4) (i64.mul (local.get $q4) (i64.const 0x30f6241e))))
     (local.set $acc (i64.add (i64.mul (local.get $q4) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_5
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
     ;; column 5: carry + 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_0 p_5 + sum q_i p_j over pairs i = 1..2 + q_5 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.mul (local.get $x1) (local.get $x4))) (i64.mul (local.get $x2) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x34a83da))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const 364904369))) (i64.mul (i64.sub (local.get $q1) (local.get $q4)) (i64.const 150610975))) (local.get $PQ5)) (local.get $acc)))
     ;; q_5 = (column * mu) mod 2^30: clears the low 30 bits
@@ -534,6 +543,8 @@
     (local.set $PQ6 (i64.add (local.get $PQ5) (i64.mul (local.get $q5) (i64.const 0x34a83da))))
     (local.set $acc (i64.add (i64.mul (local.get $q5) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_6
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
     ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + q_0 p_6 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.mul (local.get $x1) (local.get $x5))) (i64.mul (local.get $x2) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $x3) (local.get $x3))) (i64.mul (local.get $q0) (i64.const 0x112bf673))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const 464921635))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -615611429))) (local.get $PQ6)) (local.get $acc)))
     ;; q_6 = (column * mu) mod 2^30: clears the low 30 bits
@@ -541,6 +552,8 @@
     (local.set $PQ7 (i64.add (local.get $PQ6) (i64.mul (local.get $q6) (i64.const 0x112bf673))))
     (local.set $acc (i64.add (i64.mul (local.get $q6) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_7
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
     ;; column 7: carry + 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + q_0 p_7 + sum q_i p_j over pairs i = 1..3 + q_7 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.mul (local.get $x2) (local.get $x5))) (i64.mul (local.get $x3) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x12e13ce1))) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const 100017266))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -301300769))) (i64.mul (i64.sub (local.get $q1) (local.get $q6)) (i64.const -382732684))) (local.get $PQ7)) (local.get $acc)))
     ;; q_7 = (column * mu) mod 2^30: clears the low 30 bits
@@ -548,6 +561,8 @@
     (local.set $PQ8 (i64.add (local.get $PQ7) (i64.mul (local.get $q7) (i64.const 0x12e13ce1))))
     (local.set $acc (i64.add (i64.mul (local.get $q7) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_8
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
     ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.mul (local.get $x2) (local.get $x6))) (i64.mul (local.get $x3) (local.get $x5))) (i64.const 1)) (i64.mul (local.get $x4) (local.get $x4))) (i64.mul (local.get $q0) (i64.const 0x2cd76477))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const -666205138))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const -68422024))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const -354075422))) (local.get $PQ8)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
@@ -555,6 +570,8 @@
     (local.set $PQ9 (i64.add (local.get $PQ8) (i64.mul (local.get $q8) (i64.const 0x2cd76477))))
     (local.set $acc (i64.add (i64.mul (local.get $q8) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_9
+    (local.set $x9 (i64.load32_u offset=36 (local.get $x)))
     ;; column 9: carry + 2 (x_0 x_9 + x_1 x_8 + x_2 x_7 + x_3 x_6 + x_4 x_5) + q_0 p_9 + sum q_i p_j over pairs i = 1..4 + q_9 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x9)) (i64.mul (local.get $x1) (local.get $x8))) (i64.mul (local.get $x2) (local.get $x7))) (i64.mul (local.get $x3) (local.get $x6))) (i64.mul (local.get $x4) (local.get $x5))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x1ed90d2e))) (i64.mul (i64.sub (local.get $q4) (local.get $q5)) (i64.const -766222404))) (i64.mul (i64.sub (local.get $q3) (local.get $q6)) (i64.const -433326393))) (i64.mul (i64.sub (local.get $q2) (local.get $q7)) (i64.const -39764762))) (i64.mul (i64.sub (local.get $q1) (local.get $q8)) (i64.const 81486968))) (local.get $PQ9)) (local.get $acc)))
     ;; q_9 = (column * mu) mod 2^30: clears the low 30 bits
@@ -562,6 +579,8 @@
     (local.set $PQ10 (i64.add (local.get $PQ9) (i64.mul (local.get $q9) (i64.const 0x1ed90d2e))))
     (local.set $acc (i64.add (i64.mul (local.get $q9) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.shr_u (local.get $acc) (i64.const 30)))
+    ;; x_10
+    (local.set $x10 (i64.load32_u offset=40 (local.get $x)))
     ;; column 10: carry + 2 (x_0 x_10 + x_1 x_9 + x_2 x_8 + x_3 x_7 + x_4 x_6) + x_5^2 + q_0 p_10 + sum q_i p_j over pairs i = 1..4 and q_5 p_5 + q_10 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x10)) (i64.mul (local.get $x1) (local.get $x9))) (i64.mul (local.get $x2) (local.get $x8))) (i64.mul (local.get $x3) (local.get $x7))) (i64.mul (local.get $x4) (local.get $x6))) (i64.const 1)) (i64.mul (local.get $x5) (local.get $x5))) (i64.mul (local.get $q0) (i64.const 0x29a4b1ba))) (i64.mul (i64.sub (local.get $q4) (local.get $q6)) (i64.const -533343659))) (i64.mul (i64.sub (local.get $q3) (local.get $q7)) (i64.const -404669131))) (i64.mul (i64.sub (local.get $q2) (local.get $q8)) (i64.const 395797628))) (i64.mul (i64.sub (local.get $q1) (local.get $q9)) (i64.const -153285329))) (local.get $PQ10)) (local.get $acc)))
     ;; q_10 = (column * mu) mod 2^30: clears the low 30 bits
@@ -572,6 +591,8 @@
     (local.set $PQ11 (i64.add (local.get $PQ10) (i64.mul (local.get $q10) (i64.const 0x29a4b1ba))))
     (local.set $acc (i64.add (i64.mul (local.get $q10) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
+    ;; x_11
+    (local.set $x11 (i64.load32_u offset=44 (local.get $x)))
     ;; column 11: carry + 2 (x_0 x_11 + x_1 x_10 + x_2 x_9 + x_3 x_8 + x_4 x_7 + x_5 x_6) + q_0 p_11 + sum q_i p_j over pairs i = 1..5 + q_11 p_0
     (local.set $acc (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x11)) (i64.mul (local.get $x1) (local.get $x10))) (i64.mul (local.get $x2) (local.get $x9))) (i64.mul (local.get $x3) (local.get $x8))) (i64.mul (local.get $x4) (local.get $x7))) (i64.mul (local.get $x5) (local.get $x6))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x3a8e5ff9))) (local.get $acc)))
     ;; carry: the next block could overflow 64 bits
@@ -583,6 +604,8 @@
     (local.set $PQ12 (i64.add (local.get $PQ11) (i64.mul (local.get $q11) (i64.const 0x3a8e5ff9))))
     (local.set $acc (i64.add (i64.mul (local.get $q11) (i64.const 0x3fffaaab)) (local.get $acc)))
     (local.set $acc (i64.add (i64.shr_u (local.get $acc) (i64.const 30)) (local.get $hi)))
+    ;; x_12
+    (local.set $x12 (i64.load32_u offset=48 (local.get $x)))
     ;; column 12: carry + 2 (x_0 x_12 + x_1 x_11 + x_2 x_10 + x_3 x_9 + x_4 x_8 + x_5 x_7) + x_6^2 + q_0 p_12 + sum q_i p_j over pairs i = 1..5 and q_6 p_6 + q_12 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x12)) (i64.mul (local.get $x1) (local.get $x11))) (i64.mul (local.get $x2) (local.get $x10))) (i64.mul (local.get $x3) (local.get $x9))) (i64.mul (local.get $x4) (local.get $x8))) (i64.mul (local.get $x5) (local.get $x7))) (i64.const 1)) (i64.mul (local.get $x6) (local.get $x6))) (i64.mul (local.get $q0) (i64.const 0x1a0111))) (local.get $acc)))
     ;; carry: the next block could overflow 64 bits

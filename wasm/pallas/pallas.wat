@@ -42,34 +42,13 @@
   ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 96 limb products, two q limbs per reduction step.
   (func $fp_mul (export "fp_mul") (param $out i32) (param $x i32) (param $y i32)
     (local $x0 i64)
-    (local $x1 i64)
-    (local $x2 i64)
-    (local $x3 i64)
-    (local $x4 i64)
-    (local $x5 i64)
-    (local $x6 i64)
-    (local $x7 i64)
-    (local $x8 i64)
     (local $y0 i64)
-    (local $y1 i64)
-    (local $y2 i64)
-    (local $y3 i64)
-    (local $y4 i64)
-    (local $y5 i64)
-    (local $y6 i64)
-    (local $y7 i64)
-    (local $y8 i64)
     (local $PD1 i64)
-    (local $PD2 i64)
-    (local $PD3 i64)
-    (local $PD4 i64)
-    (local $PD5 i64)
-    (local $PD6 i64)
-    (local $PD7 i64)
-    (local $PD8 i64)
-    (local $PD9 i64)
     (local $acc i64)
     (local $hi i64)
+    (local $x1 i64)
+    (local $y1 i64)
+    (local $PD2 i64)
     (local $accNext i64)
     (local $hiNext i64)
     (local $Q i64)
@@ -77,48 +56,48 @@
     (local $q1 i64)
     (local $carry i64)
     (local $PQ2 i64)
+    (local $x2 i64)
+    (local $y2 i64)
+    (local $PD3 i64)
+    (local $x3 i64)
+    (local $y3 i64)
+    (local $PD4 i64)
     (local $q2 i64)
     (local $q3 i64)
     (local $PQ3 i64)
     (local $PQ4 i64)
+    (local $x4 i64)
+    (local $y4 i64)
+    (local $PD5 i64)
+    (local $x5 i64)
+    (local $y5 i64)
+    (local $PD6 i64)
     (local $q4 i64)
     (local $q5 i64)
     (local $PQ5 i64)
+    (local $x6 i64)
+    (local $y6 i64)
+    (local $PD7 i64)
+    (local $x7 i64)
+    (local $y7 i64)
+    (local $PD8 i64)
     (local $q6 i64)
     (local $q7 i64)
+    (local $x8 i64)
+    (local $y8 i64)
+    (local $PD9 i64)
     (local $q8 i64)
     (local $PQ9 i64)
-    ;; x_j, y_j in locals
+    ;; x_0, y_0; PD_1 = x_0 y_0. PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) mod 2^64: only differences of a few are used
     (local.set $x0 (i64.load32_u (local.get $x)))
-    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
-    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
-    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
-    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
-    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
-    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
-    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
-    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
     (local.set $y0 (i64.load32_u (local.get $y)))
-    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
-    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
-    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
-    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
-    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
-    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
-    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
-    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
-    ;; PD_j = x_0 y_0 + ... + x_(j-1) y_(j-1) (mod 2^64; only differences of a few terms are used)
     (local.set $PD1 (i64.mul (local.get $x0) (local.get $y0)))
-    (local.set $PD2 (i64.add (local.get $PD1) (i64.mul (local.get $x1) (local.get $y1))))
-    (local.set $PD3 (i64.add (local.get $PD2) (i64.mul (local.get $x2) (local.get $y2))))
-    (local.set $PD4 (i64.add (local.get $PD3) (i64.mul (local.get $x3) (local.get $y3))))
-    (local.set $PD5 (i64.add (local.get $PD4) (i64.mul (local.get $x4) (local.get $y4))))
-    (local.set $PD6 (i64.add (local.get $PD5) (i64.mul (local.get $x5) (local.get $y5))))
-    (local.set $PD7 (i64.add (local.get $PD6) (i64.mul (local.get $x6) (local.get $y6))))
-    (local.set $PD8 (i64.add (local.get $PD7) (i64.mul (local.get $x7) (local.get $y7))))
-    (local.set $PD9 (i64.add (local.get $PD8) (i64.mul (local.get $x8) (local.get $y8))))
     ;; column 0: sum x_i y_j over x_0 y_0 + q_0 p_0
     (local.set $acc (local.get $PD1))
+    ;; x_1, y_1; PD_2 = PD_1 + x_1 y_1
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
+    (local.set $y1 (i64.load32_u offset=4 (local.get $y)))
+    (local.set $PD2 (i64.add (local.get $PD1) (i64.mul (local.get $x1) (local.get $y1))))
     ;; column 1: sum x_i y_j over pairs i = 0..0 + q_0 p_1 + q_1 p_0 + carry
     (local.set $accNext (i64.add (local.get $PD2) (i64.mul (i64.sub (local.get $x0) (local.get $x1)) (i64.sub (local.get $y1) (local.get $y0)))))
     ;; q_0 + 2^30 q_1 = (s * mu2) mod 2^60, s = column 0 + 2^30 (column 1 so far): clears the low 60 bits of both
@@ -130,8 +109,16 @@
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x24b4c3b4)))
     (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q0) (i64.const 0x24b4c3b4))) (i64.mul (local.get $q1) (i64.const 0x1))) (local.get $carry)))
     (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
+    ;; x_2, y_2; PD_3 = PD_2 + x_2 y_2
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
+    (local.set $y2 (i64.load32_u offset=8 (local.get $y)))
+    (local.set $PD3 (i64.add (local.get $PD2) (i64.mul (local.get $x2) (local.get $y2))))
     ;; column 2: carry + sum x_i y_j over pairs i = 0..0 and x_1 y_1 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (local.get $PD3) (i64.mul (i64.sub (local.get $x0) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y0)))) (i64.mul (local.get $q0) (i64.const 0x14cf91b9))) (local.get $PQ2)) (local.get $acc)))
+    ;; x_3, y_3; PD_4 = PD_3 + x_3 y_3
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
+    (local.set $y3 (i64.load32_u offset=12 (local.get $y)))
+    (local.set $PD4 (i64.add (local.get $PD3) (i64.mul (local.get $x3) (local.get $y3))))
     ;; column 3: sum x_i y_j over pairs i = 0..1 + q_0 p_3 + q_1 p_2 + q_2 p_1 + q_3 p_0 + carry
     (local.set $accNext (i64.add (i64.add (i64.add (i64.add (local.get $PD4) (i64.mul (i64.sub (local.get $x0) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x2)) (i64.sub (local.get $y2) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x11a63f02))) (i64.mul (local.get $q1) (i64.const 0x14cf91b9))))
     ;; q_2 + 2^30 q_3 = (s * mu2) mod 2^60, s = column 2 + 2^30 (column 3 so far): clears the low 60 bits of both
@@ -144,8 +131,16 @@
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x11a63f02))))
     (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q2) (i64.const 0x24b4c3b4))) (i64.mul (local.get $q3) (i64.const 0x1))) (local.get $carry)))
     (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
+    ;; x_4, y_4; PD_5 = PD_4 + x_4 y_4
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
+    (local.set $y4 (i64.load32_u offset=16 (local.get $y)))
+    (local.set $PD5 (i64.add (local.get $PD4) (i64.mul (local.get $x4) (local.get $y4))))
     ;; column 4: carry + sum x_i y_j over pairs i = 0..1 and x_2 y_2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD5) (i64.mul (i64.sub (local.get $x0) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y1)))) (i64.mul (local.get $q0) (i64.const 0x22))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const -319718578))) (local.get $PQ4)) (local.get $acc)))
+    ;; x_5, y_5; PD_6 = PD_5 + x_5 y_5
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
+    (local.set $y5 (i64.load32_u offset=20 (local.get $y)))
+    (local.set $PD6 (i64.add (local.get $PD5) (i64.mul (local.get $x5) (local.get $y5))))
     ;; column 5: sum x_i y_j over pairs i = 0..2 + q_1 p_4 + sum q_i p_j over pairs i = 2..2 + q_4 p_1 + q_5 p_0 + carry
     (local.set $accNext (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD6) (i64.mul (i64.sub (local.get $x0) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x3)) (i64.sub (local.get $y3) (local.get $y2)))) (i64.mul (local.get $q1) (i64.const 0x22))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const -53039799))) (i64.sub (local.get $PQ4) (local.get $PQ2))))
     ;; q_4 + 2^30 q_5 = (s * mu2) mod 2^60, s = column 4 + 2^30 (column 5 so far): clears the low 60 bits of both
@@ -157,8 +152,16 @@
     (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q4) (i64.const 0x24b4c3b4))) (i64.mul (local.get $q5) (i64.const 0x1))) (local.get $carry)))
     (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
+    ;; x_6, y_6; PD_7 = PD_6 + x_6 y_6
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
+    (local.set $y6 (i64.load32_u offset=24 (local.get $y)))
+    (local.set $PD7 (i64.add (local.get $PD6) (i64.mul (local.get $x6) (local.get $y6))))
     ;; column 6: carry + sum x_i y_j over pairs i = 0..2 and x_3 y_3 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD7) (i64.mul (i64.sub (local.get $x0) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y2)))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const -349147543))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -615826356))) (local.get $PQ5)) (local.get $acc)))
+    ;; x_7, y_7; PD_8 = PD_7 + x_7 y_7
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
+    (local.set $y7 (i64.load32_u offset=28 (local.get $y)))
+    (local.set $PD8 (i64.add (local.get $PD7) (i64.mul (local.get $x7) (local.get $y7))))
     ;; column 7: sum x_i y_j over pairs i = 0..3 + sum q_i p_j over pairs i = 2..3 + q_6 p_1 + q_7 p_0 + carry
     (local.set $accNext (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD8) (i64.mul (i64.sub (local.get $x0) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x4)) (i64.sub (local.get $y4) (local.get $y3)))) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const -296107744))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -349147577))) (i64.sub (local.get $PQ5) (local.get $PQ2))))
     ;; q_6 + 2^30 q_7 = (s * mu2) mod 2^60, s = column 6 + 2^30 (column 7 so far): clears the low 60 bits of both
@@ -169,6 +172,10 @@
     (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q6) (i64.const 0x24b4c3b4))) (i64.mul (local.get $q7) (i64.const 0x1))) (local.get $carry)))
     (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
+    ;; x_8, y_8; PD_9 = PD_8 + x_8 y_8
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
+    (local.set $y8 (i64.load32_u offset=32 (local.get $y)))
+    (local.set $PD9 (i64.add (local.get $PD8) (i64.mul (local.get $x8) (local.get $y8))))
     ;; column 8: carry + sum x_i y_j over pairs i = 0..3 and x_4 y_4 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (local.get $PD9) (i64.mul (i64.sub (local.get $x0) (local.get $x8)) (i64.sub (local.get $y8) (local.get $y0)))) (i64.mul (i64.sub (local.get $x1) (local.get $x7)) (i64.sub (local.get $y7) (local.get $y1)))) (i64.mul (i64.sub (local.get $x2) (local.get $x6)) (i64.sub (local.get $y6) (local.get $y2)))) (i64.mul (i64.sub (local.get $x3) (local.get $x5)) (i64.sub (local.get $y5) (local.get $y3)))) (i64.mul (local.get $q0) (i64.const 0x4000))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const -296107778))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const -349147577))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const -615826356))) (local.get $PQ5)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
@@ -311,16 +318,9 @@
   ;; Product scanning: cross products doubled, reduction by pair products: 96 limb products, two q limbs per reduction step.
   (func $fp_sqr (export "fp_sqr") (param $out i32) (param $x i32)
     (local $x0 i64)
-    (local $x1 i64)
-    (local $x2 i64)
-    (local $x3 i64)
-    (local $x4 i64)
-    (local $x5 i64)
-    (local $x6 i64)
-    (local $x7 i64)
-    (local $x8 i64)
     (local $acc i64)
     (local $hi i64)
+    (local $x1 i64)
     (local $accNext i64)
     (local $hiNext i64)
     (local $Q i64)
@@ -328,29 +328,30 @@
     (local $q1 i64)
     (local $carry i64)
     (local $PQ2 i64)
+    (local $x2 i64)
+    (local $x3 i64)
     (local $q2 i64)
     (local $q3 i64)
     (local $PQ3 i64)
     (local $PQ4 i64)
+    (local $x4 i64)
+    (local $x5 i64)
     (local $q4 i64)
     (local $q5 i64)
     (local $PQ5 i64)
+    (local $x6 i64)
+    (local $x7 i64)
     (local $q6 i64)
     (local $q7 i64)
+    (local $x8 i64)
     (local $q8 i64)
     (local $PQ9 i64)
-    ;; x_j in locals
+    ;; x_0
     (local.set $x0 (i64.load32_u (local.get $x)))
-    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
-    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
-    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
-    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
-    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
-    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
-    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
-    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
     ;; column 0: x_0^2 + q_0 p_0
     (local.set $acc (i64.mul (local.get $x0) (local.get $x0)))
+    ;; x_1
+    (local.set $x1 (i64.load32_u offset=4 (local.get $x)))
     ;; column 1: 2 (x_0 x_1) + q_0 p_1 + q_1 p_0 + carry
     (local.set $accNext (i64.shl (i64.mul (local.get $x0) (local.get $x1)) (i64.const 1)))
     ;; q_0 + 2^30 q_1 = (s * mu2) mod 2^60, s = column 0 + 2^30 (column 1 so far): clears the low 60 bits of both
@@ -362,8 +363,12 @@
     (local.set $PQ2 (i64.mul (local.get $q1) (i64.const 0x24b4c3b4)))
     (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q0) (i64.const 0x24b4c3b4))) (i64.mul (local.get $q1) (i64.const 0x1))) (local.get $carry)))
     (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
+    ;; x_2
+    (local.set $x2 (i64.load32_u offset=8 (local.get $x)))
     ;; column 2: carry + 2 (x_0 x_2) + x_1^2 + q_0 p_2 + sum q_i p_j over q_1 p_1 + q_2 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.mul (local.get $x0) (local.get $x2)) (i64.const 1)) (i64.mul (local.get $x1) (local.get $x1))) (i64.mul (local.get $q0) (i64.const 0x14cf91b9))) (local.get $PQ2)) (local.get $acc)))
+    ;; x_3
+    (local.set $x3 (i64.load32_u offset=12 (local.get $x)))
     ;; column 3: 2 (x_0 x_3 + x_1 x_2) + q_0 p_3 + q_1 p_2 + q_2 p_1 + q_3 p_0 + carry
     (local.set $accNext (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x3)) (i64.mul (local.get $x1) (local.get $x2))) (i64.const 1)) (i64.mul (local.get $q0) (i64.const 0x11a63f02))) (i64.mul (local.get $q1) (i64.const 0x14cf91b9))))
     ;; q_2 + 2^30 q_3 = (s * mu2) mod 2^60, s = column 2 + 2^30 (column 3 so far): clears the low 60 bits of both
@@ -376,8 +381,12 @@
     (local.set $PQ4 (i64.add (local.get $PQ3) (i64.mul (local.get $q3) (i64.const 0x11a63f02))))
     (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q2) (i64.const 0x24b4c3b4))) (i64.mul (local.get $q3) (i64.const 0x1))) (local.get $carry)))
     (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
+    ;; x_4
+    (local.set $x4 (i64.load32_u offset=16 (local.get $x)))
     ;; column 4: carry + 2 (x_0 x_4 + x_1 x_3) + x_2^2 + q_0 p_4 + sum q_i p_j over pairs i = 1..1 and q_2 p_2 + q_4 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.mul (local.get $x0) (local.get $x4)) (i64.mul (local.get $x1) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $x2) (local.get $x2))) (i64.mul (local.get $q0) (i64.const 0x22))) (i64.mul (i64.sub (local.get $q1) (local.get $q3)) (i64.const -319718578))) (local.get $PQ4)) (local.get $acc)))
+    ;; x_5
+    (local.set $x5 (i64.load32_u offset=20 (local.get $x)))
     ;; column 5: 2 (x_0 x_5 + x_1 x_4 + x_2 x_3) + q_1 p_4 + sum q_i p_j over pairs i = 2..2 + q_4 p_1 + q_5 p_0 + carry
     (local.set $accNext (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x5)) (i64.mul (local.get $x1) (local.get $x4))) (i64.mul (local.get $x2) (local.get $x3))) (i64.const 1)) (i64.mul (local.get $q1) (i64.const 0x22))) (i64.mul (i64.sub (local.get $q2) (local.get $q3)) (i64.const -53039799))) (i64.sub (local.get $PQ4) (local.get $PQ2))))
     ;; q_4 + 2^30 q_5 = (s * mu2) mod 2^60, s = column 4 + 2^30 (column 5 so far): clears the low 60 bits of both
@@ -389,8 +398,12 @@
     (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q4) (i64.const 0x24b4c3b4))) (i64.mul (local.get $q5) (i64.const 0x1))) (local.get $carry)))
     (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
+    ;; x_6
+    (local.set $x6 (i64.load32_u offset=24 (local.get $x)))
     ;; column 6: carry + 2 (x_0 x_6 + x_1 x_5 + x_2 x_4) + x_3^2 + sum q_i p_j over pairs i = 1..2 and q_3 p_3 + q_6 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x6)) (i64.mul (local.get $x1) (local.get $x5))) (i64.mul (local.get $x2) (local.get $x4))) (i64.const 1)) (i64.mul (local.get $x3) (local.get $x3))) (i64.mul (i64.sub (local.get $q2) (local.get $q4)) (i64.const -349147543))) (i64.mul (i64.sub (local.get $q1) (local.get $q5)) (i64.const -615826356))) (local.get $PQ5)) (local.get $acc)))
+    ;; x_7
+    (local.set $x7 (i64.load32_u offset=28 (local.get $x)))
     ;; column 7: 2 (x_0 x_7 + x_1 x_6 + x_2 x_5 + x_3 x_4) + sum q_i p_j over pairs i = 2..3 + q_6 p_1 + q_7 p_0 + carry
     (local.set $accNext (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x7)) (i64.mul (local.get $x1) (local.get $x6))) (i64.mul (local.get $x2) (local.get $x5))) (i64.mul (local.get $x3) (local.get $x4))) (i64.const 1)) (i64.mul (i64.sub (local.get $q3) (local.get $q4)) (i64.const -296107744))) (i64.mul (i64.sub (local.get $q2) (local.get $q5)) (i64.const -349147577))) (i64.sub (local.get $PQ5) (local.get $PQ2))))
     ;; q_6 + 2^30 q_7 = (s * mu2) mod 2^60, s = column 6 + 2^30 (column 7 so far): clears the low 60 bits of both
@@ -401,6 +414,8 @@
     (local.set $carry (i64.shr_u (local.get $acc) (i64.const 30)))
     (local.set $accNext (i64.add (i64.add (i64.add (local.get $accNext) (i64.mul (local.get $q6) (i64.const 0x24b4c3b4))) (i64.mul (local.get $q7) (i64.const 0x1))) (local.get $carry)))
     (local.set $acc (i64.shr_u (local.get $accNext) (i64.const 30)))
+    ;; x_8
+    (local.set $x8 (i64.load32_u offset=32 (local.get $x)))
     ;; column 8: carry + 2 (x_0 x_8 + x_1 x_7 + x_2 x_6 + x_3 x_5) + x_4^2 + q_0 p_8 + sum q_i p_j over pairs i = 1..3 and q_4 p_4 + q_8 p_0
     (local.set $acc (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.add (i64.shl (i64.add (i64.add (i64.add (i64.mul (local.get $x0) (local.get $x8)) (i64.mul (local.get $x1) (local.get $x7))) (i64.mul (local.get $x2) (local.get $x6))) (i64.mul (local.get $x3) (local.get $x5))) (i64.const 1)) (i64.mul (local.get $x4) (local.get $x4))) (i64.mul (local.get $q0) (i64.const 0x4000))) (i64.mul (i64.sub (local.get $q3) (local.get $q5)) (i64.const -296107778))) (i64.mul (i64.sub (local.get $q2) (local.get $q6)) (i64.const -349147577))) (i64.mul (i64.sub (local.get $q1) (local.get $q7)) (i64.const -615826356))) (local.get $PQ5)) (local.get $acc)))
     ;; q_8 = (column * mu) mod 2^30: clears the low 30 bits
