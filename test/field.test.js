@@ -7,6 +7,7 @@ import { describe, it, expect } from 'vitest';
 import { instantiateField, generateFieldWat, deriveFieldParams, compileWat } from '../codegen/index.js';
 import { fieldModuleWat } from '../codegen/modules/field-module.js';
 import { montgomeryPairs, defaultQStep } from '../codegen/kernels/field-mul-pairs.js';
+import { toLimbs, fromLimbs } from '../codegen/params/field.js';
 import { Module } from '../codegen/wat/index.js';
 import { instantiate } from '../src/runtime/loader.js';
 import { Heap } from '../src/runtime/heap.js';
@@ -166,16 +167,9 @@ describe('pairs: one or two q limbs per reduction step', () => {
         if (params.n > 16) continue;
         builds++;
         const { n, p } = params;
-        const W = BigInt(w);
         const { exports, words } = await stepKernels(params);
-        const write = (word, x) => {
-          for (let j = 0; j < n; j++, x >>= W) words[word + j] = Number(x & ((1n << W) - 1n));
-        };
-        const read = (word) => {
-          let x = 0n;
-          for (let j = n - 1; j >= 0; j--) x = (x << W) | BigInt(words[word + j]);
-          return x;
-        };
+        const write = (word, x) => words.set(toLimbs(x, w, n).map(Number), word);
+        const read = (word) => fromLimbs(Array.from(words.subarray(word, word + n)), w);
         const rInv = modInv((1n << BigInt(n * w)) % p, p);
         const values = edgeValues(p, w, n, { rng: makeRng(`q steps ${i} ${w}`) });
         for (let t = 0; t < values.length; t++) {

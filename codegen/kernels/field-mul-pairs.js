@@ -36,6 +36,9 @@ function runningSum(exprs) {
   return exprs.slice(1).reduce((sum, e) => i64.add(sum, e), exprs[0]);
 }
 
+/** The i64.mul in a function's text: its limb products per call (straight-line code). */
+export const countLimbProducts = (fn) => (fn.render().match(/\(i64\.mul /g) ?? []).length;
+
 /** Beyond this many limbs, straight-line kernels grow past what engines optimise well. */
 export const MAX_UNROLLED_LIMBS = 16;
 
@@ -329,7 +332,6 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
   body.push(comment('the value is < 2p < R, so the last carry is the top limb'));
   body.push(storeLimb('out', n - 1, local.get('acc')));
   fn.push(...body);
-  const products = (fn.render().match(/\(i64\.mul /g) ?? []).length;
-  fn.doc += `: ${products} limb products, ${qStep === 1 ? 'one q limb' : 'two q limbs'} per reduction step.`;
+  fn.doc += `: ${countLimbProducts(fn)} limb products, ${qStep === 1 ? 'one q limb' : 'two q limbs'} per reduction step.`;
   return fn;
 }

@@ -7,7 +7,7 @@
 
 import { Func, i32, i64, local, loop, br_if, comment } from '../wat/index.js';
 import { loadLimb, storeLimb, maskConst, shiftConst, limbConst } from './limbs.js';
-import { montgomeryPairs, pairsShapeFits, MAX_UNROLLED_LIMBS } from './field-mul-pairs.js';
+import { montgomeryPairs, pairsShapeFits, countLimbProducts, MAX_UNROLLED_LIMBS } from './field-mul-pairs.js';
 
 export { MAX_UNROLLED_LIMBS };
 
@@ -171,8 +171,7 @@ export function resolveMulShape(params, shape) {
 /** i64.mul executed per Montgomery product of the given shape (the loop runs its step n times). */
 export function limbProductsPerMul(params, shape) {
   shape = resolveMulShape(params, shape);
-  const count = (fn) => (fn.render().match(/\(i64\.mul /g) ?? []).length;
-  return count(montgomeryMul(params, { shape })) * (shape === 'loop' ? params.n : 1);
+  return countLimbProducts(montgomeryMul(params, { shape })) * (shape === 'loop' ? params.n : 1);
 }
 
 function sqrThroughMul(params, { name, exportName, mulName }) {
