@@ -72,6 +72,41 @@ export interface MsmOptions {
   checkSubgroup?: boolean;
 }
 
+export interface ThreadsOptions {
+  /** Number of worker threads, 1..256. Default: os.availableParallelism() in Node, navigator.hardwareConcurrency in browsers. */
+  count?: number;
+  /**
+   * 'auto' (default): one shared WebAssembly.Memory where the page allows it (always in Node; in browsers when
+   * crossOriginIsolated), else each thread has its own memory and the inputs are split and sent.
+   * true: require shared memory (throws where SharedArrayBuffer is unavailable); false: always send.
+   */
+  sharedMemory?: 'auto' | boolean;
+}
+
+export interface PoolMsmOptions extends MsmOptions {
+  /** Cancels the MSM: the promise rejects with an AbortError promptly and the pool stays usable. */
+  signal?: AbortSignal;
+  /** Called on this thread with the fraction done, in [0, 1], non-decreasing; the last call is 1. */
+  onProgress?: (fraction: number) => void;
+}
+
+/**
+ * Worker threads running one curve's MSM (see Curve.threads). One MSM at a time: calls made together queue.
+ * In Node an idle pool does not keep the process alive; close() ends its threads.
+ */
+export interface MsmPool {
+  /** Number of threads. */
+  readonly count: number;
+  /** true: the threads share one memory (the work is split by window and pair); false: the inputs are split and sent. */
+  readonly sharedMemory: boolean;
+  /** Same inputs and result as Curve.msmBytes, on every thread. Rejects (TypeError/RangeError naming the input) on bad input. */
+  msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: PoolMsmOptions): Promise<Uint8Array>;
+  /** Same inputs and result as Curve.msm, on every thread. */
+  msm(points: ReadonlyArray<AffinePoint | null>, scalars: ReadonlyArray<bigint>, options?: PoolMsmOptions): Promise<AffinePoint | null>;
+  /** Ends every thread; later calls reject. */
+  close(): Promise<void>;
+}
+
 export interface SeedOptions {
   /** Any 32-bit integer; the same seed gives the same values. */
   seed?: number;
@@ -116,6 +151,11 @@ export declare class Curve {
    * result in the point encoding.
    */
   msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: MsmOptions): Uint8Array;
+  /**
+   * Start a pool of worker threads for this curve's MSM (Node: worker_threads; browsers: module Web Workers
+   * from a blob: URL, so the page's CSP needs worker-src blob:). Create it once and reuse it.
+   */
+  threads(options?: ThreadsOptions): Promise<MsmPool>;
 
   /** Points (or null for infinity) to the msmBytes encoding, checking types and ranges. */
   encodePoints(points: ReadonlyArray<AffinePoint | null>): Uint8Array;

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // npm run build:wasm (also the `prepare` script, so `npm install` / `npm ci` in the repo runs it):
-// compile every wasm/**/*.wat with wabt into <same>.wasm and <same>.wasm.js (base64 bytes as an ES module).
-// Both outputs are git-ignored. Prints one summary line; on error, the file and wabt's message.
+// compile every wasm/**/*.wat with wabt into <same>.wasm and <same>.wasm.js (base64 bytes as an ES module),
+// and bundle the browser's pool thread (src/threads/worker-browser.js and what it imports) with esbuild into
+// one self-contained script, exported as a string by wasm/threads-worker.js (src/threads/host-browser.js
+// starts it from a blob: URL). All outputs are git-ignored. Prints one summary line; on error, the file and
+// the tool's message.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,9 +33,28 @@ for (const path of files) {
   bytesTotal += bytes.length;
 }
 
+let workerBytes = 0;
+try {
+  const esbuild = await import('esbuild');
+  const { outputFiles } = await esbuild.build({
+    entryPoints: [join(repoRoot, 'src/threads/worker-browser.js')],
+    bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent',
+    supported: { 'top-level-await': false },
+  });
+  const script = outputFiles[0].text;
+  workerBytes = script.length;
+  writeFileSync(
+    join(repoRoot, 'wasm/threads-worker.js'),
+    `// Generated from src/threads/worker-browser.js by scripts/build-wasm.js (esbuild); do not edit.\n` +
+      `// The pool's browser thread as one script, started from a blob: URL.\nexport default ${JSON.stringify(script)};\n`,
+  );
+} catch (e) {
+  fail('build:wasm', new Error(`bundling src/threads/worker-browser.js: ${e.message}`));
+}
+
 const ms = Math.round(performance.now() - started);
 console.log(
   files.length
-    ? `build:wasm: ${files.length} .wat -> .wasm + .wasm.js (${(bytesTotal / 1024).toFixed(1)} KiB of Wasm) in ${ms} ms`
+    ? `build:wasm: ${files.length} .wat -> .wasm + .wasm.js (${(bytesTotal / 1024).toFixed(1)} KiB of Wasm), threads-worker.js (${(workerBytes / 1024).toFixed(1)} KiB) in ${ms} ms`
     : 'build:wasm: no wasm/**/*.wat found, nothing to build (run npm run gen first)',
 );

@@ -4,9 +4,8 @@
 import { base64ToBytes, instantiate } from './runtime/loader.js';
 import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
-import { msmPointers } from './msm/index.js';
-
-const BAD_POINT_REASON = { 1: 'x coordinate is >= p', 2: 'y coordinate is >= p', 3: 'point is not on the curve' };
+import { checkMsmInputs, convertPoints, msmBytesOn } from './msm/bytes.js';
+import { createPool } from './threads/pool.js';
 
 function bigIntToBytesLE(x, out, offset, length) {
   for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
@@ -49,7 +48,7 @@ export class Curve {
    * @param runtime the curve's plain-data params (wasm/<curve>/params.js or a codegen output)
    * @param exports the instantiated module's exports
    */
-  constructor(runtime, exports, memory) {
+  constructor(runtime, exports, memory, module = null, moduleBytes = null) {
     this.params = runtime;
     this.name = runtime.name;
     this.p = runtime.p;
@@ -59,6 +58,8 @@ export class Curve {
     this.generator = Object.freeze({ ...runtime.generator });
     this.exports = exports;
     this.memory = memory;
+    this.module = module; // the compiled WebAssembly.Module, sent to thread pools
+    this.moduleBytes = moduleBytes; // its bytes, from which a pool derives the shared-memory variant
     this.heap = new Heap(memory, exports.fp_heapBase.value);
     this.fp = new Field(exports, runtime.field, this.heap, 'fp');
     this.coordinateBytes = runtime.field.bytes;
@@ -71,9 +72,10 @@ export class Curve {
    * does this once per curve and shares the result.
    */
   static async load(runtime, getBase64) {
-    const module = await WebAssembly.compile(base64ToBytes(getBase64()));
+    const bytes = base64ToBytes(getBase64());
+    const module = await WebAssembly.compile(bytes);
     const { exports, memory } = await instantiate(module, { minPages: runtime.minPages });
-    return new Curve(runtime, exports, memory);
+    return new Curve(runtime, exports, memory, module, bytes);
   }
 
   /** Encode points ({x, y} BigInts or null) in the msmBytes format, checking types and ranges. */
@@ -137,40 +139,17 @@ export class Curve {
    * options: { window: c, timings: object to fill with per-phase milliseconds, checkSubgroup: bool }
    */
   msmBytes(pointBytes, scalarBytes, options = {}) {
-    if (!(pointBytes instanceof Uint8Array)) throw new TypeError('pointBytes must be a Uint8Array');
-    if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
-    if (pointBytes.length % this.pointBytes !== 0) {
-      throw new RangeError(`pointBytes length ${pointBytes.length} is not a multiple of ${this.pointBytes} (bytes per point)`);
-    }
-    if (scalarBytes.length % this.scalarBytes !== 0) {
-      throw new RangeError(`scalarBytes length ${scalarBytes.length} is not a multiple of ${this.scalarBytes} (bytes per scalar)`);
-    }
-    const n = pointBytes.length / this.pointBytes;
-    if (scalarBytes.length / this.scalarBytes !== n) {
-      throw new RangeError(`${n} points but ${scalarBytes.length / this.scalarBytes} scalars`);
-    }
-    this.#checkScalarsBelowR(scalarBytes, n);
-    const mark = this.heap.mark();
-    try {
-      const A = this.params.affineBytes;
-      // Room for 2N points: the second half holds the endomorphism images under GLV.
-      const points = this.heap.alloc(2 * n * A + A, 64);
-      const staging = this.heap.alloc(pointBytes.length);
-      new Uint8Array(this.memory.buffer, staging, pointBytes.length).set(pointBytes);
-      const bad = this.exports.g_fromBytes(points, staging, n);
-      if (bad !== -1) throw new RangeError(`points[${bad >> 2}]: ${BAD_POINT_REASON[bad & 3]}`);
-      if (options.checkSubgroup) this.#checkSubgroup(points, n);
-      const scalars = this.heap.alloc(scalarBytes.length + 8);
-      new Uint8Array(this.memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
-      const resultPtr = msmPointers(this, { points, scalars, n, options });
-      const out = new Uint8Array(this.pointBytes);
-      const outPtr = this.heap.alloc(this.pointBytes);
-      this.exports.g_toBytes(outPtr, resultPtr);
-      out.set(new Uint8Array(this.memory.buffer, outPtr, this.pointBytes));
-      return out;
-    } finally {
-      this.heap.release(mark);
-    }
+    const n = checkMsmInputs(this.params, pointBytes, scalarBytes);
+    return msmBytesOn(this, pointBytes, scalarBytes, n, options);
+  }
+
+  /**
+   * A pool of worker threads for this curve: `await pool.msmBytes(...)` and `await pool.msm(...)` take the same
+   * inputs as the synchronous methods and give the same results, using every thread. See src/threads/pool.js.
+   * options: { count: threads (default: all cores), sharedMemory: 'auto' | true | false }
+   */
+  threads(options) {
+    return createPool(this, options);
   }
 
   /**
@@ -258,44 +237,7 @@ export class Curve {
   #writePoint(ptr, P) {
     const staging = this.heap.alloc(this.pointBytes);
     new Uint8Array(this.memory.buffer, staging, this.pointBytes).set(this.encodePoints([P]));
-    const bad = this.exports.g_fromBytes(ptr, staging, 1);
-    if (bad !== -1) throw new RangeError(`point: ${BAD_POINT_REASON[bad & 3]}`);
-  }
-
-  #checkScalarsBelowR(scalarBytes, n) {
-    const S = this.scalarBytes;
-    const r = new Uint8Array(S);
-    bigIntToBytesLE(this.r, r, 0, S);
-    for (let i = 0; i < n; i++) {
-      const base = i * S;
-      let k = S - 1;
-      while (k >= 0 && scalarBytes[base + k] === r[k]) k--;
-      if (k < 0 || scalarBytes[base + k] > r[k]) throw new RangeError(`scalars[${i}] is not in [0, r)`);
-    }
-  }
-
-  #checkSubgroup(points, n) {
-    // r * P = infinity for every input point: slow (a full scalar multiplication each), hence optional.
-    const A = this.params.affineBytes;
-    const J = this.params.jacobianBytes;
-    const mark = this.heap.mark();
-    try {
-      const acc = this.heap.alloc(J);
-      const base = this.heap.alloc(J);
-      const bits = this.r.toString(2);
-      for (let i = 0; i < n; i++) {
-        const pt = points + i * A;
-        this.exports.g_jacFromAffine(base, pt);
-        this.exports.g_jacCopy(acc, base);
-        for (let k = 1; k < bits.length; k++) {
-          this.exports.g_jacDouble(acc, acc);
-          if (bits[k] === '1') this.exports.g_jacAdd(acc, acc, base);
-        }
-        if (!this.exports.fp_isZero(acc + 2 * this.params.E)) throw new RangeError(`points[${i}] is not in the subgroup of order r`);
-      }
-    } finally {
-      this.heap.release(mark);
-    }
+    convertPoints({ ex: this.exports, memory: this.memory, params: this.params }, ptr, staging, 1);
   }
 }
 

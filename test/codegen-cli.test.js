@@ -137,6 +137,20 @@ async function checkGenerated(key, json, { glv, n }) {
   expect(curve.msm([points[0], oracle.neg(points[0])], [7n, 7n])).toBe(null);
   expect(curve.msm(points.slice(0, 10), scalars.slice(0, 10).map(() => 0n))).toBe(null);
   expect(curve.msm([oracle.G], [oracle.r - 1n])).toEqual(oracle.neg(oracle.G));
+  // The same MSM on a thread pool, both paths, with the degenerate inputs above.
+  for (const sharedMemory of [true, false]) {
+    for (const count of [1, 3, 8]) {
+      const pool = await curve.threads({ count, sharedMemory });
+      try {
+        expect(await pool.msm(points, scalars), `${count} threads, shared ${sharedMemory}`).toEqual(want);
+        expect(await pool.msm([points[0], oracle.neg(points[0])], [7n, 7n])).toBe(null);
+        expect(await pool.msm([], [])).toBe(null);
+        expect(await pool.msm([oracle.G], [oracle.r - 1n])).toEqual(oracle.neg(oracle.G));
+      } finally {
+        await pool.close();
+      }
+    }
+  }
   return curve;
 }
 

@@ -1,217 +1,356 @@
 // The MSM as named phases over pointers into Wasm memory. JS handles indices and scalar bits; every
-// field element stays in Wasm.
+// field element stays in Wasm. One thread runs them all in order (msmPointers); the thread pool
+// (src/threads/) runs the same functions, split over threads, on one shared memory.
 //
 //   prepare     GLV split of each scalar (s = s0 + s1*lambda) and the endomorphism images of the points
 //   digits      signed c-bit windows of every (half-)scalar, carrying between windows, point sign folded in
-//   sort        counting sort of the point indices of one window by bucket (|digit|), sign in bit 31
-//   gather      copy the points of that window into bucket order (negated where the digit is negative)
+//   sort        counting sort of a piece's point indices by bucket (|digit|), sign in bit 31
+//   gather      copy a block of buckets' points into bucket order (negated where the digit is negative)
 //   accumulate  batch-affine passes: in pass m add the point 2^m further on into every 2^(m+1)-th slot
-//   reduce      sum_l l * B_l for every window: S independent running sums per window, batch-affine
-//               across all windows and segments, then a few Jacobian steps to join the segments
+//   reduce      sum_l l * B_l for every piece: S independent running sums per piece, batch-affine
+//               across all pieces and segments, then a few Jacobian steps to join the segments
 //   combine     sum_k 2^(c k) W_k in Jacobian coordinates
+//
+// A piece is (window k, a range of pairs): the single thread has one piece per window over all pairs; a
+// thread of the pool takes a contiguous share of the K * m (window, pair) items, window-major (plan.js).
 
-import { chooseWindow } from './window.js';
+import { msmShape, singleThreadPieces } from './plan.js';
 
 const BATCH_CHUNK = 8192;
+/** Points gathered and summed at once: the block's points stay in cache; also the work area's size. */
 const BLOCK_POINTS = 16384;
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
-/**
- * @param curve a Curve (src/curve.js)
- * @param args.points pointer to n affine points with room for 2n + 1; args.scalars pointer to n scalars
- * @returns pointer to the affine result (in the curve's heap; valid until the caller releases it)
- */
-export function msmPointers(curve, { points, scalars, n, options = {} }) {
-  const ex = curve.exports;
-  const heap = curve.heap;
-  const P = curve.params;
-  const A = P.affineBytes;
-  const J = P.jacobianBytes;
-  const timings = options.timings ?? null;
+/** Adds each phase's milliseconds into `timings` (when given): phase(name) closes the phase running since the last call. */
+export function phaseTimer(timings) {
   let t0 = now();
-  const phase = (name) => {
+  return (name) => {
     if (!timings) return;
     const t = now();
     timings[name] = (timings[name] ?? 0) + (t - t0);
     t0 = t;
   };
+}
 
-  // ---- prepare ----------------------------------------------------------------------------------
-  let m; // number of (point, scalar) pairs after GLV
-  let bits; // scalar bits per pair
-  let halves; // where msm_digits reads each group of pairs: [words, stride, count, wordCount, negs, negStride, first]
+/**
+ * Memory shared by every piece of one MSM: GLV records (or padded scalars), the digits of all windows and an
+ * affine infinity. Points (room for 2n + 1 under GLV) and scalars are the caller's.
+ */
+export function allocInputs(heap, P, shape, { points, scalars }) {
+  const { n, m, K } = shape;
+  const io = { points, scalars, n, shape, halves: null };
   if (P.glv) {
-    const { H, recordBytes, halfBits } = P.glv;
-    const records = heap.alloc(n * recordBytes);
-    ex.glv_decomposeBatch(records, scalars, n);
-    ex.g_endomorphism(points + n * A, points, n);
-    m = 2 * n;
-    bits = halfBits;
+    const { H, recordBytes } = P.glv;
+    io.records = heap.alloc(n * recordBytes);
     // Record: |k0| (H words) | |k1| (H words) | neg0 | neg1. Pair i < n takes k0, pair n + i takes k1.
-    halves = [
-      [records, recordBytes, n, H, records + 8 * H, recordBytes, 0],
-      [records + 4 * H, recordBytes, n, H, records + 8 * H + 4, recordBytes, n],
+    // Each half: [words, stride, wordCount, negs, negStride, first pair].
+    io.halves = [
+      [io.records, recordBytes, H, io.records + 8 * H, recordBytes, 0],
+      [io.records + 4 * H, recordBytes, H, io.records + 8 * H + 4, recordBytes, n],
     ];
   } else {
-    m = n;
-    bits = P.rBits;
     // Scalars padded to whole u32 words, so no window reads into the next scalar.
+    const wordCount = Math.ceil(P.scalarBytes / 4);
+    io.padded = heap.alloc(n * 4 * wordCount);
+    io.halves = [[io.padded, 4 * wordCount, wordCount, 0, 0, 0]];
+  }
+  io.digits = heap.alloc(K * m * 4);
+  io.infinity = heap.alloc(P.affineBytes, 64);
+  return io;
+}
+
+/** Write the affine point at infinity at ptr (io.infinity: once per MSM, before any piece runs). */
+export function setInfinity(ex, memory, P, ptr) {
+  ex.fp_setZero(ptr);
+  ex.fp_setZero(ptr + P.E);
+  new Uint32Array(memory.buffer, ptr + P.infOffset, 1)[0] = 1;
+}
+
+/**
+ * prepare + digits for the points and scalars [first, first + count): GLV records and endomorphism images
+ * (or padded scalars), then every window's digit of those pairs (both halves under GLV).
+ */
+export function prepareRange(ctx, io, first, count, phase = () => {}) {
+  const { ex, memory, params: P } = ctx;
+  const { n, m, c, K } = io.shape;
+  const A = P.affineBytes;
+  if (P.glv) {
+    ex.glv_decomposeBatch(io.records + first * P.glv.recordBytes, io.scalars + first * P.scalarBytes, count);
+    ex.g_endomorphism(io.points + (n + first) * A, io.points + first * A, count);
+  } else {
     const S = P.scalarBytes;
-    const wordCount = Math.ceil(S / 4);
-    const padded = heap.alloc(n * 4 * wordCount);
-    const dst = new Uint8Array(curve.memory.buffer, padded, n * 4 * wordCount);
-    const src = new Uint8Array(curve.memory.buffer, scalars, n * S);
+    const stride = io.halves[0][1];
+    const dst = new Uint8Array(memory.buffer, io.padded + first * stride, count * stride);
+    const src = new Uint8Array(memory.buffer, io.scalars + first * S, count * S);
     dst.fill(0);
-    for (let i = 0; i < n; i++) dst.set(src.subarray(i * S, (i + 1) * S), i * 4 * wordCount);
-    halves = [[padded, 4 * wordCount, n, wordCount, 0, 0, 0]];
+    for (let i = 0; i < count; i++) dst.set(src.subarray(i * S, (i + 1) * S), i * stride);
   }
   phase('prepare');
-
-  const c = options.window ?? chooseWindow(m, bits);
-  if (!Number.isInteger(c) || c < 2 || c > 24) throw new RangeError(`window must be an integer in 2..24, got ${c}`);
-  const K = Math.ceil((bits + 1) / c); // one more bit for the carry of the top signed digit
-  const L = 1 << (c - 1);
-
-  // ---- digits: every window of every pair, signed, the point's sign folded in (Wasm: msm_digits) ----
-  const digits = heap.alloc(K * m * 4);
-  for (const [words, stride, count, wordCount, negs, negStride, first] of halves) {
-    ex.msm_digits(digits, words, stride, count, wordCount, negs, negStride, c, K, m, first);
+  for (const [words, stride, wordCount, negs, negStride, firstPair] of io.halves) {
+    ex.msm_digits(io.digits, words + first * stride, stride, count, wordCount, negs && negs + first * negStride, negStride, c, K, m, firstPair + first);
   }
   phase('digits');
+}
 
-  // Segments for the bucket reduction: S running sums per window, each over L / S buckets.
-  const S = Math.min(L, Math.max(1, 2 ** Math.round(Math.log2(Math.max(1, 512 / K)))));
-  const segLen = L / S;
+/** Segments per piece in the reduction: enough independent running sums (about 512) to batch well. */
+const segmentsFor = (pieceCount, L) => Math.min(L, Math.max(1, 2 ** Math.round(Math.log2(Math.max(1, 512 / pieceCount)))));
 
-  const buckets = heap.alloc(K * L * A, 64); // bucket sums B[k][l - 1]
-  const work = heap.alloc((m + 1) * A, 64); // one window's points in bucket order, plus an infinity slot
-  const infinitySlot = work + m * A;
-  ex.fp_setZero(infinitySlot);
-  ex.fp_setZero(infinitySlot + P.E);
-  new Uint32Array(curve.memory.buffer, infinitySlot + P.infOffset, 1)[0] = 1;
-  const maxPairs = Math.max(m >> 1, K * S, L) + 1;
-  const pairs = heap.alloc(maxPairs * 8);
-  const scratch = heap.alloc(Math.min(maxPairs, BATCH_CHUNK) * (2 * P.E + 4));
-  const entries = heap.alloc(Math.max(m, L, K * S) * 4);
-  const countsPtr = heap.alloc((L + 2) * 4);
-  const startsPtr = heap.alloc((L + 2) * 4);
-  const fillPtr = heap.alloc((L + 2) * 4);
-  // Views on Wasm memory: made after the last allocation that could grow (and so detach) the buffer.
-  const counts = new Int32Array(curve.memory.buffer, countsPtr, L + 2);
-  const starts = new Int32Array(curve.memory.buffer, startsPtr, L + 2);
-  phase('allocate');
-
-  // One inversion per chunk of pairs: large enough to amortise it (< 1%), small enough that the
-  // chunk's scratch (two field elements per pair) stays in cache.
-  const batchAdd = (count) => {
-    for (let at = 0; at < count; at += BATCH_CHUNK) ex.g_batchAdd(pairs + 8 * at, Math.min(BATCH_CHUNK, count - at), scratch);
+/**
+ * One thread's workspace for its pieces ([{ k, first, count }]): sort arrays, a work area of at most
+ * BLOCK_POINTS points (plus a carry slot and an infinity slot), L buckets per piece, the reduction's
+ * running sums, and one Jacobian partial sum per piece (the result: sum over the piece of digit * point).
+ */
+export function allocLane(heap, P, shape, pieces, { blockPoints = BLOCK_POINTS } = {}) {
+  const { L } = shape;
+  const A = P.affineBytes;
+  const J = P.jacobianBytes;
+  const maxPiece = Math.max(1, ...pieces.map((p) => p.count));
+  const cap = Math.min(blockPoints, maxPiece);
+  const S = segmentsFor(pieces.length, L);
+  const maxPairs = Math.max((cap >> 1) + 1, pieces.length * S) + 1;
+  return {
+    pieces, cap, S,
+    infIndex: cap + 1,
+    work: heap.alloc((cap + 2) * A, 64),
+    buckets: heap.alloc(Math.max(1, pieces.length) * L * A, 64),
+    R: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
+    T: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
+    entries: heap.alloc(Math.max(maxPiece, L, pieces.length * S) * 4),
+    counts: heap.alloc((L + 2) * 4),
+    starts: heap.alloc((L + 2) * 4),
+    fill: heap.alloc((L + 2) * 4),
+    maxPairs,
+    pairs: heap.alloc(maxPairs * 8),
+    scratch: heap.alloc(Math.min(maxPairs, BATCH_CHUNK) * (2 * P.E + 4)),
+    jac: heap.alloc(3 * J),
+    partials: heap.alloc(Math.max(1, pieces.length) * J),
   };
+}
 
-  for (let k = 0; k < K; k++) {
-    // ---- sort: counting sort of window k's pairs by bucket (Wasm: msm_bucketSort) -------------------
-    ex.msm_bucketSort(digits + 4 * k * m, m, L, countsPtr, startsPtr, fillPtr, entries);
-    phase('sort');
-
-    // ---- gather + accumulate, a block of buckets at a time so its points stay in cache -------------
-    // Within a bucket, pass m adds slot j + 2^m into slot j (j a multiple of 2^(m+1)): an implicit binary
-    // tree, each pass one batch over the whole block.
-    const pr = new Uint32Array(curve.memory.buffer, pairs, maxPairs * 2);
-    for (let first = 1; first <= L; ) {
-      let last = first;
-      while (last < L && starts[last + 1] - starts[first] < BLOCK_POINTS) last++;
-      const blockStart = starts[first];
-      ex.g_gather(work + blockStart * A, points, entries + 4 * blockStart, starts[last + 1] - blockStart);
-      phase('gather');
-      for (let step = 1; ; step <<= 1) {
-        let count = 0;
-        for (let l = first; l <= last; l++) {
-          const size = counts[l];
-          if (size <= step) continue;
-          const base = work + starts[l] * A;
-          for (let j = 0; j + step < size; j += 2 * step) {
-            pr[2 * count] = base + j * A;
-            pr[2 * count + 1] = base + (j + step) * A;
-            count++;
-          }
-        }
-        if (count === 0) break;
-        batchAdd(count);
-      }
-      phase('accumulate');
-      first = last + 1;
+/**
+ * dst += src for `count` (dst, src) pointer pairs written at lane.pairs: one inversion per chunk, large
+ * enough to amortise it (< 1%), small enough that the chunk's scratch stays in cache. `work` counts
+ * additions and inversions when given (the work model in scripts/thread-model.js).
+ */
+function batchAdd(ctx, lane, count) {
+  for (let at = 0; at < count; at += BATCH_CHUNK) {
+    const size = Math.min(BATCH_CHUNK, count - at);
+    if (ctx.work) {
+      ctx.work.additions += size;
+      ctx.work.inversions += 1;
     }
-
-    // ---- bucket sums of window k: slot 0 of each bucket, infinity for empty buckets ---------------
-    const bEnt = new Uint32Array(curve.memory.buffer, entries, L);
-    for (let l = 1; l <= L; l++) bEnt[l - 1] = counts[l] > 0 ? starts[l] : m;
-    ex.g_gather(buckets + k * L * A, work, entries, L);
-    phase('gather');
+    if (!ctx.countOnly) ctx.ex.g_batchAdd(lane.pairs + 8 * at, size, lane.scratch);
   }
+}
 
-  // ---- reduce: per window and segment s, running sums R += B_l, T += R over the segment's buckets ----
-  const R = heap.alloc(K * S * A);
-  const T = heap.alloc(K * S * A);
-  {
-    const ent = new Uint32Array(curve.memory.buffer, entries, K * S);
-    ent.fill(m);
-    ex.g_gather(R, work, entries, K * S);
-    ex.g_gather(T, work, entries, K * S);
-    const pr = new Uint32Array(curve.memory.buffer, pairs, maxPairs * 2);
-    for (let j = segLen - 1; j >= 0; j--) {
-      let count = 0;
-      for (let k = 0; k < K; k++) {
-        for (let s = 0; s < S; s++) {
-          pr[2 * count] = R + (k * S + s) * A;
-          pr[2 * count + 1] = buckets + (k * L + s * segLen + j) * A;
-          count++;
-        }
-      }
-      batchAdd(count);
-      count = 0;
-      for (let q = 0; q < K * S; q++) {
-        pr[2 * count] = T + q * A;
-        pr[2 * count + 1] = R + q * A;
+/**
+ * Sum runs of points in place: run i has sizes[i] points from base[i] on; afterwards slot 0 of each run holds
+ * its sum. Pass m adds slot j + 2^m into slot j (j a multiple of 2^(m+1)): an implicit binary tree, each
+ * pass one batch over all runs.
+ */
+function sumRuns(ctx, lane, bases, sizes, runs) {
+  const A = ctx.params.affineBytes;
+  const pr = new Uint32Array(ctx.memory.buffer, lane.pairs, lane.maxPairs * 2);
+  for (let step = 1; ; step <<= 1) {
+    let count = 0;
+    for (let r = 0; r < runs; r++) {
+      const size = sizes[r];
+      if (size <= step) continue;
+      const base = bases[r];
+      for (let j = 0; j + step < size; j += 2 * step) {
+        pr[2 * count] = base + j * A;
+        pr[2 * count + 1] = base + (j + step) * A;
         count++;
       }
-      batchAdd(count);
     }
+    if (count === 0) return;
+    batchAdd(ctx, lane, count);
+  }
+}
+
+/**
+ * sort + gather + accumulate for piece `index` of the lane: its L bucket sums B_1..B_L (infinity when empty)
+ * at lane.buckets + index * L. Buckets are summed a block at a time (whole buckets, at most lane.cap
+ * points); a bucket larger than the work area is summed a chunk at a time, its running sum carried in slot 0.
+ */
+export function accumulatePiece(ctx, io, lane, index, phase = () => {}) {
+  const { ex, memory, params: P } = ctx;
+  const { m, L } = io.shape;
+  const { k, first, count: pieceCount } = lane.pieces[index];
+  const A = P.affineBytes;
+  const src = io.points + first * A;
+  const { work, cap, infIndex } = lane;
+  const buckets = lane.buckets + index * L * A;
+
+  // countOnly (the work model): the same sort, passes and batches, no point arithmetic.
+  if (index === 0 && !ctx.countOnly) setInfinity(ex, memory, P, work + infIndex * A);
+  ex.msm_bucketSort(io.digits + 4 * (k * m + first), pieceCount, L, lane.counts, lane.starts, lane.fill, lane.entries);
+  phase('sort');
+  const counts = new Int32Array(memory.buffer, lane.counts, L + 2);
+  const starts = new Int32Array(memory.buffer, lane.starts, L + 2);
+  // After the sort, `fill` is free: it holds the slots whose points are copied out as bucket sums.
+  const sumSlots = new Uint32Array(memory.buffer, lane.fill, L + 2);
+  const gather = (dst, from, entries, count) => {
+    if (!ctx.countOnly) ex.g_gather(dst, from, entries, count);
+  };
+  const bases = [];
+  const sizes = [];
+  for (let l = 1; l <= L; ) {
+    const size = counts[l];
+    if (size > cap) {
+      sumSlots[0] = infIndex;
+      gather(work, work, lane.fill, 1);
+      for (let at = 0; at < size; at += cap) {
+        const take = Math.min(cap, size - at);
+        gather(work + A, src, lane.entries + 4 * (starts[l] + at), take);
+        phase('gather');
+        sumRuns(ctx, lane, [work], [take + 1], 1);
+        phase('accumulate');
+      }
+      sumSlots[0] = 0;
+      gather(buckets + (l - 1) * A, work, lane.fill, 1);
+      l++;
+      continue;
+    }
+    let last = l;
+    let total = size;
+    while (last < L && counts[last + 1] <= cap - total) total += counts[++last];
+    gather(work, src, lane.entries + 4 * starts[l], total);
+    phase('gather');
+    let runs = 0;
+    for (let j = l; j <= last; j++) {
+      if (counts[j] < 2) continue;
+      bases[runs] = work + (starts[j] - starts[l]) * A;
+      sizes[runs++] = counts[j];
+    }
+    sumRuns(ctx, lane, bases, sizes, runs);
+    phase('accumulate');
+    for (let j = l; j <= last; j++) sumSlots[j - l] = counts[j] > 0 ? starts[j] - starts[l] : infIndex;
+    gather(buckets + (l - 1) * A, work, lane.fill, last - l + 1);
+    phase('gather');
+    l = last + 1;
+  }
+}
+
+/**
+ * reduce: for every piece of the lane, sum_l l * B_l into lane.partials (Jacobian). S running sums per piece,
+ * R += B_l and T += R over each segment of L / S buckets (batch-affine across all pieces and segments), then
+ * sum_l l B_l = sum_s T_s + (L / S) * sum_s s * R_s in Jacobian coordinates.
+ */
+export function reducePieces(ctx, io, lane, phase = () => {}) {
+  const { ex, memory, params: P } = ctx;
+  const { L } = io.shape;
+  const A = P.affineBytes;
+  const J = P.jacobianBytes;
+  const pieces = lane.pieces.length;
+  const { S, R, T, buckets } = lane;
+  const segLen = L / S;
+  const items = pieces * S;
+  const pr = new Uint32Array(memory.buffer, lane.pairs, lane.maxPairs * 2);
+  if (!ctx.countOnly) {
+    const ent = new Uint32Array(memory.buffer, lane.entries, items);
+    ent.fill(lane.infIndex);
+    ex.g_gather(R, lane.work, lane.entries, items);
+    ex.g_gather(T, lane.work, lane.entries, items);
+  }
+  for (let j = segLen - 1; j >= 0; j--) {
+    let count = 0;
+    for (let q = 0; q < pieces; q++) {
+      for (let s = 0; s < S; s++) {
+        pr[2 * count] = R + (q * S + s) * A;
+        pr[2 * count + 1] = buckets + (q * L + s * segLen + j) * A;
+        count++;
+      }
+    }
+    batchAdd(ctx, lane, count);
+    for (let q = 0; q < items; q++) {
+      pr[2 * q] = T + q * A;
+      pr[2 * q + 1] = R + q * A;
+    }
+    batchAdd(ctx, lane, items);
   }
   phase('reduce');
-
-  // ---- join segments (Jacobian): W_k = sum_s T_s + segLen * sum_s s * R_s; then combine windows ------
-  const acc = heap.alloc(J);
-  const run = heap.alloc(J);
-  const sum = heap.alloc(J);
-  const tmp = heap.alloc(J);
-  const windowSums = heap.alloc(K * J);
+  if (ctx.countOnly) return;
+  const [run, sum, tmp] = [lane.jac, lane.jac + J, lane.jac + 2 * J];
   const log2SegLen = Math.log2(segLen);
-  for (let k = 0; k < K; k++) {
-    ex.g_jacFromAffine(run, infinitySlot);
-    ex.g_jacFromAffine(sum, infinitySlot);
+  for (let q = 0; q < pieces; q++) {
+    ex.g_jacFromAffine(run, io.infinity);
+    ex.g_jacFromAffine(sum, io.infinity);
     for (let s = S - 1; s >= 1; s--) {
-      ex.g_jacFromAffine(tmp, R + (k * S + s) * A);
+      ex.g_jacFromAffine(tmp, R + (q * S + s) * A);
       ex.g_jacAdd(run, run, tmp);
       ex.g_jacAdd(sum, sum, run);
     }
     for (let i = 0; i < log2SegLen; i++) ex.g_jacDouble(sum, sum);
     for (let s = 0; s < S; s++) {
-      ex.g_jacFromAffine(tmp, T + (k * S + s) * A);
+      ex.g_jacFromAffine(tmp, T + (q * S + s) * A);
       ex.g_jacAdd(sum, sum, tmp);
     }
-    ex.g_jacCopy(windowSums + k * J, sum);
+    ex.g_jacCopy(lane.partials + q * J, sum);
   }
+  phase('combine');
+}
+
+/** All of one lane's work: its pieces (progress(done, total) after each), then their reduction. */
+export function runLane(ctx, io, lane, { phase, progress } = {}) {
+  for (let i = 0; i < lane.pieces.length; i++) {
+    accumulatePiece(ctx, io, lane, i, phase);
+    progress?.(i + 1, lane.pieces.length);
+  }
+  reducePieces(ctx, io, lane, phase);
+}
+
+/**
+ * combine: W_k = the sum of the partial sums of window k's pieces (`partials`: [{ k, ptr }]), then
+ * sum_k 2^(c k) W_k by doubling and adding; the affine result is written at a fresh heap address.
+ */
+export function combineWindows(ctx, heap, io, partials) {
+  const { ex, params: P } = ctx;
+  const { c, K } = io.shape;
+  const J = P.jacobianBytes;
+  const windowSums = heap.alloc(K * J);
+  const acc = heap.alloc(J);
+  for (let k = 0; k < K; k++) ex.g_jacFromAffine(windowSums + k * J, io.infinity);
+  for (const { k, ptr } of partials) ex.g_jacAdd(windowSums + k * J, windowSums + k * J, ptr);
   ex.g_jacCopy(acc, windowSums + (K - 1) * J);
   for (let k = K - 2; k >= 0; k--) {
     for (let i = 0; i < c; i++) ex.g_jacDouble(acc, acc);
     ex.g_jacAdd(acc, acc, windowSums + k * J);
   }
-  const result = heap.alloc(A);
+  const result = heap.alloc(P.affineBytes);
   ex.g_jacToAffine(result, acc);
+  return result;
+}
+
+/** The partial sums a lane wrote, as combineWindows takes them. */
+export const lanePartials = (P, lane) => lane.pieces.map((piece, q) => ({ k: piece.k, ptr: lane.partials + q * P.jacobianBytes }));
+
+/**
+ * The whole MSM on one thread.
+ * @param curve a Curve (src/curve.js): exports, memory, heap, params
+ * @param args.points pointer to n affine points with room for 2n + 1; args.scalars pointer to n scalars
+ * @param args.options { window, timings, onProgress(fraction), blockPoints (work area size; tests make it tiny) }
+ * @returns pointer to the affine result (in the curve's heap; valid until the caller releases it)
+ */
+export function msmPointers(curve, { points, scalars, n, options = {} }) {
+  const ctx = { ex: curve.exports, memory: curve.memory, params: curve.params };
+  const timings = options.timings ?? null;
+  const phase = phaseTimer(timings);
+  const shape = msmShape(curve.params, n, options.window);
+  const io = allocInputs(curve.heap, curve.params, shape, { points, scalars });
+  setInfinity(ctx.ex, ctx.memory, ctx.params, io.infinity);
+  prepareRange(ctx, io, 0, n, phase);
+  const lane = allocLane(curve.heap, curve.params, shape, singleThreadPieces(shape), options);
+  phase('allocate');
+  const onProgress = options.onProgress;
+  runLane(ctx, io, lane, { phase, progress: onProgress && ((done, total) => onProgress(done / (total + 1))) });
+  const result = combineWindows(ctx, curve.heap, io, lanePartials(curve.params, lane));
   phase('combine');
+  onProgress?.(1);
   if (timings) {
-    timings.window = c;
-    timings.windows = K;
+    timings.window = shape.c;
+    timings.windows = shape.K;
   }
   return result;
 }

@@ -11,14 +11,105 @@ export function base64ToBytes(b64) {
 }
 
 /**
- * Instantiate a compiled module over a fresh memory of at least minPages pages (the module's import
- * declares its own minimum; extra pages are grown on demand by the heap).
+ * Instantiate a compiled module over `memory`, or a fresh memory of at least minPages pages (the module's
+ * import declares its own minimum; extra pages are grown on demand by the heap).
  */
-export async function instantiate(module, { minPages = 1 } = {}) {
+export async function instantiate(module, { minPages = 1, memory = new WebAssembly.Memory({ initial: minPages, maximum: 65536 }) } = {}) {
   const need = WebAssembly.Module.imports(module).find((i) => i.kind === 'memory');
-  const memory = new WebAssembly.Memory({ initial: minPages, maximum: 65536 });
   const instance = await WebAssembly.instantiate(module, need ? { env: { memory } } : {});
   return { exports: instance.exports, memory };
 }
 
 export { PAGE };
+
+/** Pages a shared memory may grow to (4 GiB). A shared memory must declare a maximum; imports accept any smaller one. */
+export const SHARED_MAX_PAGES = 65536;
+
+function readLeb(bytes, at) {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    const b = bytes[at++];
+    value += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (b < 0x80) return [value, at];
+  }
+}
+
+function leb(value) {
+  const out = [];
+  do {
+    let b = value % 128;
+    value = Math.floor(value / 128);
+    if (value > 0) b |= 0x80;
+    out.push(b);
+  } while (value > 0);
+  return out;
+}
+
+/**
+ * The same module with its memory import made shared (limits: min, max SHARED_MAX_PAGES, shared), so one
+ * WebAssembly.Memory can serve instances on several threads. Our modules import exactly one memory and
+ * are otherwise unchanged (text: `(import "env" "memory" (memory min max shared))`). Rewrites the import
+ * section only; every other byte is copied.
+ */
+export function sharedMemoryModuleBytes(bytes) {
+  const out = [...bytes.subarray(0, 8)];
+  let at = 8;
+  while (at < bytes.length) {
+    const id = bytes[at];
+    const [size, body] = readLeb(bytes, at + 1);
+    const end = body + size;
+    if (id !== 2) {
+      for (let i = at; i < end; i++) out.push(bytes[i]);
+      at = end;
+      continue;
+    }
+    const [count, first] = readLeb(bytes, body);
+    const section = leb(count);
+    let p = first;
+    for (let i = 0; i < count; i++) {
+      const start = p;
+      for (let name = 0; name < 2; name++) {
+        const [len, next] = readLeb(bytes, p);
+        p = next + len;
+      }
+      const kind = bytes[p++];
+      for (let j = start; j < p; j++) section.push(bytes[j]);
+      if (kind === 2) {
+        const flags = bytes[p++];
+        if (flags & 2) throw new Error('the module already imports a shared memory');
+        const [min, next] = readLeb(bytes, p);
+        p = next;
+        if (flags & 1) p = readLeb(bytes, p)[1];
+        section.push(3, ...leb(min), ...leb(SHARED_MAX_PAGES));
+        continue;
+      }
+      const entryStart = p;
+      if (kind === 0) p = readLeb(bytes, p)[1]; // function: type index
+      else if (kind === 3) p += 2; // global: value type, mutability
+      else throw new Error(`import kind ${kind} is not supported here`);
+      for (let j = entryStart; j < p; j++) section.push(bytes[j]);
+    }
+    if (p !== end) throw new Error('malformed import section');
+    out.push(2, ...leb(section.length), ...section);
+    at = end;
+  }
+  return Uint8Array.from(out);
+}
+
+/**
+ * A shared memory of at least minPages pages: the largest maximum this engine grants, from 4 GiB down
+ * (an engine may refuse to reserve 4 GiB up front, as a shared memory cannot move when it grows).
+ */
+export function sharedMemory(minPages) {
+  let lastError;
+  for (const maximum of [SHARED_MAX_PAGES, 32768, 16384]) {
+    try {
+      return new WebAssembly.Memory({ initial: minPages, maximum, shared: true });
+    } catch (e) {
+      lastError = e;
+    }
+  }
+  throw new RangeError(`cannot create a shared WebAssembly.Memory: ${lastError.message}`);
+}

@@ -3,7 +3,7 @@
 // marked ts-expect-error below must be a type error, or tsc fails: so the declarations are not `any`.
 
 import { loadCurve, curveNames, curveLoader, Curve } from 'wasmsm';
-import type { AffinePoint, CurveName, CurveParams, MsmOptions, MsmTimings } from 'wasmsm';
+import type { AffinePoint, CurveName, CurveParams, MsmOptions, MsmPool, MsmTimings, PoolMsmOptions } from 'wasmsm';
 import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
 import * as bn254 from 'wasmsm/curves/bn254';
 import { deriveFieldParams, generateFieldWat, instantiateField } from 'wasmsm/codegen';
@@ -37,6 +37,19 @@ export async function example(): Promise<string> {
   const params: CurveParams = curve.params;
   const g: bigint = params.generator.x + (params.glv?.lambda ?? 0n);
 
+  // Threads: a pool, an async MSM with cancellation and progress.
+  const pool: MsmPool = await curve.threads({ count: 2, sharedMemory: 'auto' });
+  const controller = new AbortController();
+  const poolOptions: PoolMsmOptions = { signal: controller.signal, onProgress: (f: number) => void f, window: 8 };
+  const threaded: Uint8Array = await pool.msmBytes(points, scalars, poolOptions);
+  const threadedPoint: AffinePoint | null = await pool.msm(P, s);
+  const shared: boolean = pool.sharedMemory && pool.count > 1;
+  await pool.close();
+  // @ts-expect-error sharedMemory is 'auto' or a boolean
+  await curve.threads({ sharedMemory: 'always' });
+  // @ts-expect-error the pool's MSM is a promise
+  const notYet: Uint8Array = pool.msmBytes(points, scalars);
+
   // @ts-expect-error unknown curve names are a type error
   await loadCurve('ed25519');
   // @ts-expect-error msmBytes takes bytes, not arrays of points
@@ -58,5 +71,5 @@ export async function example(): Promise<string> {
   const field = await instantiateField({ p: 101n });
   const root: bigint | null = field.sqrt(field.mul(3n, 4n));
 
-  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine].join(' ');
+  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet].join(' ');
 }

@@ -1,0 +1,156 @@
+// The MSM at the byte level: inputs checked, copied into Wasm memory and converted there, the result
+// copied out. Used by Curve.msmBytes, and by the thread pool's workers (which have no Curve object).
+// An instance here is { exports, memory, heap, params }; a ctx is { ex, memory, params }.
+
+import { msmPointers } from './index.js';
+
+const BAD_POINT_REASON = { 1: 'x coordinate is >= p', 2: 'y coordinate is >= p', 3: 'point is not on the curve' };
+
+function bigIntToBytesLE(x, out, offset, length) {
+  for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
+}
+
+/**
+ * A RangeError about input `index` of an argument ("points[3]: reason" or "scalars[3] reason": `reason` starts
+ * with its separator); `index` is kept so a caller that split the input can re-base it.
+ */
+export function inputError(argument, index, reason) {
+  const e = new RangeError(`${argument}[${index}]${reason}`);
+  e.argument = argument;
+  e.index = index;
+  e.reason = reason;
+  return e;
+}
+
+/** The same error with its index moved by `offset` (an error from a slice of the input). */
+export function rebaseInputError(e, offset) {
+  if (!e || typeof e.index !== 'number' || !e.argument) return e;
+  return inputError(e.argument, e.index + offset, e.reason);
+}
+
+/**
+ * Types and lengths of the msmBytes inputs, and every scalar below r; returns the number of points n.
+ * Throws TypeError / RangeError naming the argument (and the index for a scalar >= r).
+ */
+export function checkMsmInputs(P, pointBytes, scalarBytes) {
+  const pointSize = 2 * P.field.bytes;
+  const S = P.scalarBytes;
+  if (!(pointBytes instanceof Uint8Array)) throw new TypeError('pointBytes must be a Uint8Array');
+  if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
+  if (pointBytes.length % pointSize !== 0) {
+    throw new RangeError(`pointBytes length ${pointBytes.length} is not a multiple of ${pointSize} (bytes per point)`);
+  }
+  if (scalarBytes.length % S !== 0) {
+    throw new RangeError(`scalarBytes length ${scalarBytes.length} is not a multiple of ${S} (bytes per scalar)`);
+  }
+  const n = pointBytes.length / pointSize;
+  if (scalarBytes.length / S !== n) throw new RangeError(`${n} points but ${scalarBytes.length / S} scalars`);
+  const r = new Uint8Array(S);
+  bigIntToBytesLE(P.r, r, 0, S);
+  for (let i = 0; i < n; i++) {
+    const base = i * S;
+    let k = S - 1;
+    while (k >= 0 && scalarBytes[base + k] === r[k]) k--;
+    if (k < 0 || scalarBytes[base + k] > r[k]) throw inputError('scalars', i, ' is not in [0, r)');
+  }
+  return n;
+}
+
+/**
+ * count points from their byte encoding at `staging` to affine points at `dst`, checked in Wasm (coordinates
+ * < p, on the curve). `first` is the index of the first one in the caller's input, for the error.
+ */
+export function convertPoints(ctx, dst, staging, count, first = 0) {
+  const bad = ctx.ex.g_fromBytes(dst, staging, count);
+  if (bad !== -1) throw inputError('points', first + (bad >> 2), `: ${BAD_POINT_REASON[bad & 3]}`);
+}
+
+/**
+ * r * P = infinity for each of count affine points at `points` (a full scalar multiplication each, hence
+ * optional). `jac` is room for two Jacobian points; `first` as in convertPoints.
+ */
+export function checkSubgroupRange(ctx, jac, points, count, first = 0) {
+  const { ex, params: P } = ctx;
+  const A = P.affineBytes;
+  const J = P.jacobianBytes;
+  const acc = jac;
+  const base = jac + J;
+  const bits = P.r.toString(2);
+  for (let i = 0; i < count; i++) {
+    ex.g_jacFromAffine(base, points + i * A);
+    ex.g_jacCopy(acc, base);
+    for (let k = 1; k < bits.length; k++) {
+      ex.g_jacDouble(acc, acc);
+      if (bits[k] === '1') ex.g_jacAdd(acc, acc, base);
+    }
+    if (!ex.fp_isZero(acc + 2 * P.E)) throw inputError('points', first + i, ' is not in the subgroup of order r');
+  }
+}
+
+/**
+ * The MSM of already checked byte inputs (checkMsmInputs) on one instance; returns the result's encoding.
+ * options: { window, timings, checkSubgroup, onProgress }
+ */
+export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
+  const { heap, memory, params: P } = instance;
+  const ctx = { ex: instance.exports, memory, params: P };
+  const mark = heap.mark();
+  try {
+    const A = P.affineBytes;
+    // Room for 2N points: the second half holds the endomorphism images under GLV.
+    const points = heap.alloc(2 * n * A + A, 64);
+    const staging = heap.alloc(pointBytes.length);
+    const scalars = heap.alloc(scalarBytes.length + 8);
+    new Uint8Array(memory.buffer, staging, pointBytes.length).set(pointBytes);
+    new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
+    convertPoints(ctx, points, staging, n);
+    if (options.checkSubgroup) checkSubgroupRange(ctx, heap.alloc(2 * P.jacobianBytes), points, n);
+    const resultPtr = msmPointers(instance, { points, scalars, n, options });
+    return pointToBytes(instance, resultPtr);
+  } finally {
+    heap.release(mark);
+  }
+}
+
+/** The encoding (x | y little-endian, all zero for infinity) of the affine point at ptr, as a new array. */
+export function pointToBytes(instance, ptr) {
+  const size = 2 * instance.params.field.bytes;
+  const mark = instance.heap.mark();
+  try {
+    const outPtr = instance.heap.alloc(size);
+    instance.exports.g_toBytes(outPtr, ptr);
+    return new Uint8Array(instance.memory.buffer, outPtr, size).slice();
+  } finally {
+    instance.heap.release(mark);
+  }
+}
+
+/**
+ * The sum of points given in their encoding (each checked like an MSM input), encoded. For joining the
+ * partial results of the message-passing thread pool.
+ */
+export function sumPointBytes(instance, list) {
+  const { heap, memory, params: P, exports: ex } = instance;
+  const size = 2 * P.field.bytes;
+  if (list.length === 0) return new Uint8Array(size);
+  const mark = heap.mark();
+  try {
+    const staging = heap.alloc(size * list.length);
+    const points = heap.alloc(P.affineBytes * list.length, 64);
+    const acc = heap.alloc(P.jacobianBytes);
+    const tmp = heap.alloc(P.jacobianBytes);
+    const result = heap.alloc(P.affineBytes);
+    const view = new Uint8Array(memory.buffer, staging, size * list.length);
+    list.forEach((bytes, i) => view.set(bytes, i * size));
+    convertPoints({ ex, memory, params: P }, points, staging, list.length);
+    ex.g_jacFromAffine(acc, points);
+    for (let i = 1; i < list.length; i++) {
+      ex.g_jacFromAffine(tmp, points + i * P.affineBytes);
+      ex.g_jacAdd(acc, acc, tmp);
+    }
+    ex.g_jacToAffine(result, acc);
+    return pointToBytes(instance, result);
+  } finally {
+    heap.release(mark);
+  }
+}

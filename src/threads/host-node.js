@@ -1,0 +1,42 @@
+// Starting the pool's threads in Node: worker_threads, unreferenced while idle so an idle pool never keeps
+// the process alive. Chosen over host-browser.js by the "node" condition of package.json "imports".
+import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+
+export const defaultThreadCount = () => availableParallelism();
+
+/** Node always has SharedArrayBuffer. */
+export const canShareMemory = () => true;
+
+/**
+ * The parent's Node options minus those that only make sense for its own entry (a worker inherits them,
+ * and `node --input-type=module -e ...` would otherwise make every worker fail to start).
+ */
+function workerExecArgv() {
+  const out = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (/^--input-type(=|$)/.test(a)) {
+      if (a === '--input-type') i++;
+    } else if (['-e', '--eval', '-p', '--print'].includes(a)) i++;
+    else if (!/^--(eval|print)=/.test(a)) out.push(a);
+  }
+  return out;
+}
+
+export async function startWorker() {
+  const worker = new Worker(new URL('./worker-node.js', import.meta.url), { execArgv: workerExecArgv() });
+  worker.unref();
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    listen(onMessage, onFailure) {
+      worker.on('message', onMessage);
+      worker.on('error', onFailure);
+      worker.on('exit', (code) => onFailure(new Error(`the worker thread exited with code ${code}`)));
+    },
+    /** A busy worker keeps the process alive until the MSM it runs is answered. */
+    hold: (busy) => (busy ? worker.ref() : worker.unref()),
+    terminate: () => worker.terminate(),
+  };
+}

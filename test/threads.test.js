@@ -1,0 +1,297 @@
+// The thread pool (curve.threads) in Node, both paths (shared memory, messages), against the synchronous MSM
+// and @noble/curves (scripts/peers.js nobleMsm, which shares no code with the library):
+// - every shipped curve x thread counts 1..8 x both paths on one input made of degenerate cases (the same
+//   point many times with equal scalars, P and -P, infinity, zero scalars, scalars at the edges of r) plus
+//   n = 0, 1 and a non-power-of-two random size; larger inputs and forced windows on two curves;
+// - a work area smaller than a bucket (the chunked bucket sum) on the synchronous path;
+// - bad input (a point off the curve, a scalar >= r, wrong lengths, a point outside the subgroup) rejects
+//   with the index of the first bad input and leaves the pool usable;
+// - abort, progress, a dead thread, close, queued calls, and a Node process that exits by itself with an
+//   idle pool. Generated curves (codegen CLI) are checked in test/codegen-cli.test.js.
+
+import { describe, it, expect, beforeAll } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadCurve, curveNames } from '../index.js';
+import { nobleMsm } from '../scripts/peers.js';
+import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
+import { pointsToBytes, scalarsToBytes } from './harness.js';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const PATHS = [
+  ['shared memory', true],
+  ['messages', false],
+];
+const show = (P) => (P === null ? 'infinity' : `(0x${P.x.toString(16)}, 0x${P.y.toString(16)})`);
+
+/** One input holding every degenerate case, in a non-power-of-two count. */
+function degenerateInput(curve, oracle, pool, rng) {
+  const r = curve.r;
+  const P = pool[0];
+  const Q = pool[1];
+  const points = [];
+  const scalars = [];
+  const add = (pt, s) => {
+    points.push(pt);
+    scalars.push(s);
+  };
+  const s1 = randomScalar(rng, r);
+  for (let i = 0; i < 40; i++) add(P, s1); // one bucket in every window: doublings
+  for (let i = 0; i < 9; i++) add(Q, 1n);
+  add(Q, r - 1n); // Q - Q inside the bucket sums
+  const s2 = randomScalar(rng, r);
+  for (let i = 0; i < 6; i++) add(oracle.neg(pool[2]), s2);
+  for (let i = 0; i < 6; i++) add(pool[2], s2); // P + (-P) cancels
+  add(null, s2); // infinity
+  for (let i = 3; i < 20; i++) add(pool[i], 0n); // zero scalars
+  for (const s of [1n, 2n, r - 1n, r - 2n, (r - 1n) / 2n, 1n << 64n, (1n << 127n) - 1n]) add(pool[30], s);
+  if (curve.params.glv) add(pool[31], curve.params.glv.lambda);
+  for (let i = 40; points.length < 123; i++) add(pool[i], randomScalar(rng, r));
+  return { points, scalars };
+}
+
+for (const name of curveNames) {
+  describe(`thread pool on ${name}`, { timeout: 120_000 }, () => {
+    let curve;
+    let cases; // [{ label, points, scalars, bytes: [pointBytes, scalarBytes], expected bytes }]
+
+    beforeAll(async () => {
+      curve = await loadCurve(name);
+      const oracle = makeCurve(curve.params);
+      const pool = curve.randomPoints(200, { seed: 21 });
+      const rng = makeRng(`threads ${name}`);
+      const random = (n) => ({ points: pool.slice(0, n), scalars: Array.from({ length: n }, () => randomScalar(rng, curve.r)) });
+      const inputs = [['n = 0', random(0)], ['n = 1', random(1)], ['n = 2', random(2)], ['n = 37 random', random(37)], ['degenerate cases, n = 123', degenerateInput(curve, oracle, pool, rng)]];
+      cases = [];
+      for (const [label, { points, scalars }] of inputs) {
+        // The oracle's inputs are encoded by the test harness, not by the library.
+        const pointBytes = pointsToBytes(curve.params.field.bytes, points);
+        const scalarBytes = scalarsToBytes(curve.params.scalarBytes, scalars);
+        const noble = await nobleMsm(curve.params, pointBytes, scalarBytes);
+        const single = curve.msm(points, scalars);
+        expect(show(single), `${label}: single thread against noble`).toBe(show(noble));
+        cases.push({ label, points, scalars, pointBytes, scalarBytes, expected: show(noble) });
+      }
+    });
+
+    for (const [path, sharedMemory] of PATHS) {
+      it(`${path}: 1..8 threads equal the single thread and noble on n = 0, 1, 2, 37 and the degenerate cases`, async () => {
+        for (let count = 1; count <= 8; count++) {
+          const pool = await curve.threads({ count, sharedMemory });
+          try {
+            expect(pool.count).toBe(count);
+            expect(pool.sharedMemory).toBe(sharedMemory);
+            for (const c of cases) {
+              const got = curve.decodePoint(await pool.msmBytes(c.pointBytes, c.scalarBytes));
+              expect(show(got), `${c.label}, ${count} threads`).toBe(c.expected);
+            }
+            // The BigInt form too.
+            const c = cases.at(-1);
+            expect(show(await pool.msm(c.points, c.scalars)), `msm, ${count} threads`).toBe(c.expected);
+          } finally {
+            await pool.close();
+          }
+        }
+      });
+    }
+  });
+}
+
+describe('thread pool: larger inputs and forced windows', { timeout: 120_000 }, () => {
+  for (const name of ['bls12-381', 'bn254']) {
+    it(`${name}: n = 3001 and 1 << 12, threads 2, 3, 5 on both paths, default and forced windows`, async () => {
+      const curve = await loadCurve(name);
+      for (const n of [3001, 1 << 12]) {
+        const pointBytes = curve.randomPointsBytes(n, { seed: n });
+        const scalarBytes = curve.randomScalarsBytes(n, { seed: n + 1 });
+        const expected = show(await nobleMsm(curve.params, pointBytes, scalarBytes));
+        for (const [path, sharedMemory] of PATHS) {
+          for (const count of [2, 3, 5]) {
+            const pool = await curve.threads({ count, sharedMemory });
+            try {
+              for (const window of [undefined, 3, 9, 16]) {
+                const got = curve.decodePoint(await pool.msmBytes(pointBytes, scalarBytes, { window }));
+                expect(show(got), `${path}, n = ${n}, ${count} threads, window ${window ?? 'default'}`).toBe(expected);
+              }
+            } finally {
+              await pool.close();
+            }
+          }
+        }
+      }
+    });
+  }
+});
+
+describe('MSM with a work area smaller than a bucket (chunked bucket sums)', () => {
+  it('bn254: blockPoints 1, 2, 3, 8 give the same result as the default', async () => {
+    const curve = await loadCurve('bn254');
+    const oracle = makeCurve(curve.params);
+    const pool = curve.randomPoints(64, { seed: 5 });
+    const { points, scalars } = degenerateInput(curve, oracle, [...pool, ...pool, ...pool], makeRng('chunks'));
+    const expected = show(curve.msm(points, scalars));
+    for (const blockPoints of [1, 2, 3, 8]) {
+      for (const window of [undefined, 2, 5]) {
+        expect(show(curve.msm(points, scalars, { blockPoints, window })), `blockPoints ${blockPoints}, window ${window}`).toBe(expected);
+      }
+    }
+    // 300 copies of one point: one bucket far larger than the work area.
+    const P = pool[0];
+    const want = show(oracle.mul(P, 300n * 5n));
+    expect(show(curve.msm(new Array(300).fill(P), new Array(300).fill(5n), { blockPoints: 7 }))).toBe(want);
+  });
+});
+
+describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }, () => {
+  let curve;
+  let pointBytes;
+  let scalarBytes;
+  let expected;
+  const N = 1000;
+
+  beforeAll(async () => {
+    curve = await loadCurve('bls12-381');
+    pointBytes = curve.randomPointsBytes(N, { seed: 3 });
+    scalarBytes = curve.randomScalarsBytes(N, { seed: 4 });
+    expected = curve.msmBytes(pointBytes, scalarBytes);
+  });
+
+  const offCurve = (index) => {
+    const bad = pointBytes.slice();
+    bad[index * curve.pointBytes] ^= 1; // x changes: (x', y) is not on the curve
+    return bad;
+  };
+
+  for (const [path, sharedMemory] of PATHS) {
+    it(`${path}: bad input rejects with the index of the first bad input, and the pool stays usable`, async () => {
+      const pool = await curve.threads({ count: 3, sharedMemory });
+      try {
+        // the second thread's share holds the first bad point: the index is the caller's, not the slice's
+        await expect(pool.msmBytes(offCurve(500), scalarBytes)).rejects.toThrow(/^points\[500\]: point is not on the curve$/);
+        const twoBad = offCurve(900);
+        twoBad.set(offCurve(401).subarray(401 * curve.pointBytes, 402 * curve.pointBytes), 401 * curve.pointBytes);
+        await expect(pool.msmBytes(twoBad, scalarBytes)).rejects.toThrow(/^points\[401\]: /);
+        const bigX = pointBytes.slice();
+        bigX.fill(0xff, 7 * curve.pointBytes, 7 * curve.pointBytes + curve.coordinateBytes);
+        await expect(pool.msmBytes(bigX, scalarBytes)).rejects.toThrow(/^points\[7\]: x coordinate is >= p$/);
+        const badScalar = scalarBytes.slice();
+        badScalar.fill(0xff, 999 * curve.scalarBytes, 1000 * curve.scalarBytes);
+        await expect(pool.msmBytes(pointBytes, badScalar)).rejects.toThrow(/^scalars\[999\] is not in \[0, r\)$/);
+        await expect(pool.msmBytes(pointBytes.subarray(1), scalarBytes)).rejects.toThrow(RangeError);
+        await expect(pool.msmBytes(pointBytes, scalarBytes.subarray(0, 32))).rejects.toThrow(/1000 points but 1 scalars/);
+        await expect(pool.msmBytes([], scalarBytes)).rejects.toThrow(TypeError);
+        await expect(pool.msmBytes(pointBytes, scalarBytes, null)).rejects.toThrow(TypeError);
+        await expect(pool.msmBytes(pointBytes, scalarBytes, { window: 1 })).rejects.toThrow(/window must be an integer in 2\.\.24/);
+        // The order-3 point (0, 2) of BLS12-381 is on the curve but not in the subgroup.
+        const withTorsion = pointBytes.slice();
+        const at = 654 * curve.pointBytes;
+        withTorsion.fill(0, at, at + curve.pointBytes);
+        withTorsion[at + curve.coordinateBytes] = 2;
+        const small = withTorsion.subarray(0, 700 * curve.pointBytes);
+        await expect(pool.msmBytes(small, scalarBytes.subarray(0, 700 * curve.scalarBytes), { checkSubgroup: true })).rejects.toThrow(
+          /^points\[654\] is not in the subgroup of order r$/,
+        );
+        expect(await pool.msmBytes(pointBytes, scalarBytes)).toEqual(expected);
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it(`${path}: abort rejects promptly with an AbortError and the pool stays usable; progress ends at 1`, async () => {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        const big = 1 << 14;
+        const bigPoints = curve.randomPointsBytes(big, { seed: 8 });
+        const bigScalars = curve.randomScalarsBytes(big, { seed: 9 });
+        const controller = new AbortController();
+        const started = performance.now();
+        const running = pool.msmBytes(bigPoints, bigScalars, { signal: controller.signal });
+        setTimeout(() => controller.abort(), 30);
+        await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+        expect(performance.now() - started).toBeLessThan(1000);
+        // already aborted: rejects without running
+        await expect(pool.msmBytes(pointBytes, scalarBytes, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+        // a reason that is not an AbortError is kept as the cause
+        const c2 = new AbortController();
+        const second = pool.msmBytes(bigPoints, bigScalars, { signal: c2.signal });
+        setTimeout(() => c2.abort(new Error('user gave up')), 10);
+        const error = await second.catch((e) => e);
+        expect(error.name).toBe('AbortError');
+        expect(error.cause?.message).toBe('user gave up');
+        // reusable, and progress is reported in [0, 1], non-decreasing, ending at 1
+        const seen = [];
+        expect(await pool.msmBytes(pointBytes, scalarBytes, { onProgress: (f) => seen.push(f) })).toEqual(expected);
+        expect(seen.length).toBeGreaterThan(2);
+        expect(seen.at(-1)).toBe(1);
+        for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
+        expect(seen.every((f) => f >= 0 && f <= 1)).toBe(true);
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it(`${path}: a thread that dies fails the call running on it, and is replaced for the next call`, async () => {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        const big = 1 << 13;
+        const bigPoints = curve.randomPointsBytes(big, { seed: 8 });
+        const bigScalars = curve.randomScalarsBytes(big, { seed: 9 });
+        const running = pool.msmBytes(bigPoints, bigScalars);
+        setTimeout(() => pool.killThreadForTesting(1), 20);
+        await expect(running).rejects.toThrow(/wasmsm thread 1 (failed|was stopped|is not running)/);
+        expect(await pool.msmBytes(pointBytes, scalarBytes)).toEqual(expected);
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it(`${path}: calls made at once queue and all give their own result; close() ends the pool`, async () => {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      const half = N / 2;
+      const firstHalf = curve.msmBytes(pointBytes.subarray(0, half * curve.pointBytes), scalarBytes.subarray(0, half * curve.scalarBytes));
+      const results = await Promise.all([
+        pool.msmBytes(pointBytes, scalarBytes),
+        pool.msmBytes(pointBytes.subarray(0, half * curve.pointBytes), scalarBytes.subarray(0, half * curve.scalarBytes)),
+        pool.msmBytes(pointBytes, scalarBytes),
+      ]);
+      expect(results).toEqual([expected, firstHalf, expected]);
+      await pool.close();
+      await expect(pool.msmBytes(pointBytes, scalarBytes)).rejects.toThrow(/closed/);
+    });
+  }
+
+  it('options are checked', async () => {
+    await expect(curve.threads({ count: 0 })).rejects.toThrow(/count must be an integer in 1\.\.256/);
+    await expect(curve.threads({ count: 2.5 })).rejects.toThrow(RangeError);
+    await expect(curve.threads({ sharedMemory: 'yes' })).rejects.toThrow(TypeError);
+    await expect(curve.threads(null)).rejects.toThrow(TypeError);
+  });
+
+  it('the default thread count is the number of cores', async () => {
+    const { availableParallelism } = await import('node:os');
+    const pool = await curve.threads();
+    try {
+      expect(pool.count).toBe(availableParallelism());
+      expect(pool.sharedMemory).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a Node process with an idle pool that was never closed exits by itself after its MSM', () => {
+    const script = `
+      import { loadCurve } from './index.js';
+      const curve = await loadCurve('bn254');
+      for (const sharedMemory of [true, false]) {
+        const pool = await curve.threads({ count: 3, sharedMemory });
+        const out = await pool.msmBytes(curve.randomPointsBytes(300), curve.randomScalarsBytes(300));
+        console.log(sharedMemory, out.length);
+      }`;
+    const started = Date.now();
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
+    expect(child.stdout.trim().split('\n')).toEqual(['true 64', 'false 64']);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
