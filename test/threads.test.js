@@ -16,6 +16,10 @@ import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
 import { pointsToBytes, scalarsToBytes } from './harness.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import wabtInit from 'wabt';
+import { sharedMemoryModuleBytes } from '../src/runtime/loader.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const PATHS = [
@@ -23,6 +27,25 @@ const PATHS = [
   ['messages', false],
 ];
 const show = (P) => (P === null ? 'infinity' : `(0x${P.x.toString(16)}, 0x${P.y.toString(16)})`);
+
+describe('the shared-memory module', () => {
+  it('equals, byte for byte, wabt assembling the same text with a shared memory import (every shipped curve)', async () => {
+    const wabt = await wabtInit();
+    const features = { mutable_globals: true, threads: true };
+    for (const name of curveNames) {
+      const base = join(repo, 'wasm', name, name);
+      const wat = readFileSync(`${base}.wat`, 'utf8');
+      const sharedWat = wat.replace(/\(import "env" "memory" \(memory (\d+)\)\)/, '(import "env" "memory" (memory $1 65536 shared))');
+      expect(sharedWat, name).not.toBe(wat);
+      const module = wabt.parseWat(`${name}.wat`, sharedWat, features);
+      module.resolveNames();
+      module.validate(features);
+      const expected = new Uint8Array(module.toBinary({ write_debug_names: true }).buffer);
+      module.destroy();
+      expect(Buffer.from(sharedMemoryModuleBytes(readFileSync(`${base}.wasm`))).equals(Buffer.from(expected)), name).toBe(true);
+    }
+  });
+});
 
 /** One input holding every degenerate case, in a non-power-of-two count. */
 function degenerateInput(curve, oracle, pool, rng) {
@@ -209,6 +232,15 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
         setTimeout(() => controller.abort(), 30);
         await expect(running).rejects.toMatchObject({ name: 'AbortError' });
         expect(performance.now() - started).toBeLessThan(1000);
+        // aborted while waiting for its turn: rejects at once, and the call before it is not disturbed
+        const c3 = new AbortController();
+        const first = pool.msmBytes(bigPoints, bigScalars);
+        const queued = pool.msmBytes(pointBytes, scalarBytes, { signal: c3.signal });
+        const abortedAt = performance.now();
+        c3.abort();
+        await expect(queued).rejects.toMatchObject({ name: 'AbortError' });
+        expect(performance.now() - abortedAt).toBeLessThan(100);
+        expect(await first).toEqual(curve.msmBytes(bigPoints, bigScalars));
         // already aborted: rejects without running
         await expect(pool.msmBytes(pointBytes, scalarBytes, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
         // a reason that is not an AbortError is kept as the cause

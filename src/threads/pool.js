@@ -198,15 +198,24 @@ export class MsmPool {
   }
 
   /**
-   * sum_i scalars[i] * points[i] over the pool, same inputs and result as Curve.msmBytes.
+   * sum_i scalars[i] * points[i] over the pool, same inputs and result as Curve.msmBytes. The inputs are read
+   * when the call's turn comes: do not change them before the promise settles.
    * options: { window, checkSubgroup, timings, signal: AbortSignal, onProgress(fraction in [0, 1]) }
    */
   async msmBytes(pointBytes, scalarBytes, options = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
     const n = checkMsmInputs(this.#curve.params, pointBytes, scalarBytes);
+    const { signal } = options;
+    if (signal?.aborted) throw abortError(signal);
     const run = this.#queue.then(() => this.#exclusive(pointBytes, scalarBytes, n, options));
     this.#queue = run.catch(() => {});
-    return run;
+    if (!signal) return run;
+    // A call still waiting for its turn rejects at once too (at its turn it stops before it starts).
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(abortError(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   /** The BigInt form, like Curve.msm: { x, y } points (or null) and bigint scalars; returns { x, y } or null. */
