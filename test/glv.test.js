@@ -223,6 +223,36 @@ describe.each(CURVE_NAMES)('GLV on %s', (name) => {
     expect(count).toBeGreaterThan(RANDOM_SCALARS + 2 * bitLength(curve.r));
   });
 
+  it('the bound holds on scalars that push the rounding to its worst (x_i = k e_i / r next to a half-integer or an integer), both roundings', () => {
+    // The bound is (rho + delta_1)|a1| + (rho + delta_2)|a2|: it is reached only when both rounding errors are
+    // near their extremes. k = round((j + 1/2) r / e_i) + t puts x_i within about e_i / r of j + 1/2 (the worst
+    // case of 'nearest'); k = round((j + 1) r / e_i) - t puts it just below an integer (the worst of 'floor').
+    const { b1, b2 } = glv.basis;
+    const r = curve.r;
+    const rng = makeRng(0xbadc0de);
+    for (const rounding of ['floor', 'nearest']) {
+      const g = deriveGlvParams(curve, { rounding });
+      let largest = 0n;
+      for (const e of [abs(b2), abs(b1)]) {
+        for (let i = 0; i < 300; i++) {
+          const j = randomScalar(rng, e);
+          for (const twice of [2n * j + 1n, 2n * j + 2n]) {
+            for (const t of [-2n, -1n, 0n, 1n, 2n]) {
+              const k = mod((twice * r + e) / (2n * e) + t, r);
+              const { k0, k1 } = glvDecomposeReference(g, k);
+              expect(mod(k0 + k1 * g.lambda - k, r)).toBe(0n);
+              if (abs(k0) > g.bound0 || abs(k1) > g.bound1) throw new Error(`${rounding}: bound violated for k = 0x${k.toString(16)}`);
+              largest = [abs(k0), abs(k1), largest].reduce((x, y) => (x > y ? x : y));
+            }
+          }
+        }
+      }
+      // The bound is not loose by more than a bit: the worst scalars found come within a factor 2 of it.
+      const bound = g.bound0 > g.bound1 ? g.bound0 : g.bound1;
+      expect(2n * largest, `${rounding}: largest |k_i| 0x${largest.toString(16)} vs bound 0x${bound.toString(16)}`).toBeGreaterThan(bound);
+    }
+  });
+
   it('rounding: nearest gives a bound no larger and a correct kernel', async () => {
     const g = deriveGlvParams(curve, { rounding: 'nearest' });
     expect(g.halfBits).toBeLessThanOrEqual(glv.halfBits);

@@ -28,13 +28,14 @@
 //       |k*g_i/2^m - k*e_i/r| <= delta_i = (r - 1) * |g_i*r - 2^m*e_i| / (r * 2^m) <= (r - 1)/2^(m+1) < 1/2,
 //   and the floor takes off less than 1 more: |x_i - c_i| = |k*e_i/r - ĉ_i| < 1 + delta_i < 3/2.
 //   Hence, for every k in [0, r):
-//       |k0| < 3/2 * (|a1| + |a2|),   |k1| < 3/2 * (|b1| + |b2|),
-//   bound0 = ceil(3/2 * (|a1| + |a2|)) - 1 >= |k0| and bound1 likewise; halfBits = bit length of
+//       |k0| <= (1 + delta_1)|a1| + (1 + delta_2)|a2| < 3/2 * (|a1| + |a2|),   |k1| likewise with b1, b2;
+//   bound0 = the floor of that exact rational >= |k0| and bound1 likewise; halfBits = bit length of
 //   max(bound0, bound1), so |k0|, |k1| < 2^halfBits. (delta_i < 1/2 is checked exactly below.)
 //
 //   Option rounding: 'nearest' computes ĉ_i = floor((k * g_i + 2^(m-1)) / 2^m) instead (one constant added
 //   to the product, no extra multiply): the rounding error is in [-1/2, 1/2), so |x_i - c_i| <= 1/2 + delta_i
-//   < 1 and the bounds become |k0| < |a1| + |a2|, |k1| < |b1| + |b2| (bound = sum - 1), often one bit less.
+//   and |k0| <= (1/2 + delta_1)|a1| + (1/2 + delta_2)|a2| < |a1| + |a2| (likewise k1): about one bit less
+//   (BLS12-381: 127 bits instead of 128, so a window split never has an empty top window).
 //
 //   The kernel works modulo 2^(32*T) with T = ceil((halfBits + 1) / 32) words, which holds k0 and k1 in
 //   two's complement exactly, since |k_i| < 2^halfBits <= 2^(32*T - 1):
@@ -191,11 +192,15 @@ export function deriveGlvParams({ p, r, a = 0n, b, generator } = {}, { rounding 
     if (2n * (r - 1n) * abs(g * r - M * e) >= r * M) throw new Error('GLV rounding error bound delta < 1/2 fails');
   }
 
-  // Proven bounds: |k_i| < f * sum with f = 3/2 (floor) or 1 (nearest), so |k_i| <= ceil(f * sum) - 1.
-  const strictBelow = rounding === 'floor' ? (sum) => (3n * sum + 1n) / 2n - 1n : (sum) => sum - 1n;
+  // Proven bounds: |x_i - c_i| <= rho + delta_i with rho = 1 (floor) or 1/2 (nearest) and delta_i exact, so
+  // |k0| <= (rho + delta_1)|a1| + (rho + delta_2)|a2| (likewise k1 with b), an exact rational: its floor.
+  // rho + delta_i = (2 rho r 2^m + 2 (r - 1) d_i) / (2 r 2^m), d_i = |g_i r - 2^m e_i|.
+  const twoRho = rounding === 'floor' ? 2n : 1n;
+  const weight = (g, e) => twoRho * r * M + 2n * (r - 1n) * abs(g * r - M * e);
+  const [w1, w2] = [weight(g1, e1), weight(g2, e2)];
   const roundingAddend = rounding === 'floor' ? 0n : M >> 1n;
-  const bound0 = strictBelow(abs(a1) + abs(a2));
-  const bound1 = strictBelow(abs(b1) + abs(b2));
+  const bound0 = (w1 * abs(a1) + w2 * abs(a2)) / (2n * r * M);
+  const bound1 = (w1 * abs(b1) + w2 * abs(b2)) / (2n * r * M);
   const halfBits = bitLength(bound0 > bound1 ? bound0 : bound1);
   const H = Math.ceil(halfBits / 32);
   const T = Math.ceil((halfBits + 1) / 32);
@@ -248,7 +253,7 @@ export function describeGlvParams(glv) {
     `GLV: beta = ${hex(glv.beta)} (cube root of 1 mod p), lambda = ${hex(glv.lambda)} (lambda * (x, y) = (beta * x, y))`,
     `basis v1 = (${hex(a1)}, ${hex(b1)}), v2 = (${hex(a2)}, ${hex(b2)}), det = +r`,
     `c_i = s_i * floor((k * g_i${glv.roundingAddend ? ` + 2^${glv.m - 1}` : ''}) / 2^${glv.m}), s1 = ${glv.s1}, s2 = ${glv.s2}, g1 = ${hex(glv.g1)}, g2 = ${hex(glv.g2)}`,
-    `|k0| <= ${hex(glv.bound0)}, |k1| <= ${hex(glv.bound1)} (< ${glv.rounding === 'floor' ? '3/2' : '1'} * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = ${glv.halfBits}`,
+    `|k0| <= ${hex(glv.bound0)}, |k1| <= ${hex(glv.bound1)} (<= (${glv.rounding === 'floor' ? '1' : '1/2'} + delta_1)|a1| + (... + delta_2)|a2|, likewise b): halfBits = ${glv.halfBits}`,
     `record: |k0| (${glv.H} u32), |k1| (${glv.H} u32), neg0 (u32), neg1 (u32) = ${glv.recordBytes} bytes`,
   ];
 }

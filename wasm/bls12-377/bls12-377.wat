@@ -12,7 +12,7 @@
 ;; GLV: beta = 0x9b3af05dd14f6ec619aaf7d34594aabc5ed1347970dec00452217cc900000008508c00000000001 (cube root of 1 mod p), lambda = 0x452217cc900000010a11800000000000 (lambda * (x, y) = (beta * x, y))
 ;; basis v1 = (0x452217cc900000010a11800000000000, -0x1), v2 = (0x1, 0x452217cc900000010a11800000000001), det = +r
 ;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x3b3f7aa969fd371607f72ed32af90182c, g2 = 0xe
-;; |k0| <= 0x452217cc900000010a11800000000000, |k1| <= 0x452217cc900000010a11800000000001 (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 127
+;; |k0| <= 0x239433f502e6c002e9a91259f5100bfb, |k1| <= 0x240483999e54c685104d563600c10592 (<= (1/2 + delta_1)|a1| + (... + delta_2)|a2|, likewise b): halfBits = 126
 ;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
@@ -2943,7 +2943,7 @@
   ;; glv_decompose(out, scalar): k = k0 + k1 * lambda (mod r) for k < r (32 LE bytes at scalar)
   ;; lambda = 0x452217cc900000010a11800000000000
   ;; writes |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes at out;
-  ;; |k0| <= 0x452217cc900000010a11800000000000, |k1| <= 0x452217cc900000010a11800000000001 (< 2^127). out and scalar may be unaligned.
+  ;; |k0| <= 0x239433f502e6c002e9a91259f5100bfb, |k1| <= 0x240483999e54c685104d563600c10592 (< 2^126). out and scalar may be unaligned.
   (func $glv_decompose (export "glv_decompose") (param $out i32) (param $scalar i32)
     (local $k0 i64)
     (local $k1 i64)
@@ -3176,7 +3176,7 @@
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $p2_8 (i64.and (i64.add (local.get $p2_8) (local.get $carry)) (i64.const 0xffffffff)))
     ;; k0 = k - c1*a1 - c2*a2 = k + ĉ1 * A1 + ĉ2 * A2 (mod 2^128), A1 = -s1*a1 = -(1)*0x452217cc900000010a11800000000000, A2 = -s2*a2 = -(1)*0x1
-    ;; |k0| < 2^127 <= 2^127, so the 4-word two's complement is exact
+    ;; |k0| < 2^126 <= 2^127, so the 4-word two's complement is exact
     (local.set $u0 (local.get $k0))
     (local.set $u1 (local.get $k1))
     (local.set $u2 (local.get $k2))
@@ -3218,7 +3218,7 @@
     (i64.store32 offset=12 (local.get $out) (i64.add (i64.xor (local.get $u3) (local.get $mask0)) (local.get $carry)))
     (i64.store32 offset=32 (local.get $out) (local.get $neg0))
     ;; k1 = -c1*b1 - c2*b2 = ĉ1 * B1 + ĉ2 * B2 (mod 2^128), B1 = -s1*b1 = -(1)*-0x1, B2 = -s2*b2 = -(1)*0x452217cc900000010a11800000000001
-    ;; |k1| < 2^127 <= 2^127, so the 4-word two's complement is exact
+    ;; |k1| < 2^126 <= 2^127, so the 4-word two's complement is exact
     (local.set $t (i64.mul (local.get $p1_8) (i64.const 0x1)))
     (local.set $v0 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))

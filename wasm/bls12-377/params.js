@@ -27,7 +27,7 @@ export default Object.freeze({
   minPages: 1,
   glv: Object.freeze({
     lambda: 0x452217cc900000010a11800000000000n,
-    halfBits: 127,
+    halfBits: 126,
     H: 4,
     recordBytes: 40,
   }),

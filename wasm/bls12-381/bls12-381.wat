@@ -12,7 +12,7 @@
 ;; GLV: beta = 0x1a0111ea397fe699ec02408663d4de85aa0d857d89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaac (cube root of 1 mod p), lambda = 0xac45a4010001a40200000000ffffffff (lambda * (x, y) = (beta * x, y))
 ;; basis v1 = (0xac45a4010001a40200000000ffffffff, -0x1), v2 = (0x1, 0xac45a4010001a4020000000100000000), det = +r
 ;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x17c6becf1e01faadd63f6e522f6cfee30, g2 = 0x2
-;; |k0| <= 0xac45a4010001a40200000000ffffffff, |k1| <= 0xac45a4010001a4020000000100000000 (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 128
+;; |k0| <= 0x676410327154746939df3570113636fa, |k1| <= 0x66620a8427030e66b9bfae7b6a152c36 (<= (1/2 + delta_1)|a1| + (... + delta_2)|a2|, likewise b): halfBits = 127
 ;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
@@ -2923,7 +2923,7 @@
   ;; glv_decompose(out, scalar): k = k0 + k1 * lambda (mod r) for k < r (32 LE bytes at scalar)
   ;; lambda = 0xac45a4010001a40200000000ffffffff
   ;; writes |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes at out;
-  ;; |k0| <= 0xac45a4010001a40200000000ffffffff, |k1| <= 0xac45a4010001a4020000000100000000 (< 2^128). out and scalar may be unaligned.
+  ;; |k0| <= 0x676410327154746939df3570113636fa, |k1| <= 0x66620a8427030e66b9bfae7b6a152c36 (< 2^127). out and scalar may be unaligned.
   (func $glv_decompose (export "glv_decompose") (param $out i32) (param $scalar i32)
     (local $k0 i64)
     (local $k1 i64)
@@ -2960,14 +2960,12 @@
     (local $u1 i64)
     (local $u2 i64)
     (local $u3 i64)
-    (local $u4 i64)
     (local $neg0 i64)
     (local $mask0 i64)
     (local $v0 i64)
     (local $v1 i64)
     (local $v2 i64)
     (local $v3 i64)
-    (local $v4 i64)
     (local $neg1 i64)
     (local $mask1 i64)
     ;; k = sum k_j * 2^(32j), 255 bits, 32 bytes
@@ -3157,13 +3155,12 @@
     (local.set $p2_7 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $p2_8 (i64.and (i64.add (local.get $p2_8) (local.get $carry)) (i64.const 0xffffffff)))
-    ;; k0 = k - c1*a1 - c2*a2 = k + ĉ1 * A1 + ĉ2 * A2 (mod 2^160), A1 = -s1*a1 = -(1)*0xac45a4010001a40200000000ffffffff, A2 = -s2*a2 = -(1)*0x1
-    ;; |k0| < 2^128 <= 2^159, so the 5-word two's complement is exact
+    ;; k0 = k - c1*a1 - c2*a2 = k + ĉ1 * A1 + ĉ2 * A2 (mod 2^128), A1 = -s1*a1 = -(1)*0xac45a4010001a40200000000ffffffff, A2 = -s2*a2 = -(1)*0x1
+    ;; |k0| < 2^127 <= 2^127, so the 4-word two's complement is exact
     (local.set $u0 (local.get $k0))
     (local.set $u1 (local.get $k1))
     (local.set $u2 (local.get $k2))
     (local.set $u3 (local.get $k3))
-    (local.set $u4 (local.get $k4))
     (local.set $t (i64.add (local.get $u0) (i64.mul (local.get $p1_8) (i64.const 0x1))))
     (local.set $u0 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
@@ -3173,31 +3170,19 @@
     (local.set $t (i64.add (i64.add (local.get $u2) (i64.mul (local.get $p1_8) (i64.const 0xfffe5bfd))) (local.get $carry)))
     (local.set $u2 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $t (i64.add (i64.add (local.get $u3) (i64.mul (local.get $p1_8) (i64.const 0x53ba5bfe))) (local.get $carry)))
-    (local.set $u3 (i64.and (local.get $t) (i64.const 0xffffffff)))
-    (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $u4 (i64.and (i64.add (i64.add (local.get $u4) (i64.mul (local.get $p1_8) (i64.const 0xffffffff))) (local.get $carry)) (i64.const 0xffffffff)))
+    (local.set $u3 (i64.and (i64.add (i64.add (local.get $u3) (i64.mul (local.get $p1_8) (i64.const 0x53ba5bfe))) (local.get $carry)) (i64.const 0xffffffff)))
     (local.set $t (i64.add (local.get $u1) (i64.mul (local.get $p1_9) (i64.const 0x1))))
     (local.set $u1 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $t (i64.add (i64.add (local.get $u2) (i64.mul (local.get $p1_9) (i64.const 0xffffffff))) (local.get $carry)))
     (local.set $u2 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $t (i64.add (i64.add (local.get $u3) (i64.mul (local.get $p1_9) (i64.const 0xfffe5bfd))) (local.get $carry)))
-    (local.set $u3 (i64.and (local.get $t) (i64.const 0xffffffff)))
-    (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $u4 (i64.and (i64.add (i64.add (local.get $u4) (i64.mul (local.get $p1_9) (i64.const 0x53ba5bfe))) (local.get $carry)) (i64.const 0xffffffff)))
+    (local.set $u3 (i64.and (i64.add (i64.add (local.get $u3) (i64.mul (local.get $p1_9) (i64.const 0xfffe5bfd))) (local.get $carry)) (i64.const 0xffffffff)))
     (local.set $t (i64.add (local.get $u2) (i64.mul (local.get $p1_10) (i64.const 0x1))))
     (local.set $u2 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $t (i64.add (i64.add (local.get $u3) (i64.mul (local.get $p1_10) (i64.const 0xffffffff))) (local.get $carry)))
-    (local.set $u3 (i64.and (local.get $t) (i64.const 0xffffffff)))
-    (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $u4 (i64.and (i64.add (i64.add (local.get $u4) (i64.mul (local.get $p1_10) (i64.const 0xfffe5bfd))) (local.get $carry)) (i64.const 0xffffffff)))
-    (local.set $t (i64.add (local.get $u3) (i64.mul (local.get $p1_11) (i64.const 0x1))))
-    (local.set $u3 (i64.and (local.get $t) (i64.const 0xffffffff)))
-    (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $u4 (i64.and (i64.add (i64.add (local.get $u4) (i64.mul (local.get $p1_11) (i64.const 0xffffffff))) (local.get $carry)) (i64.const 0xffffffff)))
+    (local.set $u3 (i64.and (i64.add (i64.add (local.get $u3) (i64.mul (local.get $p1_10) (i64.const 0xffffffff))) (local.get $carry)) (i64.const 0xffffffff)))
+    (local.set $u3 (i64.and (i64.add (local.get $u3) (i64.mul (local.get $p1_11) (i64.const 0x1))) (i64.const 0xffffffff)))
     (local.set $t (i64.add (local.get $u0) (i64.mul (local.get $p2_8) (i64.const 0xffffffff))))
     (local.set $u0 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
@@ -3207,12 +3192,9 @@
     (local.set $t (i64.add (i64.add (local.get $u2) (i64.mul (local.get $p2_8) (i64.const 0xffffffff))) (local.get $carry)))
     (local.set $u2 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $t (i64.add (i64.add (local.get $u3) (i64.mul (local.get $p2_8) (i64.const 0xffffffff))) (local.get $carry)))
-    (local.set $u3 (i64.and (local.get $t) (i64.const 0xffffffff)))
-    (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $u4 (i64.and (i64.add (i64.add (local.get $u4) (i64.mul (local.get $p2_8) (i64.const 0xffffffff))) (local.get $carry)) (i64.const 0xffffffff)))
-    ;; neg0 = k0 < 0 (top bit of word 4); |k0| = (k0 xor -neg0) + neg0, low 4 words
-    (local.set $neg0 (i64.shr_u (local.get $u4) (i64.const 31)))
+    (local.set $u3 (i64.and (i64.add (i64.add (local.get $u3) (i64.mul (local.get $p2_8) (i64.const 0xffffffff))) (local.get $carry)) (i64.const 0xffffffff)))
+    ;; neg0 = k0 < 0 (top bit of word 3); |k0| = (k0 xor -neg0) + neg0, low 4 words
+    (local.set $neg0 (i64.shr_u (local.get $u3) (i64.const 31)))
     (local.set $mask0 (i64.shr_u (i64.sub (i64.const 0) (local.get $neg0)) (i64.const 32)))
     (local.set $t (i64.add (i64.xor (local.get $u0) (local.get $mask0)) (local.get $neg0)))
     (i64.store32 (local.get $out) (local.get $t))
@@ -3225,8 +3207,8 @@
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (i64.store32 offset=12 (local.get $out) (i64.add (i64.xor (local.get $u3) (local.get $mask0)) (local.get $carry)))
     (i64.store32 offset=32 (local.get $out) (local.get $neg0))
-    ;; k1 = -c1*b1 - c2*b2 = ĉ1 * B1 + ĉ2 * B2 (mod 2^160), B1 = -s1*b1 = -(1)*-0x1, B2 = -s2*b2 = -(1)*0xac45a4010001a4020000000100000000
-    ;; |k1| < 2^128 <= 2^159, so the 5-word two's complement is exact
+    ;; k1 = -c1*b1 - c2*b2 = ĉ1 * B1 + ĉ2 * B2 (mod 2^128), B1 = -s1*b1 = -(1)*-0x1, B2 = -s2*b2 = -(1)*0xac45a4010001a4020000000100000000
+    ;; |k1| < 2^127 <= 2^127, so the 4-word two's complement is exact
     (local.set $t (i64.mul (local.get $p1_8) (i64.const 0x1)))
     (local.set $v0 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
@@ -3239,22 +3221,16 @@
     (local.set $v2 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $v3 (local.get $carry))
-    (local.set $t (i64.add (local.get $v3) (i64.mul (local.get $p1_11) (i64.const 0x1))))
-    (local.set $v3 (i64.and (local.get $t) (i64.const 0xffffffff)))
-    (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $v4 (local.get $carry))
+    (local.set $v3 (i64.and (i64.add (local.get $v3) (i64.mul (local.get $p1_11) (i64.const 0x1))) (i64.const 0xffffffff)))
     (local.set $t (i64.add (local.get $v1) (i64.mul (local.get $p2_8) (i64.const 0xffffffff))))
     (local.set $v1 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $t (i64.add (i64.add (local.get $v2) (i64.mul (local.get $p2_8) (i64.const 0xfffe5bfd))) (local.get $carry)))
     (local.set $v2 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $t (i64.add (i64.add (local.get $v3) (i64.mul (local.get $p2_8) (i64.const 0x53ba5bfe))) (local.get $carry)))
-    (local.set $v3 (i64.and (local.get $t) (i64.const 0xffffffff)))
-    (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $v4 (i64.and (i64.add (i64.add (local.get $v4) (i64.mul (local.get $p2_8) (i64.const 0xffffffff))) (local.get $carry)) (i64.const 0xffffffff)))
-    ;; neg1 = k1 < 0 (top bit of word 4); |k1| = (k1 xor -neg1) + neg1, low 4 words
-    (local.set $neg1 (i64.shr_u (local.get $v4) (i64.const 31)))
+    (local.set $v3 (i64.and (i64.add (i64.add (local.get $v3) (i64.mul (local.get $p2_8) (i64.const 0x53ba5bfe))) (local.get $carry)) (i64.const 0xffffffff)))
+    ;; neg1 = k1 < 0 (top bit of word 3); |k1| = (k1 xor -neg1) + neg1, low 4 words
+    (local.set $neg1 (i64.shr_u (local.get $v3) (i64.const 31)))
     (local.set $mask1 (i64.shr_u (i64.sub (i64.const 0) (local.get $neg1)) (i64.const 32)))
     (local.set $t (i64.add (i64.xor (local.get $v0) (local.get $mask1)) (local.get $neg1)))
     (i64.store32 offset=16 (local.get $out) (local.get $t))

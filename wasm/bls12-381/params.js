@@ -27,7 +27,7 @@ export default Object.freeze({
   minPages: 1,
   glv: Object.freeze({
     lambda: 0xac45a4010001a40200000000ffffffffn,
-    halfBits: 128,
+    halfBits: 127,
     H: 4,
     recordBytes: 40,
   }),

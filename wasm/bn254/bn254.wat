@@ -12,7 +12,7 @@
 ;; GLV: beta = 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe (cube root of 1 mod p), lambda = 0xb3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd (lambda * (x, y) = (beta * x, y))
 ;; basis v1 = (0x89d3256894d213e3, -0x6f4d8248eeb859fc8211bbeb7d4f1128), v2 = (0x6f4d8248eeb859fd0be4e1541221250b, 0x89d3256894d213e3), det = +r
 ;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x2d91d232ec7e0b3d7, g2 = 0x24ccef014a773d2cf7a7bd9d4391eb18e
-;; |k0| <= 0x6f4d8248eeb859fd95b806bca6f338ed, |k1| <= 0x6f4d8248eeb859fd0be4e1541221250a (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 127
+;; |k0| <= 0x3f0ea8a599cfa4d8d79fb570a54d6634, |k1| <= 0x40c061a71150302926a662216e187060 (<= (1/2 + delta_1)|a1| + (... + delta_2)|a2|, likewise b): halfBits = 127
 ;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
@@ -2235,7 +2235,7 @@
   ;; glv_decompose(out, scalar): k = k0 + k1 * lambda (mod r) for k < r (32 LE bytes at scalar)
   ;; lambda = 0xb3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd
   ;; writes |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes at out;
-  ;; |k0| <= 0x6f4d8248eeb859fd95b806bca6f338ed, |k1| <= 0x6f4d8248eeb859fd0be4e1541221250a (< 2^127). out and scalar may be unaligned.
+  ;; |k0| <= 0x3f0ea8a599cfa4d8d79fb570a54d6634, |k1| <= 0x40c061a71150302926a662216e187060 (< 2^127). out and scalar may be unaligned.
   (func $glv_decompose (export "glv_decompose") (param $out i32) (param $scalar i32)
     (local $k0 i64)
     (local $k1 i64)

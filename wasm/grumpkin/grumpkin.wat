@@ -12,7 +12,7 @@
 ;; GLV: beta = 0xb3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd (cube root of 1 mod p), lambda = 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe (lambda * (x, y) = (beta * x, y))
 ;; basis v1 = (0x89d3256894d213e2, -0x6f4d8248eeb859fc8211bbeb7d4f1129), v2 = (0x6f4d8248eeb859fd0be4e1541221250b, 0x89d3256894d213e2), det = +r
 ;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x2d91d232ec7e0b3d2, g2 = 0x24ccef014a773d2cf7a7bd9d4391eb18e
-;; |k0| <= 0x6f4d8248eeb859fd95b806bca6f338ec, |k1| <= 0x6f4d8248eeb859fd0be4e1541221250a (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 127
+;; |k0| <= 0x3f0ea8a599cfa4d7bc6a3bdaebefdead, |k1| <= 0x3aa5976ec9719b8e0f2e1b23b1b94894 (<= (1/2 + delta_1)|a1| + (... + delta_2)|a2|, likewise b): halfBits = 126
 ;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
@@ -2295,7 +2295,7 @@
   ;; glv_decompose(out, scalar): k = k0 + k1 * lambda (mod r) for k < r (32 LE bytes at scalar)
   ;; lambda = 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe
   ;; writes |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes at out;
-  ;; |k0| <= 0x6f4d8248eeb859fd95b806bca6f338ec, |k1| <= 0x6f4d8248eeb859fd0be4e1541221250a (< 2^127). out and scalar may be unaligned.
+  ;; |k0| <= 0x3f0ea8a599cfa4d7bc6a3bdaebefdead, |k1| <= 0x3aa5976ec9719b8e0f2e1b23b1b94894 (< 2^126). out and scalar may be unaligned.
   (func $glv_decompose (export "glv_decompose") (param $out i32) (param $scalar i32)
     (local $k0 i64)
     (local $k1 i64)
@@ -2577,7 +2577,7 @@
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $p2_11 (i64.and (i64.add (i64.add (local.get $p2_11) (i64.mul (local.get $k7) (i64.const 0x2))) (local.get $carry)) (i64.const 0xffffffff)))
     ;; k0 = k - c1*a1 - c2*a2 = k + ĉ1 * A1 + ĉ2 * A2 (mod 2^128), A1 = -s1*a1 = -(1)*0x89d3256894d213e2, A2 = -s2*a2 = -(1)*0x6f4d8248eeb859fd0be4e1541221250b
-    ;; |k0| < 2^127 <= 2^127, so the 4-word two's complement is exact
+    ;; |k0| < 2^126 <= 2^127, so the 4-word two's complement is exact
     (local.set $u0 (local.get $k0))
     (local.set $u1 (local.get $k1))
     (local.set $u2 (local.get $k2))
@@ -2636,7 +2636,7 @@
     (i64.store32 offset=12 (local.get $out) (i64.add (i64.xor (local.get $u3) (local.get $mask0)) (local.get $carry)))
     (i64.store32 offset=32 (local.get $out) (local.get $neg0))
     ;; k1 = -c1*b1 - c2*b2 = ĉ1 * B1 + ĉ2 * B2 (mod 2^128), B1 = -s1*b1 = -(1)*-0x6f4d8248eeb859fc8211bbeb7d4f1129, B2 = -s2*b2 = -(1)*0x89d3256894d213e2
-    ;; |k1| < 2^127 <= 2^127, so the 4-word two's complement is exact
+    ;; |k1| < 2^126 <= 2^127, so the 4-word two's complement is exact
     (local.set $t (i64.mul (local.get $p1_8) (i64.const 0x7d4f1129)))
     (local.set $v0 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))

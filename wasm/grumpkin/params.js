@@ -27,7 +27,7 @@ export default Object.freeze({
   minPages: 1,
   glv: Object.freeze({
     lambda: 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffen,
-    halfBits: 127,
+    halfBits: 126,
     H: 4,
     recordBytes: 40,
   }),

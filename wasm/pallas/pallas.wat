@@ -12,7 +12,7 @@
 ;; GLV: beta = 0x12ccca834acdba712caad5dc57aab1b01d1f8bd237ad31491dad5ebdfdfe4ab9 (cube root of 1 mod p), lambda = 0x6819a58283e528e511db4d81cf70f5a0fed467d47c033af2aa9d2e050aa0e4f (lambda * (x, y) = (beta * x, y))
 ;; basis v1 = (0x49e69d1640f049157fcae1c700000001, -0x49e69d1640a899538cb1279300000000), v2 = (0x49e69d1640a899538cb1279300000000, 0x93cd3a2c8198e2690c7c095a00000001), det = +r
 ;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x24f34e8b2066389a431f0256800000003, g2 = 0x1279a745902a2654e32c49e4bffffffff
-;; |k0| <= 0x93cd3a2c8198e2690c7c095a00000000, |k1| <= 0xddb3d742c2417bbc992d30ed00000000 (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 128
+;; |k0| <= 0x55537abf995792ad893d855f8496a6f6, |k1| <= 0x815392e6f15cd023ac8950e840000000 (<= (1/2 + delta_1)|a1| + (... + delta_2)|a2|, likewise b): halfBits = 128
 ;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
@@ -2283,7 +2283,7 @@
   ;; glv_decompose(out, scalar): k = k0 + k1 * lambda (mod r) for k < r (32 LE bytes at scalar)
   ;; lambda = 0x6819a58283e528e511db4d81cf70f5a0fed467d47c033af2aa9d2e050aa0e4f
   ;; writes |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes at out;
-  ;; |k0| <= 0x93cd3a2c8198e2690c7c095a00000000, |k1| <= 0xddb3d742c2417bbc992d30ed00000000 (< 2^128). out and scalar may be unaligned.
+  ;; |k0| <= 0x55537abf995792ad893d855f8496a6f6, |k1| <= 0x815392e6f15cd023ac8950e840000000 (< 2^128). out and scalar may be unaligned.
   (func $glv_decompose (export "glv_decompose") (param $out i32) (param $scalar i32)
     (local $k0 i64)
     (local $k1 i64)

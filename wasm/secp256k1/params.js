@@ -27,8 +27,8 @@ export default Object.freeze({
   minPages: 1,
   glv: Object.freeze({
     lambda: 0x5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72n,
-    halfBits: 129,
-    H: 5,
-    recordBytes: 48,
+    halfBits: 128,
+    H: 4,
+    recordBytes: 40,
   }),
 });

@@ -12,8 +12,8 @@
 ;; GLV: beta = 0x7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee (cube root of 1 mod p), lambda = 0x5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72 (lambda * (x, y) = (beta * x, y))
 ;; basis v1 = (0x3086d221a7d46bcde86c90e49284eb15, -0xe4437ed6010e88286f547fa90abfe4c3), v2 = (0x114ca50f7a8e2f3f657c1108d9d44cfd8, 0x3086d221a7d46bcde86c90e49284eb15), det = +r
 ;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x3086d221a7d46bcde86c90e49284eb15, g2 = 0xe4437ed6010e88286f547fa90abfe4c4
-;; |k0| <= 0x14551231950b75fc4402da1722fc9baec, |k1| <= 0x114ca50f7a8e2f3f657c1108d9d44cfd7 (< 1 * (|a1| + |a2|), ... (|b1| + |b2|)): halfBits = 129
-;; record: |k0| (5 u32), |k1| (5 u32), neg0 (u32), neg1 (u32) = 48 bytes
+;; |k0| <= 0xd32f63ae50301bb00883619eaa69cc5d, |k1| <= 0xc7d6a0add7c4a65ea1f9fce0d6a081a7 (<= (1/2 + delta_1)|a1| + (... + delta_2)|a2|, likewise b): halfBits = 128
+;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
 (module
   (import "env" "memory" (memory 1))
   (global $sp (export "fp_sp") (mut i32) (i32.const 35144))
@@ -2244,8 +2244,8 @@
 
   ;; glv_decompose(out, scalar): k = k0 + k1 * lambda (mod r) for k < r (32 LE bytes at scalar)
   ;; lambda = 0x5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72
-  ;; writes |k0| (5 u32), |k1| (5 u32), neg0 (u32), neg1 (u32) = 48 bytes at out;
-  ;; |k0| <= 0x14551231950b75fc4402da1722fc9baec, |k1| <= 0x114ca50f7a8e2f3f657c1108d9d44cfd7 (< 2^129). out and scalar may be unaligned.
+  ;; writes |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes at out;
+  ;; |k0| <= 0xd32f63ae50301bb00883619eaa69cc5d, |k1| <= 0xc7d6a0add7c4a65ea1f9fce0d6a081a7 (< 2^128). out and scalar may be unaligned.
   (func $glv_decompose (export "glv_decompose") (param $out i32) (param $scalar i32)
     (local $k0 i64)
     (local $k1 i64)
@@ -2543,7 +2543,7 @@
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $p2_11 (i64.and (i64.add (local.get $p2_11) (local.get $carry)) (i64.const 0xffffffff)))
     ;; k0 = k - c1*a1 - c2*a2 = k + ĉ1 * A1 + ĉ2 * A2 (mod 2^160), A1 = -s1*a1 = -(1)*0x3086d221a7d46bcde86c90e49284eb15, A2 = -s2*a2 = -(1)*0x114ca50f7a8e2f3f657c1108d9d44cfd8
-    ;; |k0| < 2^129 <= 2^159, so the 5-word two's complement is exact
+    ;; |k0| < 2^128 <= 2^159, so the 5-word two's complement is exact
     (local.set $u0 (local.get $k0))
     (local.set $u1 (local.get $k1))
     (local.set $u2 (local.get $k2))
@@ -2617,7 +2617,7 @@
     (local.set $u3 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $u4 (i64.and (i64.add (i64.add (local.get $u4) (i64.mul (local.get $p2_11) (i64.const 0xa83eef72))) (local.get $carry)) (i64.const 0xffffffff)))
-    ;; neg0 = k0 < 0 (top bit of word 4); |k0| = (k0 xor -neg0) + neg0, low 5 words
+    ;; neg0 = k0 < 0 (top bit of word 4); |k0| = (k0 xor -neg0) + neg0, low 4 words
     (local.set $neg0 (i64.shr_u (local.get $u4) (i64.const 31)))
     (local.set $mask0 (i64.shr_u (i64.sub (i64.const 0) (local.get $neg0)) (i64.const 32)))
     (local.set $t (i64.add (i64.xor (local.get $u0) (local.get $mask0)) (local.get $neg0)))
@@ -2629,13 +2629,10 @@
     (local.set $t (i64.add (i64.xor (local.get $u2) (local.get $mask0)) (local.get $carry)))
     (i64.store32 offset=8 (local.get $out) (local.get $t))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $t (i64.add (i64.xor (local.get $u3) (local.get $mask0)) (local.get $carry)))
-    (i64.store32 offset=12 (local.get $out) (local.get $t))
-    (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (i64.store32 offset=16 (local.get $out) (i64.add (i64.xor (local.get $u4) (local.get $mask0)) (local.get $carry)))
-    (i64.store32 offset=40 (local.get $out) (local.get $neg0))
+    (i64.store32 offset=12 (local.get $out) (i64.add (i64.xor (local.get $u3) (local.get $mask0)) (local.get $carry)))
+    (i64.store32 offset=32 (local.get $out) (local.get $neg0))
     ;; k1 = -c1*b1 - c2*b2 = ĉ1 * B1 + ĉ2 * B2 (mod 2^160), B1 = -s1*b1 = -(1)*-0xe4437ed6010e88286f547fa90abfe4c3, B2 = -s2*b2 = -(1)*0x3086d221a7d46bcde86c90e49284eb15
-    ;; |k1| < 2^129 <= 2^159, so the 5-word two's complement is exact
+    ;; |k1| < 2^128 <= 2^159, so the 5-word two's complement is exact
     (local.set $t (i64.mul (local.get $p1_8) (i64.const 0xabfe4c3)))
     (local.set $v0 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
@@ -2704,33 +2701,30 @@
     (local.set $v3 (i64.and (local.get $t) (i64.const 0xffffffff)))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $v4 (i64.and (i64.add (i64.add (local.get $v4) (i64.mul (local.get $p2_11) (i64.const 0x17936f1b))) (local.get $carry)) (i64.const 0xffffffff)))
-    ;; neg1 = k1 < 0 (top bit of word 4); |k1| = (k1 xor -neg1) + neg1, low 5 words
+    ;; neg1 = k1 < 0 (top bit of word 4); |k1| = (k1 xor -neg1) + neg1, low 4 words
     (local.set $neg1 (i64.shr_u (local.get $v4) (i64.const 31)))
     (local.set $mask1 (i64.shr_u (i64.sub (i64.const 0) (local.get $neg1)) (i64.const 32)))
     (local.set $t (i64.add (i64.xor (local.get $v0) (local.get $mask1)) (local.get $neg1)))
-    (i64.store32 offset=20 (local.get $out) (local.get $t))
+    (i64.store32 offset=16 (local.get $out) (local.get $t))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $t (i64.add (i64.xor (local.get $v1) (local.get $mask1)) (local.get $carry)))
-    (i64.store32 offset=24 (local.get $out) (local.get $t))
+    (i64.store32 offset=20 (local.get $out) (local.get $t))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
     (local.set $t (i64.add (i64.xor (local.get $v2) (local.get $mask1)) (local.get $carry)))
-    (i64.store32 offset=28 (local.get $out) (local.get $t))
+    (i64.store32 offset=24 (local.get $out) (local.get $t))
     (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (local.set $t (i64.add (i64.xor (local.get $v3) (local.get $mask1)) (local.get $carry)))
-    (i64.store32 offset=32 (local.get $out) (local.get $t))
-    (local.set $carry (i64.shr_u (local.get $t) (i64.const 32)))
-    (i64.store32 offset=36 (local.get $out) (i64.add (i64.xor (local.get $v4) (local.get $mask1)) (local.get $carry)))
-    (i64.store32 offset=44 (local.get $out) (local.get $neg1))
+    (i64.store32 offset=28 (local.get $out) (i64.add (i64.xor (local.get $v3) (local.get $mask1)) (local.get $carry)))
+    (i64.store32 offset=36 (local.get $out) (local.get $neg1))
   )
 
   ;; glv_decomposeBatch(out, scalars, count): glv_decompose on count scalars (32 bytes each,
-  ;; back to back) into count records (48 bytes each, back to back)
+  ;; back to back) into count records (40 bytes each, back to back)
   (func $glv_decomposeBatch (export "glv_decomposeBatch") (param $out i32) (param $scalars i32) (param $count i32)
     (block $done
       (loop $next
         (br_if $done (i32.eqz (local.get $count)))
         (call $glv_decompose (local.get $out) (local.get $scalars))
-        (local.set $out (i32.add (local.get $out) (i32.const 48)))
+        (local.set $out (i32.add (local.get $out) (i32.const 40)))
         (local.set $scalars (i32.add (local.get $scalars) (i32.const 32)))
         (local.set $count (i32.sub (local.get $count) (i32.const 1)))
         (br $next)
