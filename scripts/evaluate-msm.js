@@ -2,19 +2,26 @@
 // npm run evaluate-msm: the main benchmark. Makes its own seeded inputs, checks one result against an
 // independent implementation (@noble/curves), times each size several times and prints medians, spread
 // and a per-phase breakdown. --compare also times ffjavascript (single thread) on the same inputs.
+// --threads 1,2 times the thread pool (curve.threads) instead, at each thread count, with the speedup over
+// the pool's 1-thread row; --compare then times ffjavascript's default multi-threaded engine.
 
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadCurve, curveNames } from '../index.js';
-import { nobleMsm, ffjavascriptCurve, toFfjavascriptInputs, ffjavascriptMsm } from './peers.js';
+import { nobleMsm, ffjavascriptCurve, ffjavascriptThreads, toFfjavascriptInputs, ffjavascriptMsm } from './peers.js';
 
 const HELP = `usage: npm run evaluate-msm -- [options]
   --curve a,b     curves to run (default bls12-381,bn254; known: ${curveNames.join(', ')})
   --sizes 12,14   log2 of the input sizes (default 12,14,16)
   --runs 5        timed runs per size (after one warm-up run)
   --window c      force the window size (default: chosen by N)
-  --compare       also time ffjavascript's single-threaded G1.multiExpAffine (bls12-381, bn254)
+  --compare       also time ffjavascript's single-threaded G1.multiExpAffine (bls12-381, bn254); with
+                  --threads, its default multi-threaded engine (one worker per CPU) instead
   --check-size k  log2 size whose result is checked against @noble/curves (default: the smallest size)
+  --threads 1,2   time the thread pool (await curve.threads({ count }).msmBytes) at each count; a 1-thread
+                  pool is always run first, as the baseline of each size's speedup
+  --path p        with --threads: the pool's path, shared (default), messages or both
+  --no-sync       with --threads: do not time the synchronous msmBytes (shown for reference)
   --json          print the results as JSON instead of a table`;
 
 let args;
@@ -27,6 +34,9 @@ try {
       window: { type: 'string' },
       compare: { type: 'boolean', default: false },
       'check-size': { type: 'string' },
+      threads: { type: 'string' },
+      path: { type: 'string' },
+      'no-sync': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -47,6 +57,12 @@ for (const c of curves) if (!curveNames.includes(c)) fail(`unknown curve ${c}; k
 if (sizes.some((k) => !Number.isInteger(k) || k < 0 || k > 20)) fail('--sizes takes integers 0..20');
 if (!Number.isInteger(runs) || runs < 1) fail('--runs takes a positive integer');
 const checkSize = args['check-size'] === undefined ? Math.min(...sizes) : Number(args['check-size']);
+const threadCounts = args.threads === undefined ? null : [...new Set([1, ...args.threads.split(',').map(Number)])];
+if (threadCounts?.some((t) => !Number.isInteger(t) || t < 1 || t > 256)) fail('--threads takes integers 1..256');
+if (!threadCounts && (args.path !== undefined || args['no-sync'])) fail('--path and --no-sync need --threads');
+const PATHS = { shared: ['shared'], messages: ['messages'], both: ['shared', 'messages'] };
+const paths = PATHS[args.path ?? 'shared'];
+if (!paths) fail('--path takes shared, messages or both');
 
 function fail(message) {
   console.error(`evaluate-msm: ${message}`);
@@ -61,84 +77,199 @@ const progress = (text) => {
   if (!args.json) process.stderr.write(`\r${text.padEnd(70)}`);
 };
 const results = [];
+const samePoint = (a, b) => (a === null ? b === null : b !== null && a.x === b.x && a.y === b.y);
+const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-for (const name of curves) {
-  const curve = await loadCurve(name);
-  const ff = args.compare ? await ffjavascriptCurve(curve.params) : null;
-  for (const k of sizes) {
-    const n = 2 ** k;
-    progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
-    const points = curve.randomPointsBytes(n, { seed: 1000 + k });
-    const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
-    progress(`${name} 2^${k}: warm-up and ${runs} timed runs...`);
-    const first = curve.msmBytes(points, scalars, { window });
-    let check = 'not checked';
-    if (k === checkSize) {
-      progress(`${name} 2^${k}: checking against @noble/curves...`);
-      const want = await nobleMsm(curve.params, points, scalars);
-      const got = curve.decodePoint(first);
-      const same = want === null ? got === null : got !== null && got.x === want.x && got.y === want.y;
-      if (!same) {
-        console.error(`\nevaluate-msm: ${name} 2^${k}: result differs from @noble/curves`);
-        process.exit(1);
-      }
-      check = 'matches @noble/curves';
-    }
-    const times = [];
-    const phases = {};
-    let windowUsed;
-    for (let r = 0; r < runs; r++) {
-      const timings = {};
-      const t0 = performance.now();
-      curve.msmBytes(points, scalars, { window, timings });
-      times.push(performance.now() - t0);
-      windowUsed = timings.window;
-      for (const [ph, ms] of Object.entries(timings)) if (ph !== 'window' && ph !== 'windows') (phases[ph] ??= []).push(ms);
-    }
-    const row = {
-      curve: name, logN: k, n, window: windowUsed, medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
-      phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])), check,
-    };
-    if (ff) {
-      progress(`${name} 2^${k}: ffjavascript (single thread)...`);
-      const { bases, scalars: ffScalars } = toFfjavascriptInputs(ff, curve.params, points, scalars);
-      const theirs = await ffjavascriptMsm(ff, bases, ffScalars);
-      const ours = curve.decodePoint(first);
-      if (!(theirs === null ? ours === null : ours && ours.x === theirs.x && ours.y === theirs.y)) {
-        console.error(`\nevaluate-msm: ${name} 2^${k}: result differs from ffjavascript`);
-        process.exit(1);
-      }
-      const ffTimes = [];
-      for (let r = 0; r < runs; r++) {
-        const t0 = performance.now();
-        await ff.G1.multiExpAffine(bases, ffScalars);
-        ffTimes.push(performance.now() - t0);
-      }
-      row.ffjavascriptMedianMs = median(ffTimes);
-      row.speedup = row.ffjavascriptMedianMs / row.medianMs;
-    }
-    results.push(row);
+/** The @noble/curves check of size k (when k is the check size): 'matches @noble/curves', or exits 1. */
+async function nobleCheck(curve, name, k, points, scalars, first) {
+  if (k !== checkSize) return 'not checked';
+  progress(`${name} 2^${k}: checking against @noble/curves...`);
+  const want = await nobleMsm(curve.params, points, scalars);
+  if (!samePoint(want, curve.decodePoint(first))) {
+    console.error(`\nevaluate-msm: ${name} 2^${k}: result differs from @noble/curves`);
+    process.exit(1);
   }
-  if (ff) await ff.terminate();
+  return 'matches @noble/curves';
 }
+
+/** ffjavascript on the same inputs: its result checked against ours (exits 1 if it differs), then runs timed. */
+async function timeFfjavascript(ff, curve, name, k, points, scalars, first) {
+  const { bases, scalars: ffScalars } = toFfjavascriptInputs(ff, curve.params, points, scalars);
+  const theirs = await ffjavascriptMsm(ff, bases, ffScalars);
+  if (!samePoint(theirs, curve.decodePoint(first))) {
+    console.error(`\nevaluate-msm: ${name} 2^${k}: result differs from ffjavascript`);
+    process.exit(1);
+  }
+  const ffTimes = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    await ff.G1.multiExpAffine(bases, ffScalars);
+    ffTimes.push(performance.now() - t0);
+  }
+  return median(ffTimes);
+}
+
+/** The default: the synchronous single-thread msmBytes (and ffjavascript's single-threaded engine). */
+async function runSingleThread() {
+  for (const name of curves) {
+    const curve = await loadCurve(name);
+    const ff = args.compare ? await ffjavascriptCurve(curve.params) : null;
+    for (const k of sizes) {
+      const n = 2 ** k;
+      progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
+      const points = curve.randomPointsBytes(n, { seed: 1000 + k });
+      const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
+      progress(`${name} 2^${k}: warm-up and ${runs} timed runs...`);
+      const first = curve.msmBytes(points, scalars, { window });
+      const check = await nobleCheck(curve, name, k, points, scalars, first);
+      const times = [];
+      const phases = {};
+      let windowUsed;
+      for (let r = 0; r < runs; r++) {
+        const timings = {};
+        const t0 = performance.now();
+        curve.msmBytes(points, scalars, { window, timings });
+        times.push(performance.now() - t0);
+        windowUsed = timings.window;
+        for (const [ph, ms] of Object.entries(timings)) if (ph !== 'window' && ph !== 'windows') (phases[ph] ??= []).push(ms);
+      }
+      const row = {
+        curve: name, logN: k, n, threads: 1, path: 'sync', window: windowUsed, medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
+        phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])), check,
+      };
+      if (ff) {
+        progress(`${name} 2^${k}: ffjavascript (single thread)...`);
+        row.ffjavascriptMedianMs = await timeFfjavascript(ff, curve, name, k, points, scalars, first);
+        row.speedup = row.ffjavascriptMedianMs / row.medianMs;
+      }
+      results.push(row);
+    }
+    if (ff) await ff.terminate();
+  }
+}
+
+let ffjsThreads = null;
+
+/**
+ * --threads: for each size, the synchronous msmBytes once (the reference result, and its time unless
+ * --no-sync), then a pool per (path, thread count), started before and closed after its runs (pool start-up
+ * is not timed). Every pool result is checked against the synchronous one. --compare: ffjavascript's default
+ * multi-threaded engine on the same inputs.
+ */
+async function runThreaded() {
+  for (const name of curves) {
+    const curve = await loadCurve(name);
+    const ff = args.compare ? await ffjavascriptCurve(curve.params, { threads: true }) : null;
+    if (ff) ffjsThreads = ffjavascriptThreads(ff);
+    try {
+      for (const k of sizes) {
+        const n = 2 ** k;
+        progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
+        const points = curve.randomPointsBytes(n, { seed: 1000 + k });
+        const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
+        progress(`${name} 2^${k}: synchronous msmBytes...`);
+        const first = curve.msmBytes(points, scalars, { window });
+        const check = await nobleCheck(curve, name, k, points, scalars, first);
+        let syncMs = null;
+        if (!args['no-sync']) {
+          const times = [];
+          for (let r = 0; r < runs; r++) {
+            const t0 = performance.now();
+            curve.msmBytes(points, scalars, { window });
+            times.push(performance.now() - t0);
+          }
+          syncMs = median(times);
+        }
+        const sizeRows = [];
+        for (const path of paths) {
+          let baseline = null;
+          for (const T of threadCounts) {
+            progress(`${name} 2^${k}: pool, ${path}, ${T} thread${T > 1 ? 's' : ''}: warm-up and ${runs} runs...`);
+            const pool = await curve.threads({ count: T, sharedMemory: path === 'shared' });
+            const times = [];
+            const phases = {};
+            let windowUsed = null;
+            try {
+              if (pool.count !== T || pool.sharedMemory !== (path === 'shared')) {
+                throw new Error(`asked for ${T} threads on the ${path} path, got ${pool.count} (sharedMemory ${pool.sharedMemory})`);
+              }
+              for (let r = -1; r < runs; r++) {
+                const timings = {};
+                const t0 = performance.now();
+                const got = await pool.msmBytes(points, scalars, { window, timings });
+                const ms = performance.now() - t0;
+                if (!sameBytes(got, first)) {
+                  console.error(`\nevaluate-msm: ${name} 2^${k}: the pool (${path}, ${T} threads) differs from the single-thread msmBytes`);
+                  process.exit(1);
+                }
+                if (r < 0) continue; // warm-up
+                times.push(ms);
+                windowUsed = timings.window ?? null;
+                for (const [ph, v] of Object.entries(timings)) if (!['window', 'windows', 'threads'].includes(ph)) (phases[ph] ??= []).push(v);
+              }
+            } finally {
+              await pool.close();
+            }
+            const row = {
+              curve: name, logN: k, n, threads: T, path, window: windowUsed,
+              medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
+              phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])),
+              syncMs, check: `equals msmBytes${check === 'not checked' ? '' : `, which ${check}`}`,
+            };
+            baseline ??= row.medianMs;
+            row.speedupVsOneThread = baseline / row.medianMs;
+            sizeRows.push(row);
+          }
+        }
+        if (ff) {
+          progress(`${name} 2^${k}: ffjavascript (${ffjsThreads} workers)...`);
+          const ffjsMs = await timeFfjavascript(ff, curve, name, k, points, scalars, first);
+          for (const row of sizeRows) Object.assign(row, { ffjsMs, ffjsThreads, vsFfjs: ffjsMs / row.medianMs });
+        }
+        results.push(...sizeRows);
+      }
+    } finally {
+      if (ff) await ff.terminate();
+    }
+  }
+}
+
+if (threadCounts) await runThreaded();
+else await runSingleThread();
 progress('');
 if (!args.json) process.stderr.write('\r');
 
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}`;
-if (args.json) {
-  console.log(JSON.stringify({ machine, runs, results }, null, 2));
-} else {
-  console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max), single thread`);
-  const phaseNames = [...new Set(results.flatMap((r) => Object.keys(r.phasesMs)))];
-  const header = ['curve', 'N', 'c', 'median ms', 'min-max', ...(args.compare ? ['ffjavascript ms', 'speedup'] : []), ...phaseNames];
-  const rows = results.map((r) => [
-    r.curve, `2^${r.logN}`, r.window, r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`,
-    ...(args.compare ? [r.ffjavascriptMedianMs?.toFixed(1) ?? '-', r.speedup ? `${r.speedup.toFixed(2)}x` : '-'] : []),
-    ...phaseNames.map((ph) => (r.phasesMs[ph] ?? 0).toFixed(1)),
-  ]);
+/** Columns padded to their widest cell, right-aligned. */
+function printTable(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
   const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
   console.log(line(header));
   for (const row of rows) console.log(line(row));
+}
+const phaseNames = [...new Set(results.flatMap((r) => Object.keys(r.phasesMs)))];
+if (args.json) {
+  console.log(JSON.stringify({ machine, runs, ...(threadCounts && { threads: threadCounts, paths, ffjsThreads }), results }, null, 2));
+} else if (!threadCounts) {
+  console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max), single thread`);
+  const header = ['curve', 'N', 'c', 'median ms', 'min-max', ...(args.compare ? ['ffjavascript ms', 'speedup'] : []), ...phaseNames];
+  printTable(header, results.map((r) => [
+    r.curve, `2^${r.logN}`, r.window, r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`,
+    ...(args.compare ? [r.ffjavascriptMedianMs?.toFixed(1) ?? '-', r.speedup ? `${r.speedup.toFixed(2)}x` : '-'] : []),
+    ...phaseNames.map((ph) => (r.phasesMs[ph] ?? 0).toFixed(1)),
+  ]));
   for (const r of results) if (r.check !== 'not checked') console.log(`check: ${r.curve} 2^${r.logN} ${r.check}`);
+} else {
+  const ffNote = args.compare ? `; ffjavascript multi-threaded, ${ffjsThreads ?? '-'} workers` : '';
+  console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max); thread pool, ${paths.join(' and ')} path${ffNote}`);
+  const sync = !args['no-sync'];
+  const header = ['curve', 'N', 'path', 'T', 'c', 'median ms', 'min-max', 'vs 1 thread', ...(sync ? ['sync ms'] : []), ...(args.compare ? ['ffjs MT ms', 'vs ffjs'] : []), ...phaseNames];
+  printTable(header, results.map((r) => [
+    r.curve, `2^${r.logN}`, r.path, r.threads, r.window ?? '-', r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`, `${r.speedupVsOneThread.toFixed(2)}x`,
+    ...(sync ? [r.syncMs.toFixed(1)] : []),
+    ...(args.compare ? [r.ffjsMs?.toFixed(1) ?? '-', r.vsFfjs ? `${r.vsFfjs.toFixed(2)}x` : '-'] : []),
+    ...phaseNames.map((ph) => (r.phasesMs[ph] === undefined ? '-' : r.phasesMs[ph].toFixed(1))),
+  ]));
+  console.log('check: every pool result equals the synchronous msmBytes');
+  for (const r of results) if (r.threads === 1 && r.path === paths[0] && r.check.includes('noble')) console.log(`check: ${r.curve} 2^${r.logN} matches @noble/curves`);
 }

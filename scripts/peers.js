@@ -7,13 +7,20 @@ export { noblePointClass, nobleMsm };
 
 const FFJS_BUILDERS = { 'bls12-381': 'buildBls12381', bn254: 'buildBn128' };
 
-/** ffjavascript's single-threaded engine for a curve it supports, or null. Call `.terminate()` when done. */
-export async function ffjavascriptCurve(params) {
+/**
+ * ffjavascript's engine for a curve it supports, or null: single-threaded by default; `{ threads: true }` gives
+ * its default multi-threaded engine (one worker per CPU, `ff.tm.concurrency` of them; see ffjavascriptThreads).
+ * Always `await ff.terminate()` when done: the multi-threaded engine's workers keep the process alive.
+ */
+export async function ffjavascriptCurve(params, { threads = false } = {}) {
   const builder = FFJS_BUILDERS[params.name];
   if (!builder) return null;
   const ff = await import('ffjavascript');
-  return ff[builder](true);
+  return threads ? ff[builder]() : ff[builder](true);
 }
+
+/** How many workers an ffjavascript engine runs its MSM on (1 for the single-threaded engine). */
+export const ffjavascriptThreads = (ffCurve) => ffCurve.tm?.concurrency ?? 1;
 
 /** Our encodings to ffjavascript's: affine bases in Montgomery form (x * 2^(8 n8) mod p), scalars 32-byte LE. */
 export function toFfjavascriptInputs(ffCurve, params, pointBytes, scalarBytes) {

@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
 import { sharedMemoryModuleBytes } from '../src/runtime/loader.js';
+import { msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const PATHS = [
@@ -44,6 +45,52 @@ describe('the shared-memory module', () => {
       module.destroy();
       expect(Buffer.from(sharedMemoryModuleBytes(readFileSync(`${base}.wasm`))).equals(Buffer.from(expected)), name).toBe(true);
     }
+  });
+});
+
+describe('the split of the work over threads (src/msm/plan.js)', () => {
+  const P = { glv: { halfBits: 127 }, rBits: 254 };
+  const covers = (shape, lanes) => {
+    // every (window, pair) item exactly once, in window-major order
+    const items = lanes.flat().flatMap(({ k, first, count }) => Array.from({ length: count }, (_, i) => k * shape.m + first + i));
+    expect(items).toEqual(Array.from({ length: shape.K * shape.m }, (_, i) => i));
+  };
+
+  it('equal shares: every item once, shares differ by at most one item, a share crosses at most ceil(K / T) + 1 windows', () => {
+    for (const [n, T] of [[1, 1], [1, 8], [5, 3], [100, 7], [1000, 16], [333, 32]]) {
+      const shape = msmShape(P, n, 7, T);
+      const lanes = splitPieces(shape, T);
+      covers(shape, lanes);
+      const sizes = lanes.map((pieces) => pieces.reduce((s, p) => s + p.count, 0));
+      expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+      for (const pieces of lanes) expect(pieces.length).toBeLessThanOrEqual(Math.ceil(shape.K / T) + 1);
+    }
+  });
+
+  it('weighted shares: equal nonzero digits per thread when the top windows or the second GLV half are empty', () => {
+    const n = 4096;
+    const shape = msmShape(P, n, 13, 4); // K = 10 windows of m = 8192 pairs
+    const m = shape.m;
+    // small scalars: only windows 0..2 have digits, and only in the first GLV half (k1 = 0)
+    const segments = [];
+    for (let k = 0; k < shape.K; k++) {
+      segments.push({ k, first: 0, count: n, nonzero: k < 3 ? n : 0 }, { k, first: n, count: n, nonzero: 0 });
+    }
+    for (const T of [2, 3, 4, 8]) {
+      const lanes = splitPieces(shape, T, weightedCuts(shape, T, segments));
+      covers(shape, lanes);
+      const work = lanes.map((pieces) => pieces.reduce((s, p) => s + (p.k < 3 ? Math.max(0, Math.min(n, p.first + p.count) - p.first) : 0), 0));
+      // an item costs 1/16 (sorted, scanned), a nonzero digit one addition more
+      const items = lanes.map((pieces) => pieces.reduce((s, p) => s + p.count, 0));
+      const cost = work.map((w, t) => w + items[t] / 16);
+      // each share within 1/8 of an equal one: a cut moves by at most 1/16 of a share onto a window boundary
+      const share = cost.reduce((a, b) => a + b, 0) / T;
+      for (const c of cost) expect(Math.abs(c - share), `T = ${T}: ${cost}`).toBeLessThanOrEqual(share / 8 + 2);
+      // the equal split would leave some threads almost idle
+      const equal = splitPieces(shape, T).map((pieces) => pieces.reduce((s, p) => s + (p.k < 3 ? Math.max(0, Math.min(n, p.first + p.count) - p.first) : 0), 0));
+      expect(Math.min(...equal)).toBeLessThan(Math.max(...equal) / 4);
+    }
+    expect(m).toBe(2 * n);
   });
 });
 
@@ -144,6 +191,27 @@ describe('thread pool: larger inputs and forced windows', { timeout: 120_000 }, 
       }
     });
   }
+});
+
+describe('thread pool: small scalars (the weighted split)', { timeout: 120_000 }, () => {
+  it('bls12-381 and bn254: scalars below 2^20, 0 and 1 (most windows and the second GLV half empty), 2 and 3 threads', async () => {
+    for (const name of ['bls12-381', 'bn254']) {
+      const curve = await loadCurve(name);
+      const n = 2000;
+      const points = curve.randomPoints(n, { seed: 17 });
+      const rng = makeRng(`small ${name}`);
+      const scalars = Array.from({ length: n }, (_, i) => (i % 5 === 0 ? BigInt(i % 2) : randomScalar(rng, 1n << 20n)));
+      const expected = show(await nobleMsm(curve.params, pointsToBytes(curve.params.field.bytes, points), scalarsToBytes(curve.params.scalarBytes, scalars)));
+      for (const count of [2, 3]) {
+        const pool = await curve.threads({ count, sharedMemory: true });
+        try {
+          expect(show(await pool.msm(points, scalars)), `${name}, ${count} threads`).toBe(expected);
+        } finally {
+          await pool.close();
+        }
+      }
+    }
+  });
 });
 
 describe('MSM with a work area smaller than a bucket (chunked bucket sums)', () => {

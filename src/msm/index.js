@@ -93,6 +93,25 @@ export function prepareRange(ctx, io, first, count, phase = () => {}) {
   phase('digits');
 }
 
+/**
+ * The nonzero digits of pairs [first, first + count) (and their GLV halves' pairs), per window: segments
+ * [{ k, first, count, nonzero }] for weightedCuts (src/msm/plan.js).
+ */
+export function countDigits(ctx, io, first, count) {
+  const { m, K } = io.shape;
+  const digits = new Int32Array(ctx.memory.buffer, io.digits, K * m);
+  const segments = [];
+  for (const half of io.halves) {
+    const start = half[5] + first;
+    for (let k = 0; k < K; k++) {
+      let nonzero = 0;
+      for (let i = k * m + start, end = i + count; i < end; i++) if (digits[i] !== 0) nonzero++;
+      segments.push({ k, first: start, count, nonzero });
+    }
+  }
+  return segments;
+}
+
 /** Segments per piece in the reduction: enough independent running sums (about 512) to batch well. */
 const segmentsFor = (pieceCount, L) => Math.min(L, Math.max(1, 2 ** Math.round(Math.log2(Math.max(1, 512 / pieceCount)))));
 

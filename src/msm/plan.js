@@ -1,8 +1,8 @@
 // The shape of one MSM (window c, K windows, L buckets per window) and how its work splits into pieces.
 // A piece is (window k, pairs [first, first + count)). One thread takes one piece per window over all
-// pairs. T threads take the K * m (window, pair) items window-major, a contiguous 1/T share each: every
-// thread does the same number of bucket additions, whatever T and K, and a share crosses at most
-// ceil(K / T) + 1 windows, each costing it one bucket reduction (2L additions).
+// pairs. T threads take the K * m (window, pair) items window-major, a contiguous share each, cut so that
+// every thread has the same number of nonzero digits (bucket additions) whatever T, K and the scalars
+// (weightedCuts); a share crosses about K / T + 1 windows, each costing it one bucket reduction (2L additions).
 
 import { chooseWindow } from './window.js';
 
@@ -21,14 +21,17 @@ export function msmShape(P, n, window, threads = 1) {
 
 export const singleThreadPieces = ({ K, m }) => Array.from({ length: K }, (_, k) => ({ k, first: 0, count: m }));
 
-/** The pieces of each of T threads (an empty list for a thread with nothing to do). */
-export function splitPieces({ K, m }, T) {
-  const total = K * m;
+/**
+ * The pieces of each of T threads (an empty list for a thread with nothing to do). Thread t takes the items
+ * [cuts[t], cuts[t + 1]) of the window-major order (item k * m + i is pair i of window k); by default
+ * equal shares.
+ */
+export function splitPieces({ K, m }, T, cuts = equalCuts(K * m, T)) {
   const lanes = [];
   for (let t = 0; t < T; t++) {
-    const end = Math.floor(((t + 1) * total) / T);
+    const end = cuts[t + 1];
     const pieces = [];
-    for (let at = Math.floor((t * total) / T); at < end; ) {
+    for (let at = cuts[t]; at < end; ) {
       const k = Math.floor(at / m);
       const first = at - k * m;
       const count = Math.min(m - first, end - at);
@@ -38,6 +41,54 @@ export function splitPieces({ K, m }, T) {
     lanes.push(pieces);
   }
   return lanes;
+}
+
+const equalCuts = (total, T) => Array.from({ length: T + 1 }, (_, t) => Math.floor((t * total) / T));
+
+/** What a zero digit costs (it is sorted and skipped) next to a nonzero one (an addition), in the weighted split. */
+const ZERO_DIGIT_WEIGHT = 1 / 16;
+
+/**
+ * Cuts for splitPieces that give every thread the same share of the work the digits ask for, not of the items:
+ * inputs with many small or zero scalars have windows (or halves of windows, under GLV) with few nonzero
+ * digits. segments: [{ k, first, count, nonzero }], the nonzero digits of window k among pairs
+ * [first, first + count), covering every window's pairs once; within a segment the digits count as spread
+ * evenly. A cut near a window boundary moves onto it (one reduction less for a thread, a little imbalance).
+ */
+export function weightedCuts({ K, m, L }, T, segments) {
+  const ordered = [...segments].filter((s) => s.count > 0).sort((a, b) => a.k - b.k || a.first - b.first);
+  const weights = ordered.map((s) => s.nonzero + ZERO_DIGIT_WEIGHT * s.count);
+  const starts = ordered.map((s) => s.k * m + s.first);
+  const before = [0];
+  for (const w of weights) before.push(before.at(-1) + w);
+  const total = before.at(-1);
+  if (!(total > 0)) return equalCuts(K * m, T);
+  /** The weight of the items before item x (the segments tile the items in this order). */
+  const weightAt = (x) => {
+    let lo = 0;
+    let hi = ordered.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= x) lo = mid;
+      else hi = mid - 1;
+    }
+    return before[lo] + weights[lo] * Math.min(1, (x - starts[lo]) / ordered[lo].count);
+  };
+  const cuts = [0];
+  let seg = 0;
+  for (let t = 1; t < T; t++) {
+    const target = (t * total) / T;
+    while (seg < ordered.length - 1 && before[seg + 1] <= target) seg++;
+    const into = weights[seg] > 0 ? Math.min(1, (target - before[seg]) / weights[seg]) : 0;
+    let cut = starts[seg] + Math.round(into * ordered[seg].count);
+    // A share that crosses a window boundary reduces one more window (2L additions): a cut whose nearest
+    // boundary is within L of its weight (and within 1/16 of a share) moves onto it.
+    const boundary = Math.round(cut / m) * m;
+    if (Math.abs(weightAt(boundary) - target) <= Math.min(L, total / T / 16)) cut = boundary;
+    cuts.push(Math.max(cuts[t - 1], cut));
+  }
+  cuts.push(K * m);
+  return cuts;
 }
 
 /**

@@ -15,7 +15,7 @@
 import { defaultThreadCount, canShareMemory, startWorker } from '#threads-host';
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { msmShape, splitPieces } from '../msm/plan.js';
+import { msmShape, splitPieces, weightedCuts } from '../msm/plan.js';
 import { allocInputs, allocLane, combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { checkMsmInputs, inputError, pointToBytes, sumPointBytes } from '../msm/bytes.js';
 
@@ -277,8 +277,14 @@ export class MsmPool {
     return outcomes.map((o) => o.value);
   }
 
+  /** Order this thread's reads after the threads' writes (they publish with an Atomics operation on the same word). */
+  #acquire() {
+    const { memory, syncWord } = this.#shared;
+    Atomics.load(new Int32Array(memory.buffer, syncWord, 1), 0);
+  }
+
   async #msmShared(pointBytes, scalarBytes, n, options, progress) {
-    const { instance, memory, syncWord } = this.#shared;
+    const { instance, memory } = this.#shared;
     const { heap, params: P } = instance;
     const T = this.count;
     const A = P.affineBytes;
@@ -289,7 +295,6 @@ export class MsmPool {
     const scalars = heap.alloc(scalarBytes.length + 8);
     const io = allocInputs(heap, P, shape, { points, scalars });
     const jacs = options.checkSubgroup ? this.#threads.map(() => heap.alloc(2 * P.jacobianBytes)) : [];
-    const lanes = splitPieces(shape, T).map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces) : null));
     // Views after the last allocation: a grown shared memory has a new, longer buffer.
     new Uint8Array(memory.buffer, staging, pointBytes.length).set(pointBytes);
     new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
@@ -300,7 +305,7 @@ export class MsmPool {
     // prepare: points [first, first + count) per thread; with checkSubgroup it is most of the work.
     const prepareShare = options.checkSubgroup ? 0.8 : 0.1;
     const ranges = this.#threads.map((_, t) => [Math.floor((t * n) / T), Math.floor(((t + 1) * n) / T)]);
-    await this.#runAll(
+    const segments = await this.#runAll(
       'prepare',
       (t) => {
         const [first, end] = ranges[t];
@@ -309,8 +314,13 @@ export class MsmPool {
       },
       { offsetOf: () => 0 },
     );
+    this.#acquire();
     progress(prepareShare);
     phase('prepare');
+    // Equal shares of the nonzero digits (small or zero scalars leave windows nearly empty).
+    const cuts = weightedCuts(shape, T, segments.flatMap((s) => s ?? []));
+    const lanes = splitPieces(shape, T, cuts).map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces) : null));
+    phase('allocate');
 
     // accumulate + reduce: each thread its lane; progress by items done.
     const total = shape.K * shape.m || 1;
@@ -324,7 +334,7 @@ export class MsmPool {
     });
     phase('lanes');
 
-    Atomics.load(new Int32Array(memory.buffer, syncWord, 1), 0);
+    this.#acquire();
     const partials = lanes.flatMap((lane) => (lane ? lanePartials(P, lane) : []));
     const out = pointToBytes(instance, combineWindows(ctx, heap, io, partials));
     phase('combine');
@@ -363,7 +373,7 @@ export class MsmPool {
         },
       },
     );
-    phase('threads');
+    phase('slices');
     const out = sumPointBytes(curve, results.filter(Boolean));
     phase('combine');
     if (options.timings) options.timings.threads = T;

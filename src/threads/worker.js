@@ -8,7 +8,7 @@
 
 import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { prepareRange, runLane } from '../msm/index.js';
+import { countDigits, prepareRange, runLane } from '../msm/index.js';
 import { convertPoints, checkSubgroupRange, msmBytesOn } from '../msm/bytes.js';
 
 /** An Error as plain data (structured clone keeps only some of an Error's fields everywhere). */
@@ -26,14 +26,21 @@ export function serveThread(port) {
   let ctx = null; // { ex, memory, params }
   let syncWord = 0;
 
-  // Make this thread's writes to shared memory visible to the pool before it reads them (an Atomics
-  // operation on both sides orders the plain stores, which message passing alone does not promise).
+  // Shared memory: an Atomics operation on one word after this thread's writes (publish) and before its
+  // reads (acquire), matched by the pool's, orders the plain stores of different threads; message passing
+  // alone does not promise that.
   const publish = () => {
     if (syncWord) Atomics.add(new Int32Array(ctx.memory.buffer, syncWord, 1), 0, 1);
   };
+  const acquire = () => {
+    if (syncWord) Atomics.load(new Int32Array(ctx.memory.buffer, syncWord, 1), 0);
+  };
 
   const ops = {
-    /** Shared memory: check and convert points [first, first + count), GLV and digits of those pairs. */
+    /**
+     * Shared memory: check and convert points [first, first + count), GLV and digits of those pairs; returns
+     * their nonzero digits per window (for the weighted split).
+     */
     prepare({ io, staging, first, count, checkSubgroup, jac }) {
       const P = ctx.params;
       const points = io.points + first * P.affineBytes;
@@ -41,6 +48,7 @@ export function serveThread(port) {
       if (checkSubgroup) checkSubgroupRange(ctx, jac, points, count, first);
       prepareRange(ctx, io, first, count);
       publish();
+      return countDigits(ctx, io, first, count);
     },
     /** Shared memory: a lane's pieces and their reduction into its partial sums. */
     lane({ io, lane }, progress) {
@@ -71,6 +79,7 @@ export function serveThread(port) {
     if (message.type !== 'run') return;
     const { id, op, args } = message;
     try {
+      acquire();
       const result = ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }));
       port.post({ type: 'done', id, result }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (e) {

@@ -1,0 +1,202 @@
+#!/usr/bin/env node
+// npm run thread-model: the work model of the shared-memory thread pool. Counts, does not time: for each
+// thread count T it takes the real plan (msmShape with T threads, weightedCuts and splitPieces, as the pool) and runs every thread's lane
+// of the real code path (src/msm/index.js runLane) in count-only mode on seeded random inputs: the bucket
+// sort runs for real in Wasm and the batches are built exactly as in an MSM, but no point is added. Each
+// batch-affine addition is counted, and one inversion per batch chunk. The lanes run one after another on
+// this thread, so load on the machine does not change the figures.
+//
+// predicted speedup = additions of the single-thread plan (T = 1, its own window) / additions of the busiest
+// thread. Not modelled: prepare (split evenly, n / T points per thread), the Jacobian join at the end of each
+// lane's reduction (listed separately), the main thread's combine, and memory bandwidth.
+
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { loadCurve, curveNames } from '../index.js';
+import { msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
+import { allocInputs, allocLane, countDigits, prepareRange, runLane } from '../src/msm/index.js';
+import { convertPoints } from '../src/msm/bytes.js';
+
+const HELP = `usage: npm run thread-model -- [options]
+  --curve a,b     curves (default bls12-381,bn254; known: ${curveNames.join(', ')})
+  --sizes 16,18   log2 of the input sizes (default 16,18,20)
+  --threads 4,8   thread counts besides the 1-thread baseline (default 4,8,16,32)
+  --window c      force the window of the threaded rows (default: the pool's choice for each T)
+  --inv-cost 16   additions one inversion is worth, for the inversion-weighted speedup (default 16)
+  --markdown      print a markdown table (as in bench/README.md) instead of the text table
+  --json          print the results as JSON instead of a table`;
+
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: {
+      curve: { type: 'string', default: 'bls12-381,bn254' },
+      sizes: { type: 'string', default: '16,18,20' },
+      threads: { type: 'string', default: '4,8,16,32' },
+      window: { type: 'string' },
+      'inv-cost': { type: 'string', default: '16' },
+      markdown: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  }));
+} catch (e) {
+  console.error(`thread-model: ${e.message}\n${HELP}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+const fail = (message) => {
+  console.error(`thread-model: ${message}`);
+  process.exit(2);
+};
+const curves = args.curve.split(',').map((s) => s.trim());
+const sizes = args.sizes.split(',').map(Number);
+const threadCounts = [1, ...args.threads.split(',').map(Number).filter((t) => t !== 1)];
+const invCost = Number(args['inv-cost']);
+const window = args.window === undefined ? undefined : Number(args.window);
+if (window !== undefined && !(Number.isInteger(window) && window >= 2 && window <= 24)) fail('--window takes an integer 2..24');
+for (const c of curves) if (!curveNames.includes(c)) fail(`unknown curve ${c}; known: ${curveNames.join(', ')}`);
+if (sizes.some((k) => !Number.isInteger(k) || k < 1 || k > 22)) fail('--sizes takes integers 1..22');
+if (threadCounts.some((t) => !Number.isInteger(t) || t < 1 || t > 256)) fail('--threads takes integers 1..256');
+if (!(invCost >= 0)) fail('--inv-cost takes a non-negative number');
+
+const showProgress = !args.json && process.stderr.isTTY;
+const progress = (text) => {
+  if (showProgress) process.stderr.write(`\r${text.padEnd(72)}`);
+};
+
+/** Count one lane: additions and inversions of its batches, and the Jacobian steps of its reduction's join. */
+function countLane(curve, ctx, io, shape, pieces) {
+  const mark = curve.heap.mark();
+  try {
+    const lane = allocLane(curve.heap, curve.params, shape, pieces);
+    ctx.work = { additions: 0, inversions: 0 };
+    runLane(ctx, io, lane);
+    const { S } = lane;
+    return {
+      pieces: pieces.length,
+      items: pieces.reduce((s, p) => s + p.count, 0),
+      additions: ctx.work.additions,
+      inversions: ctx.work.inversions,
+      // reducePieces' Jacobian tail, per piece: 2 (S - 1) + S additions and log2(L / S) doublings.
+      jacAdditions: pieces.length * (3 * S - 2),
+      jacDoublings: pieces.length * Math.log2(shape.L / S),
+    };
+  } finally {
+    curve.heap.release(mark);
+  }
+}
+
+const results = [];
+for (const name of curves) {
+  const curve = await loadCurve(name);
+  const P = curve.params;
+  const ctx = { ex: curve.exports, memory: curve.memory, params: P, countOnly: true, work: null };
+  for (const k of sizes) {
+    const n = 2 ** k;
+    progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
+    // The inputs of evaluate-msm for this size.
+    const pointBytes = curve.randomPointsBytes(n, { seed: 1000 + k });
+    const scalarBytes = curve.randomScalarsBytes(n, { seed: 2000 + k });
+    const mark = curve.heap.mark();
+    try {
+      // As msmBytesOn: room for 2n + 1 points (the endomorphism images), staging, scalars.
+      const A = P.affineBytes;
+      const points = curve.heap.alloc(2 * n * A + A, 64);
+      const staging = curve.heap.alloc(pointBytes.length);
+      const scalars = curve.heap.alloc(scalarBytes.length + 8);
+      new Uint8Array(curve.memory.buffer, staging, pointBytes.length).set(pointBytes);
+      new Uint8Array(curve.memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
+      convertPoints(ctx, points, staging, n);
+      let baseline = null;
+      for (const T of threadCounts) {
+        const markT = curve.heap.mark();
+        try {
+          const shape = msmShape(P, n, T > 1 ? window : undefined, T);
+          const io = allocInputs(curve.heap, P, shape, { points, scalars });
+          progress(`${name} 2^${k} T=${T}: prepare and digits (c = ${shape.c})...`);
+          prepareRange(ctx, io, 0, n);
+          const lanes = [];
+          // As the pool: the nonzero digits of each thread's range of points, then the weighted split.
+          const segments = [];
+          for (let t = 0; t < T; t++) {
+            const first = Math.floor((t * n) / T);
+            segments.push(...countDigits(ctx, io, first, Math.floor(((t + 1) * n) / T) - first));
+          }
+          const split = splitPieces(shape, T, weightedCuts(shape, T, segments));
+          for (let t = 0; t < T; t++) {
+            progress(`${name} 2^${k} T=${T}: counting thread ${t + 1} of ${T}...`);
+            lanes.push(countLane(curve, ctx, io, shape, split[t]));
+          }
+          const sum = (f) => lanes.reduce((s, l) => s + f(l), 0);
+          const busiest = lanes.reduce((a, b) => (b.additions > a.additions ? b : a));
+          const weighted = (l) => l.additions + invCost * l.inversions;
+          const busiestWeighted = Math.max(...lanes.map(weighted));
+          const row = {
+            curve: name, logN: k, n, threads: T, window: shape.c, windows: shape.K, buckets: shape.L, pairs: shape.m,
+            maxAdditions: busiest.additions,
+            minAdditions: Math.min(...lanes.map((l) => l.additions)),
+            maxInversions: Math.max(...lanes.map((l) => l.inversions)),
+            minInversions: Math.min(...lanes.map((l) => l.inversions)),
+            totalAdditions: sum((l) => l.additions),
+            totalInversions: sum((l) => l.inversions),
+            maxPieces: Math.max(...lanes.map((l) => l.pieces)),
+            maxJacAdditions: Math.max(...lanes.map((l) => l.jacAdditions)),
+            maxJacDoublings: Math.max(...lanes.map((l) => l.jacDoublings)),
+            lanes,
+          };
+          baseline ??= row;
+          row.speedup = baseline.totalAdditions / row.maxAdditions;
+          row.efficiency = row.speedup / T;
+          row.workInflation = row.totalAdditions / baseline.totalAdditions;
+          row.weightedSpeedup = (baseline.totalAdditions + invCost * baseline.totalInversions) / busiestWeighted;
+          row.weightedEfficiency = row.weightedSpeedup / T;
+          results.push(row);
+        } finally {
+          curve.heap.release(markT);
+        }
+      }
+    } finally {
+      curve.heap.release(mark);
+    }
+  }
+}
+progress('');
+if (showProgress) process.stderr.write('\r');
+
+const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
+const target = () => {
+  const below = results.filter((r) => r.threads > 1 && r.threads <= 16 && r.logN === 18 && r.efficiency < 0.85);
+  if (!results.some((r) => r.logN === 18 && r.threads > 1 && r.threads <= 16)) return '';
+  const what = 'target (efficiency >= 0.85 up to 16 threads at 2^18)';
+  return below.length ? `${what} missed: ${below.map((r) => `${r.curve} T=${r.threads} ${r.efficiency.toFixed(3)}`).join(', ')}` : `${what}: met`;
+};
+const weightedGap = Math.max(0, ...results.map((r) => Math.abs(r.weightedEfficiency - r.efficiency)));
+if (args.json) {
+  console.log(JSON.stringify({ machine, invCost, window: window ?? null, results }, null, 2));
+} else if (args.markdown) {
+  console.log('| curve | N | T | c | K | additions, busiest thread | least busy | inversions, busiest | least busy | additions, all threads | work vs 1 thread | predicted speedup | speedup / T |');
+  console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+  for (const r of results) {
+    console.log(`| ${r.curve} | 2^${r.logN} | ${r.threads} | ${r.window} | ${r.windows} | ${r.maxAdditions} | ${r.minAdditions} | ${r.maxInversions} | ${r.minInversions} | ${r.totalAdditions} | ${r.workInflation.toFixed(3)} | ${r.speedup.toFixed(2)} | ${r.efficiency.toFixed(3)} |`);
+  }
+  console.log(`\n${[target(), `inversion-weighted (1 inversion = ${invCost} additions) efficiency within ${weightedGap.toFixed(3)} of speedup / T`].filter(Boolean).join('; ')}.`);
+} else {
+  console.log(`wasmsm thread-model: counted batch-affine additions and inversions per thread (real plan and sort, no arithmetic)`);
+  console.log(`speedup = single-thread additions / busiest thread's additions; work x = all threads' additions / single-thread additions`);
+  const header = ['curve', 'N', 'T', 'c', 'K', 'adds max', 'adds min', 'inv max', 'inv min', 'adds total', 'work x', 'speedup', 'speedup/T'];
+  const rows = results.map((r) => [
+    r.curve, `2^${r.logN}`, r.threads, r.window, r.windows, r.maxAdditions, r.minAdditions, r.maxInversions, r.minInversions,
+    r.totalAdditions, r.workInflation.toFixed(3), r.speedup.toFixed(2), r.efficiency.toFixed(3),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+  console.log(`inversion-weighted efficiency (1 inversion = ${invCost} additions) is within ${weightedGap.toFixed(3)} of speedup/T`);
+  const t = target();
+  if (t) console.log(t);
+}
