@@ -6,6 +6,12 @@
 // own pure-JS comparison agrees, only the chosen curve's Wasm chunk is fetched, no console error or page error
 // occurs, and without 'wasm-unsafe-eval' the page reports that the Wasm was refused.
 //
+// Threads (?threads=2: curve.threads, Web Workers started from a blob: URL, CSP worker-src blob:), in both
+// bundles, with no plugin or bundler config: served with COOP/COEP the page is cross-origin isolated and the
+// pool takes its shared-memory path; served without, its message path; both show the oracle result. The
+// worker script is fetched only by a page that starts a pool. Without worker-src blob: in the CSP,
+// curve.threads() rejects (it must not hang), and sharedMemory: true rejects on a page that is not isolated.
+//
 // Screenshots (not committed): examples/browser/dist/screenshots/*.png; their paths are printed.
 // Chromium: .ci/run installs it when missing. Outside CI the suite is skipped, with a message, when no
 // chromium is found (apt-get install -y chromium, or set CHROMIUM_PATH); in CI (CI=true) a missing chromium fails.
@@ -16,7 +22,7 @@ import { join, relative } from 'node:path';
 import { loadCurve } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import {
-  buildExample, serve, findChromium, launchChromium, openExample, distDir, repoDir, CSP_WITHOUT_WASM,
+  buildExample, serve, findChromium, launchChromium, openExample, distDir, repoDir, CSP_WITHOUT_WASM, CSP_WITHOUT_WORKERS,
 } from '../examples/browser/harness.js';
 
 const LOGN = 10;
@@ -48,10 +54,14 @@ async function oracle(curveName, logn) {
 
 /** Chunk files the page fetched that hold a curve's Wasm, as curve names. */
 const wasmFetched = (requests) => [...new Set(requests.map((p) => p.match(/\/([a-z0-9-]+)\.wasm-[^/]*\.js$/)?.[1]).filter(Boolean))];
+/** Whether the page fetched the chunk of the pool's worker script (wasm/threads-worker.js). */
+const workerScriptFetched = (requests) => requests.some((p) => /\/threads-worker-[^/]*\.js$/.test(p));
 
 describe.skipIf(skip)('the example page in headless Chromium', () => {
   let browser;
   const servers = {};
+  /** The same bundles served with COOP/COEP: the page is cross-origin isolated. */
+  const isolatedServers = {};
 
   beforeAll(async () => {
     mkdirSync(screenshotDir, { recursive: true });
@@ -60,6 +70,7 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       const files = await buildExample({ bundler, outdir });
       expect(files.some((f) => f.endsWith('.wasm')), `${bundler}: Wasm is inlined (base64), not a separate .wasm file`).toBe(false);
       servers[bundler] = await serve(outdir);
+      isolatedServers[bundler] = await serve(outdir, { isolated: true });
     }
     browser = await launchChromium(chromiumPath);
     console.log(`chromium ${browser.version()} (${chromiumPath}), vite ${(await import('vite')).version}`);
@@ -67,7 +78,7 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    for (const s of Object.values(servers)) await s.close();
+    for (const s of [...Object.values(servers), ...Object.values(isolatedServers)]) await s.close();
   });
 
   /** Open the page for one curve and check everything it shows; resolves to the page's report. */
@@ -88,6 +99,7 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       expect(report.nobleMatch, 'the page compared with @noble/curves').toBe(true);
       expect(Object.keys(report.phasesMs)).toEqual(expect.arrayContaining(['prepare', 'accumulate', 'reduce', 'combine']));
       expect(wasmFetched(server.requests.slice(before)), 'Wasm chunks fetched').toEqual([curveName]);
+      expect(workerScriptFetched(server.requests.slice(before)), 'the worker script is fetched only for a pool').toBe(false);
       console.log(`${bundler} ${curveName} 2^${LOGN}: MSM ${report.msmMedianMs.toFixed(1)} ms in ${report.userAgent.match(/(Headless)?Chrome\/[\d.]+/)?.[0]}, @noble/curves ${report.nobleMs.toFixed(0)} ms`);
       return report;
     } finally {
@@ -106,6 +118,67 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
   it('Vite bundle, BLS12-381 and BN254: shows the oracle result', { timeout: 120_000 }, async () => {
     await check('vite', 'bls12-381', { screenshot: true });
     await check('vite', 'bn254');
+  });
+
+  /** The page with ?threads=2 on the isolated or the plain server: the oracle result, on the expected path. */
+  async function checkThreads(bundler, isolated, { screenshot = false } = {}) {
+    const server = (isolated ? isolatedServers : servers)[bundler];
+    const curveName = 'bls12-381';
+    const what = `${bundler}, threads, ${isolated ? 'cross-origin isolated' : 'not isolated'}`;
+    const before = server.requests.length;
+    const { page, report, shown, logs, status } = await openExample(browser, server.url, { curve: curveName, logn: LOGN, runs: 1, noble: 0, threads: 2, ...SEEDS }, { timeout: 60_000 });
+    try {
+      if (screenshot) {
+        const path = join(screenshotDir, `e2e-${bundler}-threads-${isolated ? 'isolated' : 'messages'}.png`);
+        await page.screenshot({ path, fullPage: true });
+        console.log(`screenshot: ${relative(repoDir, path)}`);
+      }
+      expect(report.state, `${what}: ${status}\n${report.error ?? ''}\n${logs.join('\n')}`).toBe('done');
+      expect(logs, 'console errors or page errors').toEqual([]);
+      expect(report.crossOriginIsolated, `${what}: crossOriginIsolated`).toBe(isolated);
+      expect(report.threads).toBe(2);
+      expect(report.sharedMemory, `${what}: pool.sharedMemory (true: shared-memory path, false: message path)`).toBe(isolated);
+      expect(await page.textContent('#out-path')).toContain(isolated ? 'shared-memory path' : 'message path');
+      expect(shown, `${what}: the result shown on the page`).toEqual(await oracle(curveName, LOGN));
+      expect(report.result).toEqual(shown);
+      if (isolated) expect(Object.keys(report.phasesMs)).toEqual(expect.arrayContaining(['prepare', 'lanes', 'combine']));
+      const requests = server.requests.slice(before);
+      expect(wasmFetched(requests), 'Wasm chunks fetched').toEqual([curveName]);
+      expect(workerScriptFetched(requests), 'the worker script chunk').toBe(true);
+      console.log(`${what}: pool.sharedMemory = ${report.sharedMemory}, start ${report.poolMs.toFixed(0)} ms, MSM ${report.msmMedianMs.toFixed(1)} ms (2 threads, 2^${LOGN})`);
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('esbuild bundle, 2 threads: shared memory when cross-origin isolated, messages when not; oracle result', { timeout: 120_000 }, async () => {
+    await checkThreads('esbuild', true, { screenshot: true });
+    await checkThreads('esbuild', false);
+  });
+
+  it('Vite bundle, 2 threads: shared memory when cross-origin isolated, messages when not; oracle result', { timeout: 120_000 }, async () => {
+    await checkThreads('vite', true, { screenshot: true });
+    await checkThreads('vite', false);
+  });
+
+  it('threads: without worker-src blob: in the CSP the pool rejects (no hang); sharedMemory: true rejects when not isolated', { timeout: 60_000 }, async () => {
+    const strict = await serve(join(distDir, 'e2e', 'esbuild'), { csp: CSP_WITHOUT_WORKERS });
+    try {
+      const open = (url, query) => openExample(browser, url, { curve: 'bn254', logn: 2, runs: 1, noble: 0, ...query }, { timeout: 15_000 }).catch((e) => {
+        throw new Error(`the page did not settle in 15 s (did curve.threads() hang?): ${e.message}`);
+      });
+      const blocked = await open(strict.url, { threads: 2 });
+      await blocked.page.close();
+      expect(blocked.report.state, blocked.status).toBe('error');
+      expect(blocked.status).toMatch(/worker-src blob:/);
+
+      const notIsolated = await open(servers.esbuild.url, { threads: 2, shared: 1 });
+      await notIsolated.page.close();
+      expect(notIsolated.report.state, notIsolated.status).toBe('error');
+      expect(notIsolated.status).toMatch(/sharedMemory: true needs SharedArrayBuffer.*cross-origin isolated/);
+    } finally {
+      await strict.close();
+    }
   });
 
   it("without 'wasm-unsafe-eval' in the CSP the page reports the refused Wasm", { timeout: 60_000 }, async () => {

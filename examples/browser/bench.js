@@ -7,13 +7,22 @@
 // the page and saves a screenshot (examples/browser/dist/screenshots/bench-<curve>-2^<k>.png).
 //
 //   node examples/browser/bench.js [--curve bls12-381] [--logn 16] [--runs 5] [--noble] [--json]
+//                                  [--threads 1,2]
 // (--noble also times the page's pure-JS @noble/curves MSM: slow at 2^16, tens of seconds.)
+//
+// --threads T1,T2,...: also time the thread pool (curve.threads({ count: T })) for each T. In the browser the
+// page (?threads=T) is served twice: with COOP/COEP (cross-origin isolated: the pool's shared-memory path) and
+// without (its message path); in Node the pool runs with sharedMemory: true and with false. One table: the
+// main thread (the default run above) and, per T and path, the browser's and Node's medians on the same inputs.
+// Every page must show Node's result; the pool must take the expected path. Pages run one at a time, and Node
+// runs while the page is idle (its pool closed). Screenshots: bench-<curve>-2^<k>-t<T>-<shared|messages>.png.
 
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { buildExample, serve, launchChromium, openExample, distDir, repoDir } from './harness.js';
+import { benchThreads } from './bench-threads.js';
 import { loadCurve } from '../../index.js';
 
 const { values: args } = parseArgs({
@@ -23,8 +32,11 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '5' },
     noble: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
+    threads: { type: 'string', default: '' },
   },
 });
+const threadCounts = [...new Set(args.threads.split(',').filter((t) => t.trim() !== '').map(Number))];
+if (threadCounts.some((t) => !Number.isInteger(t) || t < 1 || t > 64)) throw new RangeError(`--threads takes thread counts in 1..64, comma-separated, got ${JSON.stringify(args.threads)}`);
 const logn = Number(args.logn);
 const runs = Number(args.runs);
 const n = 2 ** logn;
@@ -33,6 +45,11 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+
+if (threadCounts.length) {
+  await benchThreads({ ...args, logn, runs, threadCounts });
+  process.exit(0);
+}
 
 // ---- browser ----------------------------------------------------------------------------------------
 const outdir = join(distDir, 'bench');

@@ -15,11 +15,24 @@ export const distDir = join(exampleDir, 'dist');
 
 /**
  * The policy the example is served with: no inline scripts or styles, no eval, no other origins. Wasm
- * compilation needs 'wasm-unsafe-eval' in script-src (or the much broader 'unsafe-eval').
+ * compilation needs 'wasm-unsafe-eval' in script-src (or the much broader 'unsafe-eval'); the thread pool
+ * (curve.threads) starts its workers from a blob: URL, which needs worker-src blob:.
  */
-export const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'";
+export const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src blob:; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'";
 /** The same policy without 'wasm-unsafe-eval': the page must fail to compile the Wasm under it. */
 export const CSP_WITHOUT_WASM = CSP.replace(" 'wasm-unsafe-eval'", '');
+/** The same policy without worker-src blob:: curve.threads() must reject under it. */
+export const CSP_WITHOUT_WORKERS = CSP.replace(' worker-src blob:;', '');
+
+/**
+ * The headers that make a page cross-origin isolated (globalThis.crossOriginIsolated === true), which
+ * SharedArrayBuffer and a shared WebAssembly.Memory need: the pool then takes its shared-memory path.
+ * Every resource of the example is same-origin, so require-corp needs nothing more.
+ */
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
 
 /**
  * Bundle examples/browser into outdir. esbuild: one ESM entry (main.js) with code splitting, so each curve's
@@ -79,10 +92,11 @@ const TYPES = {
 };
 
 /**
- * Serve `root` read-only on 127.0.0.1 at a free port, with the given Content-Security-Policy.
- * Resolves to { url, close, requests } where requests lists the paths asked for.
+ * Serve `root` read-only on 127.0.0.1 at a free port (or `port`), with the given Content-Security-Policy,
+ * and with COOP/COEP (ISOLATION_HEADERS) when `isolated`. Resolves to { url, isolated, close, requests }
+ * where requests lists the paths asked for.
  */
-export async function serve(root, { csp = CSP, port = 0 } = {}) {
+export async function serve(root, { csp = CSP, port = 0, isolated = false } = {}) {
   const base = resolve(root);
   const requests = [];
   const server = createServer(async (req, res) => {
@@ -101,6 +115,7 @@ export async function serve(root, { csp = CSP, port = 0 } = {}) {
         'Content-Security-Policy': csp,
         'Cache-Control': 'no-store',
         'X-Content-Type-Options': 'nosniff',
+        ...(isolated ? ISOLATION_HEADERS : {}),
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch {
@@ -111,6 +126,7 @@ export async function serve(root, { csp = CSP, port = 0 } = {}) {
   const url = `http://127.0.0.1:${server.address().port}/`;
   return {
     url,
+    isolated,
     requests,
     close: () => new Promise((ok) => server.close(() => ok())),
   };

@@ -3,6 +3,11 @@
 // test) reproduces a run: ?curve=bn254&logn=12&runs=5&noble=1. The inputs are those of
 // `npm run evaluate-msm` for the same size (points seed 1000 + logn, scalars seed 2000 + logn), so its Node
 // figures are for the same inputs.
+//
+// ?threads=T runs the MSM on a pool of T Web Workers (curve.threads) instead of the main thread: the pool
+// shares one Wasm memory between its threads when the page is cross-origin isolated (served with COOP
+// same-origin and COEP require-corp), and sends each thread a slice of the inputs otherwise. ?shared=1 or 0
+// forces one path (1 fails on a page that is not cross-origin isolated). The page shows which path ran.
 
 import { loadCurve, curveNames } from 'wasmsm';
 // @noble/curves (a devDependency of wasmsm) is bundled into this example only; the library has no dependencies.
@@ -14,6 +19,8 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+/** Timing entries that are not phase times (ms): the window size, the number of windows, the thread count. */
+const NOT_PHASES = new Set(['window', 'windows', 'threads']);
 /** Let the browser paint the status line before a long synchronous step. */
 const paint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
@@ -31,11 +38,15 @@ function readOptions() {
   const logn = int('logn', 10, 0, 20);
   const nobleValues = q.getAll('noble');
   const noble = nobleValues.length ? nobleValues.at(-1) === '1' : logn <= 12;
+  const shared = q.get('shared') || 'auto';
+  if (!['auto', '1', '0'].includes(shared)) throw new RangeError(`?shared= takes auto, 1 or 0, got ${JSON.stringify(shared)}`);
   return {
     curve,
     logn,
     runs: int('runs', 3, 1, 50),
     noble,
+    threads: int('threads', 0, 0, 64),
+    shared: { auto: 'auto', 1: true, 0: false }[shared],
     pointSeed: int('pseed', 1000 + logn, 0, 2 ** 31 - 1),
     scalarSeed: int('sseed', 2000 + logn, 0, 2 ** 31 - 1),
   };
@@ -46,6 +57,8 @@ function fillForm(opts) {
   for (const name of curveNames) select.add(new Option(name, name, false, name === opts.curve));
   $('logn').value = opts.logn;
   $('runs').value = opts.runs;
+  $('threads').value = opts.threads;
+  $('shared').value = opts.shared === 'auto' ? 'auto' : opts.shared ? '1' : '0';
   // An unchecked box sends nothing; this hidden 0 comes first, so a checked box's 1 wins (getAll().at(-1)).
   const off = Object.assign(document.createElement('input'), { type: 'hidden', name: 'noble', value: '0' });
   $('noble').before(off);
@@ -77,7 +90,8 @@ report.addTimeRow = (what, ms, note = '') => row('times', [what, fmt(ms), note])
 
 async function run(opts) {
   const n = 2 ** opts.logn;
-  Object.assign(report, { curve: opts.curve, logn: opts.logn, n, runs: opts.runs });
+  const isolated = globalThis.crossOriginIsolated === true;
+  Object.assign(report, { curve: opts.curve, logn: opts.logn, n, runs: opts.runs, threads: opts.threads, crossOriginIsolated: isolated, sharedMemory: null });
 
   status(`loading ${opts.curve}…`);
   let t0 = performance.now();
@@ -91,21 +105,43 @@ async function run(opts) {
   const scalars = curve.randomScalarsBytes(n, { seed: opts.scalarSeed });
   const inputsMs = performance.now() - t0;
 
-  status(`MSM of ${n} points: warm-up and ${opts.runs} timed run(s)…`);
+  // The pool: T workers, started once; its msmBytes is asynchronous, so the page stays responsive.
+  let pool = null;
+  let poolMs;
+  if (opts.threads) {
+    status(`starting a pool of ${opts.threads} thread(s)…`);
+    t0 = performance.now();
+    pool = await curve.threads({ count: opts.threads, sharedMemory: opts.shared });
+    poolMs = performance.now() - t0;
+    report.sharedMemory = pool.sharedMemory;
+  }
+  const where = pool ? `${pool.count} thread(s), ${pool.sharedMemory ? 'shared memory' : 'messages'}` : 'the main thread';
+  const msm = (what, options) => {
+    if (!pool) return curve.msmBytes(points, scalars, options);
+    return pool.msmBytes(points, scalars, { ...options, onProgress: (f) => status(`MSM of ${n} points on ${where}: ${what}, ${Math.round(100 * f)}%`) });
+  };
+
+  status(`MSM of ${n} points on ${where}: warm-up and ${opts.runs} timed run(s)…`);
   await paint();
-  t0 = performance.now();
-  const resultBytes = curve.msmBytes(points, scalars);
-  const warmupMs = performance.now() - t0;
   const times = [];
   const phases = {};
   let windowBits;
-  for (let r = 0; r < opts.runs; r++) {
-    const timings = {};
+  let resultBytes;
+  let warmupMs;
+  try {
     t0 = performance.now();
-    curve.msmBytes(points, scalars, { timings });
-    times.push(performance.now() - t0);
-    windowBits = timings.window;
-    for (const [ph, ms] of Object.entries(timings)) if (ph !== 'window' && ph !== 'windows') (phases[ph] ??= []).push(ms);
+    resultBytes = await msm('warm-up');
+    warmupMs = performance.now() - t0;
+    for (let r = 0; r < opts.runs; r++) {
+      const timings = {};
+      t0 = performance.now();
+      await msm(`run ${r + 1} of ${opts.runs}`, { timings });
+      times.push(performance.now() - t0);
+      windowBits = timings.window;
+      for (const [ph, ms] of Object.entries(timings)) if (!NOT_PHASES.has(ph)) (phases[ph] ??= []).push(ms);
+    }
+  } finally {
+    await pool?.close();
   }
   const result = curve.decodePoint(resultBytes);
   const msmMedian = median(times);
@@ -113,13 +149,20 @@ async function run(opts) {
 
   $('out-curve').textContent = opts.curve;
   $('out-n').textContent = `2^${opts.logn} = ${n}`;
+  $('out-path').textContent = pool
+    ? `pool of ${pool.count} Web Worker(s), ${pool.sharedMemory ? 'shared-memory path (one shared Wasm memory)' : 'message path (a slice of the inputs per thread)'}: pool.sharedMemory = ${pool.sharedMemory}`
+    : 'main thread (curve.msmBytes, synchronous)';
+  $('out-isolated').textContent = isolated
+    ? 'yes: crossOriginIsolated = true (COOP + COEP), SharedArrayBuffer available'
+    : 'no: crossOriginIsolated = false, no SharedArrayBuffer (the pool sends messages)';
   $('out-inputs').textContent = `randomPointsBytes(${n}, { seed: ${opts.pointSeed} }), randomScalarsBytes(${n}, { seed: ${opts.scalarSeed} })`;
   $('result-x').textContent = result === null ? 'infinity' : hex(result.x);
   $('result-y').textContent = result === null ? 'infinity' : hex(result.y);
   row('times', ['load curve (decode + compile + instantiate Wasm)', fmt(loadMs), '']);
   row('times', ['generate inputs (seeded, in Wasm)', fmt(inputsMs), '']);
-  row('times', ['MSM, first run', fmt(warmupMs), 'includes warm-up']);
-  row('times', [`MSM, median of ${opts.runs}`, fmt(msmMedian), `min ${fmt(Math.min(...times))}, max ${fmt(Math.max(...times))}, window c = ${windowBits}`]);
+  if (pool) row('times', [`start the pool (${pool.count} workers)`, fmt(poolMs), 'curve.threads(), once per page']);
+  row('times', [`MSM on ${where}, first run`, fmt(warmupMs), 'includes warm-up']);
+  row('times', [`MSM on ${where}, median of ${opts.runs}`, fmt(msmMedian), `min ${fmt(Math.min(...times))}, max ${fmt(Math.max(...times))}${windowBits ? `, window c = ${windowBits}` : ''}`]);
   const phaseTotal = Object.values(phaseMedians).reduce((a, b) => a + b, 0);
   for (const [ph, ms] of Object.entries(phaseMedians)) {
     const share = phaseTotal > 0 ? ms / phaseTotal : 0;
@@ -129,10 +172,10 @@ async function run(opts) {
     cell.append(bar, `${(100 * share).toFixed(0)}%`);
     row('phases', [ph, fmt(ms), cell]);
   }
-  $('env').textContent = `${navigator.userAgent}; Wasm memory after the MSM: ${(curve.memory.buffer.byteLength / 2 ** 20).toFixed(1)} MiB`;
+  $('env').textContent = `${navigator.userAgent}; ${navigator.hardwareConcurrency} logical CPUs; Wasm memory after the MSM: ${(curve.memory.buffer.byteLength / 2 ** 20).toFixed(1)} MiB${pool ? ' (this thread\'s instance; the pool\'s memory is not counted)' : ''}`;
   Object.assign(report, {
     result: result === null ? null : { x: hex(result.x), y: hex(result.y) },
-    loadMs, inputsMs, warmupMs, msmMs: times, msmMedianMs: msmMedian, phasesMs: phaseMedians, window: windowBits,
+    loadMs, inputsMs, poolMs, warmupMs, msmMs: times, msmMedianMs: msmMedian, phasesMs: phaseMedians, window: windowBits,
     memoryBytes: curve.memory.buffer.byteLength, userAgent: navigator.userAgent,
   });
   $('out').hidden = false;
@@ -152,7 +195,7 @@ async function run(opts) {
   } else {
     $('compare').textContent = 'skipped (tick "compare with pure JS"; it is slow for large N).';
   }
-  return `done: ${opts.curve}, N = 2^${opts.logn}, MSM median ${fmt(msmMedian)} ms`;
+  return `done: ${opts.curve}, N = 2^${opts.logn}, ${where}: MSM median ${fmt(msmMedian)} ms`;
 }
 
 async function main() {
