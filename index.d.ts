@@ -76,7 +76,7 @@ export interface ThreadsOptions {
   /** Number of worker threads, 1..256. Default: os.availableParallelism() in Node, navigator.hardwareConcurrency in browsers. */
   count?: number;
   /**
-   * 'auto' (default): one shared WebAssembly.Memory where the page allows it (always in Node; in browsers when
+   * 'auto' (default): one shared Wasm memory where the page allows it (always in Node; in browsers when
    * crossOriginIsolated), else each thread has its own memory and the inputs are split and sent.
    * true: require shared memory (throws where SharedArrayBuffer is unavailable); false: always send.
    */
@@ -113,13 +113,25 @@ export interface SeedOptions {
 }
 
 /**
+ * The parts of a WebAssembly.Memory this API exposes. Declared here, not as WebAssembly.Memory, so the
+ * declarations type-check in a project whose `lib` has no WebAssembly namespace (e.g. es2022 with Node types).
+ */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
+/** An instance's exports (functions and globals by name). */
+export type WasmExports = Readonly<Record<string, unknown>>;
+
+/**
  * A loaded curve: its Wasm instance and memory, and the MSM over it. Get one from `loadCurve(name)` or a
  * curve subpath's `load()`. Not safe for secret scalars (variable time). Methods are synchronous; a large
  * MSM blocks the thread it runs on (use a Worker in a page).
  */
 export declare class Curve {
   /** Low level: prefer loadCurve. */
-  constructor(params: CurveParams, exports: WebAssembly.Exports, memory: WebAssembly.Memory);
+  constructor(params: CurveParams, exports: WasmExports, memory: WasmMemory);
   /**
    * Compile and instantiate a curve module from its base64 bytes: a new instance with its own memory on every
    * call. Prefer loadCurve or curveLoader, which do this once per curve and share the result.
@@ -140,9 +152,9 @@ export declare class Curve {
   /** Bytes per scalar in the msmBytes encoding (little-endian). */
   readonly scalarBytes: number;
   /** The instance's memory; it grows with N and is never shrunk (its byteLength is the footprint). */
-  readonly memory: WebAssembly.Memory;
+  readonly memory: WasmMemory;
   /** Low level: the instance's exports. */
-  readonly exports: WebAssembly.Exports;
+  readonly exports: WasmExports;
 
   /** sum_i scalars[i] * points[i]; null is infinity (in and out). Throws TypeError/RangeError on bad input. */
   msm(points: ReadonlyArray<AffinePoint | null>, scalars: ReadonlyArray<bigint>, options?: MsmOptions): AffinePoint | null;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run build:wasm (also the `prepare` script, so `npm install` / `npm ci` in the repo runs it):
+// npm run build:wasm (also `prepack` and the `pre` script of test, evaluate-msm, the benches, the example and build):
 // compile every wasm/**/*.wat with wabt into <same>.wasm and <same>.wasm.js (base64 bytes as an ES module),
 // and bundle the browser's pool thread (src/threads/worker-browser.js and what it imports) with esbuild into
 // one self-contained script, exported as a string by wasm/threads-worker.js (src/threads/host-browser.js

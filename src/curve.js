@@ -4,7 +4,7 @@
 import { base64ToBytes, instantiate } from './runtime/loader.js';
 import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
-import { checkMsmInputs, convertPoints, msmBytesOn } from './msm/bytes.js';
+import { checkMsmInputs, checkMsmOptions, convertPoints, msmBytesOn } from './msm/bytes.js';
 import { createPool } from './threads/pool.js';
 
 function bigIntToBytesLE(x, out, offset, length) {
@@ -113,7 +113,10 @@ export class Curve {
     return out;
   }
 
+  /** One point in the msmBytes encoding to { x, y }, or null for infinity (not checked to be on the curve). */
   decodePoint(bytes) {
+    if (!(bytes instanceof Uint8Array)) throw new TypeError('decodePoint takes a Uint8Array');
+    if (bytes.length !== this.pointBytes) throw new RangeError(`a point is ${this.pointBytes} bytes, got ${bytes.length}`);
     const B = this.coordinateBytes;
     if (bytes.every((v) => v === 0)) return null;
     return { x: bytesToBigIntLE(bytes, 0, B), y: bytesToBigIntLE(bytes, B, B) };
@@ -127,6 +130,7 @@ export class Curve {
     if (Array.isArray(points) && Array.isArray(scalars) && points.length !== scalars.length) {
       throw new RangeError(`points and scalars differ in length (${points.length} vs ${scalars.length})`);
     }
+    checkMsmOptions(options);
     const pointBytes = this.encodePoints(points);
     const scalarBytes = this.encodeScalars(scalars);
     return this.decodePoint(this.msmBytes(pointBytes, scalarBytes, options));
@@ -138,7 +142,8 @@ export class Curve {
    * Returns the result point in the same encoding. Variable time.
    * options: { window: c, timings: object to fill with per-phase milliseconds, checkSubgroup: bool }
    */
-  msmBytes(pointBytes, scalarBytes, options = {}) {
+  msmBytes(pointBytes, scalarBytes, options) {
+    options = checkMsmOptions(options);
     const n = checkMsmInputs(this.params, pointBytes, scalarBytes);
     return msmBytesOn(this, pointBytes, scalarBytes, n, options);
   }
@@ -221,6 +226,7 @@ export class Curve {
 
   /** n scalars uniform in [0, r), deterministic in `seed`, in the msmBytes encoding. */
   randomScalarsBytes(n, { seed = 2 } = {}) {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
     const rng = seededRandom(seed);
     const out = new Uint8Array(n * this.scalarBytes);
     for (let i = 0; i < n; i++) bigIntToBytesLE(randomBelow(rng, this.r, this.params.rBits), out, i * this.scalarBytes, this.scalarBytes);

@@ -347,6 +347,58 @@ for (const name of curveNames) {
       }
     });
 
+    it('a window larger than the points can fill is refused (its buckets would take memory for good)', () => {
+      const before = curve.memory.buffer.byteLength;
+      expectError('window 24 on 5 points', () => curve.msm(okPoints, okScalars, { window: 24 }), RangeError, /window 24 is too large for 5 points: at most 16/);
+      expectError('window 17 on 5 points', () => curve.msm(okPoints, okScalars, { window: 17 }), RangeError, /at most 16/);
+      expect(curve.memory.buffer.byteLength).toBe(before);
+      expect(show(curve.msm(okPoints, okScalars, { window: 16 }))).toBe(show(okExpected));
+    });
+
+    it('bad options and arguments get clear errors: options, timings, checkSubgroup, randomScalars, decodePoint', () => {
+      const pb = pointsToBytes(B, okPoints);
+      const sb = scalarsToBytes(S, okScalars);
+      for (const options of [null, 5, 'fast', [1]]) {
+        expectError(`options ${JSON.stringify(options)}`, () => curve.msm(okPoints, okScalars, options), TypeError, /options must be an object/);
+        expectError(`msmBytes options ${JSON.stringify(options)}`, () => curve.msmBytes(pb, sb, options), TypeError, /options must be an object/);
+      }
+      expectError('timings: 5', () => curve.msmBytes(pb, sb, { timings: 5 }), TypeError, /options\.timings must be an object/);
+      expectError('timings: null', () => curve.msm(okPoints, okScalars, { timings: null }), TypeError, /options\.timings/);
+      expectError('checkSubgroup: "yes"', () => curve.msmBytes(pb, sb, { checkSubgroup: 'yes' }), TypeError, /checkSubgroup must be a boolean/);
+      for (const n of ['x', -1, 1.5, NaN]) {
+        expectError(`randomScalars(${String(n)})`, () => curve.randomScalars(n), RangeError, /n must be a non-negative integer/);
+        expectError(`randomPoints(${String(n)})`, () => curve.randomPoints(n), RangeError, /n must be a non-negative integer/);
+      }
+      expectError('decodePoint(3 bytes)', () => curve.decodePoint(new Uint8Array(3)), RangeError, new RegExp(`a point is ${2 * B} bytes, got 3`));
+      expectError('decodePoint([])', () => curve.decodePoint([]), TypeError, /Uint8Array/);
+      expect(curve.decodePoint(new Uint8Array(2 * B))).toBe(null);
+    });
+
+    it('inputs that are views of the curve\'s own Wasm memory give the right result, wherever they lie', () => {
+      const pb = pointsToBytes(B, okPoints);
+      const sb = scalarsToBytes(S, okScalars);
+      // Slide both views over the region the MSM allocates first (points, staging, scalars, ...), in both
+      // orders, 8 bytes at a time: wherever an allocation overlaps a view, a copy into it must not change inputs
+      // not yet read.
+      const top = curve.heap.top;
+      const span = (2 * okPoints.length + 2) * curve.params.affineBytes + 2 * (pb.length + sb.length);
+      const need = top + 2 * span + 64;
+      if (curve.memory.buffer.byteLength < need) curve.memory.grow(Math.ceil((need - curve.memory.buffer.byteLength) / 65536));
+      for (const scalarsFirst of [false, true]) {
+        for (let offset = 0; offset < span; offset += 8) {
+          const first = top + offset;
+          const [pAt, sAt] = scalarsFirst ? [first + sb.length, first] : [first, first + pb.length];
+          const pView = new Uint8Array(curve.memory.buffer, pAt, pb.length);
+          const sView = new Uint8Array(curve.memory.buffer, sAt, sb.length);
+          pView.set(pb);
+          sView.set(sb);
+          const got = show(curve.decodePoint(curve.msmBytes(pView, sView)));
+          if (got !== show(okExpected)) expect(got, `views at heap top + ${offset}, scalars first: ${scalarsFirst}`).toBe(show(okExpected));
+        }
+      }
+      expectStillWorks('views of its own memory');
+    });
+
     it('inputs are not modified; msmBytes accepts views with an offset and Buffers', () => {
       const pts = okPoints.map((P) => ({ ...P }));
       const sc = [...okScalars];

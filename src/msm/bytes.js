@@ -29,6 +29,27 @@ export function rebaseInputError(e, offset) {
 }
 
 /**
+ * The options of msm / msmBytes (and of the pool's, with `signal` and `onProgress`): undefined or an object
+ * whose known fields have the right types; returns an object. The window's range is checked by msmShape.
+ */
+export function checkMsmOptions(options) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
+  }
+  const { timings, checkSubgroup, onProgress, signal } = options;
+  if (timings !== undefined && (timings === null || typeof timings !== 'object')) {
+    throw new TypeError('options.timings must be an object (it is filled with milliseconds per phase)');
+  }
+  if (checkSubgroup !== undefined && typeof checkSubgroup !== 'boolean') throw new TypeError('options.checkSubgroup must be a boolean');
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError('options.onProgress must be a function');
+  if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+    throw new TypeError('options.signal must be an AbortSignal');
+  }
+  return options;
+}
+
+/**
  * Types and lengths of the msmBytes inputs, and every scalar below r; returns the number of points n.
  * Throws TypeError / RangeError naming the argument (and the index for a scalar >= r).
  */
@@ -94,6 +115,10 @@ export function checkSubgroupRange(ctx, jac, points, count, first = 0) {
 export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
   const { heap, memory, params: P } = instance;
   const ctx = { ex: instance.exports, memory, params: P };
+  // Inputs that are views of this instance's own memory would be overwritten (or detached, when memory grows)
+  // by the allocations below: copy them first.
+  if (pointBytes.buffer === memory.buffer) pointBytes = pointBytes.slice();
+  if (scalarBytes.buffer === memory.buffer) scalarBytes = scalarBytes.slice();
   const mark = heap.mark();
   try {
     const A = P.affineBytes;

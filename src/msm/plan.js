@@ -15,6 +15,9 @@ export function msmShape(P, n, window, threads = 1) {
   const bits = P.glv ? P.glv.halfBits : P.rBits;
   const c = window ?? chooseThreadedWindow(m, bits, threads);
   if (!Number.isInteger(c) || c < 2 || c > 24) throw new RangeError(`window must be an integer in 2..24, got ${c}`);
+  // 2^(c-1) buckets per window, in memory that is never given back: no more than the pairs can fill.
+  const maxC = Math.max(16, Math.ceil(Math.log2(Math.max(1, m))) + 2);
+  if (c > maxC) throw new RangeError(`window ${c} is too large for ${n} points: at most ${maxC} (each window has 2^(c-1) buckets)`);
   // One more bit than the scalar for the carry of the top signed digit.
   return Object.freeze({ n, m, bits, c, K: Math.ceil((bits + 1) / c), L: 1 << (c - 1) });
 }

@@ -17,7 +17,7 @@ import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/l
 import { Heap } from '../runtime/heap.js';
 import { msmShape, splitPieces, weightedCuts } from '../msm/plan.js';
 import { allocInputs, allocLane, combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
-import { checkMsmInputs, inputError, pointToBytes, sumPointBytes } from '../msm/bytes.js';
+import { checkMsmInputs, checkMsmOptions, inputError, pointToBytes, sumPointBytes } from '../msm/bytes.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
 const STACK_BYTES = 1 << 16;
@@ -202,8 +202,8 @@ export class MsmPool {
    * when the call's turn comes: do not change them before the promise settles.
    * options: { window, checkSubgroup, timings, signal: AbortSignal, onProgress(fraction in [0, 1]) }
    */
-  async msmBytes(pointBytes, scalarBytes, options = {}) {
-    if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+  async msmBytes(pointBytes, scalarBytes, options) {
+    options = checkMsmOptions(options);
     const n = checkMsmInputs(this.#curve.params, pointBytes, scalarBytes);
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
