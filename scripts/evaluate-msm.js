@@ -6,8 +6,8 @@
 // the pool's 1-thread row; --compare then times ffjavascript's default multi-threaded engine.
 
 import { cpus } from 'node:os';
-import { parseArgs } from 'node:util';
 import { loadCurve, curveNames } from '../index.js';
+import { parseCli } from './lib.js';
 import { nobleMsm, ffjavascriptCurve, ffjavascriptThreads, toFfjavascriptInputs, ffjavascriptMsm } from './peers.js';
 
 const HELP = `usage: npm run evaluate-msm -- [options]
@@ -24,31 +24,18 @@ const HELP = `usage: npm run evaluate-msm -- [options]
   --no-sync       with --threads: do not time the synchronous msmBytes (shown for reference)
   --json          print the results as JSON instead of a table`;
 
-let args;
-try {
-  ({ values: args } = parseArgs({
-    options: {
-      curve: { type: 'string', default: 'bls12-381,bn254' },
-      sizes: { type: 'string', default: '12,14,16' },
-      runs: { type: 'string', default: '5' },
-      window: { type: 'string' },
-      compare: { type: 'boolean', default: false },
-      'check-size': { type: 'string' },
-      threads: { type: 'string' },
-      path: { type: 'string' },
-      'no-sync': { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  }));
-} catch (e) {
-  console.error(`evaluate-msm: ${e.message}\n${HELP}`);
-  process.exit(2);
-}
-if (args.help) {
-  console.log(HELP);
-  process.exit(0);
-}
+const args = parseCli('evaluate-msm', HELP, {
+  curve: { type: 'string', default: 'bls12-381,bn254' },
+  sizes: { type: 'string', default: '12,14,16' },
+  runs: { type: 'string', default: '5' },
+  window: { type: 'string' },
+  compare: { type: 'boolean', default: false },
+  'check-size': { type: 'string' },
+  threads: { type: 'string' },
+  path: { type: 'string' },
+  'no-sync': { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+});
 const curves = args.curve.split(',').map((s) => s.trim());
 const sizes = args.sizes.split(',').map(Number);
 const runs = Number(args.runs);

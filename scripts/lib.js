@@ -1,6 +1,7 @@
 // Helpers shared by the scripts: where the repo is, and how to list and write the generated .wat files.
 
 import { mkdirSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -50,4 +51,23 @@ export function fail(scriptName, error, code = 1) {
   console.error(`${scriptName}: ${error?.message ?? error}`);
   if (process.env.DEBUG && error?.stack) console.error(error.stack);
   process.exit(code);
+}
+
+/**
+ * The options of a benchmark CLI (node:util parseArgs, plus --help): prints `help` and exits 0 on --help,
+ * exits 2 with the parse error and `help` on bad options.
+ */
+export function parseCli(scriptName, help, options) {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { ...options, help: { type: 'boolean', default: false } } }));
+  } catch (e) {
+    console.error(`${scriptName}: ${e.message}\n${help}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(help);
+    process.exit(0);
+  }
+  return values;
 }

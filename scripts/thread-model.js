@@ -11,8 +11,8 @@
 // lane's reduction (listed separately), the main thread's combine, and memory bandwidth.
 
 import { cpus } from 'node:os';
-import { parseArgs } from 'node:util';
 import { loadCurve, curveNames } from '../index.js';
+import { parseCli } from './lib.js';
 import { msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
 import { allocInputs, allocLane, countDigits, prepareRange, runLane } from '../src/msm/index.js';
 import { convertPoints } from '../src/msm/bytes.js';
@@ -26,28 +26,15 @@ const HELP = `usage: npm run thread-model -- [options]
   --markdown      print a markdown table (as in bench/README.md) instead of the text table
   --json          print the results as JSON instead of a table`;
 
-let args;
-try {
-  ({ values: args } = parseArgs({
-    options: {
-      curve: { type: 'string', default: 'bls12-381,bn254' },
-      sizes: { type: 'string', default: '16,18,20' },
-      threads: { type: 'string', default: '4,8,16,32' },
-      window: { type: 'string' },
-      'inv-cost': { type: 'string', default: '16' },
-      markdown: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  }));
-} catch (e) {
-  console.error(`thread-model: ${e.message}\n${HELP}`);
-  process.exit(2);
-}
-if (args.help) {
-  console.log(HELP);
-  process.exit(0);
-}
+const args = parseCli('thread-model', HELP, {
+  curve: { type: 'string', default: 'bls12-381,bn254' },
+  sizes: { type: 'string', default: '16,18,20' },
+  threads: { type: 'string', default: '4,8,16,32' },
+  window: { type: 'string' },
+  'inv-cost': { type: 'string', default: '16' },
+  markdown: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+});
 const fail = (message) => {
   console.error(`thread-model: ${message}`);
   process.exit(2);
