@@ -63,12 +63,70 @@ export interface MsmTimings {
   windows?: number;
 }
 
+/**
+ * Point encodings taken by msmBytes ({ pointFormat, resultFormat }), decodePoints and encodePoint (src/codecs.js).
+ * Not every curve takes every format: `curve.pointFormats` lists a curve's, with bytes per point.
+ * - 'native': x | y little-endian, coordinateBytes each, all zero = infinity (every curve).
+ * - 'zcash-compressed' / 'zcash-uncompressed': big-endian, flags 0x80 compressed, 0x40 infinity, 0x20 larger y
+ *   in the first byte (bls12-381, bls12-377).
+ * - 'arkworks-compressed' / 'arkworks-uncompressed': ark-serialize CanonicalSerialize: little-endian, SWFlags in
+ *   the last byte (0x80 y > -y, 0x40 infinity); on bls12-381 ark-bls12-381 writes the ZCash format (every curve).
+ * - 'gnark-compressed' / 'gnark-uncompressed': gnark-crypto Bytes() / RawBytes(): big-endian; bn254: two flag bits
+ *   (0x80 smaller y, 0xc0 larger y, 0x40 infinity; uncompressed infinity all zero); BLS12: the ZCash flags.
+ * - 'eip2537': 128 bytes, each coordinate 16 zero bytes + 48 big-endian; infinity all zero (bls12-381).
+ * - 'snarkjs': ffjavascript affine LEM, x * 2^(8 * coordinateBytes) mod p little-endian; infinity all zero (bn254, bls12-381).
+ */
+export type PointFormat =
+  | 'native'
+  | 'zcash-compressed'
+  | 'zcash-uncompressed'
+  | 'arkworks-compressed'
+  | 'arkworks-uncompressed'
+  | 'gnark-compressed'
+  | 'gnark-uncompressed'
+  | 'eip2537'
+  | 'snarkjs';
+
+/**
+ * Scalar encodings taken by msmBytes ({ scalarFormat }): 'le' (native: little-endian, scalarBytes each, < r), 'be'
+ * (big-endian, same width, < r), 'eip2537' (32-byte big-endian, any value, reduced mod r; bls12-381) and 'snarkjs'
+ * (ffjavascript multiExpAffine: 32-byte little-endian, < r; bn254, bls12-381).
+ */
+export type ScalarFormat = 'le' | 'be' | 'eip2537' | 'snarkjs';
+
+/** A point object of another library, e.g. an @noble/curves Point: anything with toAffine() (and is0()). */
+export interface PointLike {
+  toAffine(): { x: bigint; y: bigint };
+  is0?(): boolean;
+}
+
+/** A Point class with a static fromAffine (and ZERO), e.g. bls12_381.G1.Point of @noble/curves. */
+export interface PointClass<P> {
+  fromAffine(point: { x: bigint; y: bigint }): P;
+  readonly ZERO?: P;
+}
+
 export interface MsmOptions {
   /** Force the window size c (an integer in 2..24); by default it is chosen from N. */
   window?: number;
   /** An object to fill with per-phase timings (see MsmTimings). */
   timings?: MsmTimings;
   /** Check that every point is in the subgroup of order r (slow: a scalar multiplication per point). */
+  checkSubgroup?: boolean;
+}
+
+/** Options of msmBytes (and the pool's): MsmOptions plus the encodings of the inputs and of the result. */
+export interface MsmBytesOptions extends MsmOptions {
+  /** Encoding of pointBytes (default 'native'); converted on the calling thread, compressed ones with a square root per point. */
+  pointFormat?: PointFormat;
+  /** Encoding of scalarBytes (default 'le'). */
+  scalarFormat?: ScalarFormat;
+  /** Encoding of the result (default: pointFormat, else 'native'). */
+  resultFormat?: PointFormat;
+}
+
+export interface DecodePointsOptions {
+  /** Also check that every point is in the subgroup of order r (slow). */
   checkSubgroup?: boolean;
 }
 
@@ -83,7 +141,7 @@ export interface ThreadsOptions {
   sharedMemory?: 'auto' | boolean;
 }
 
-export interface PoolMsmOptions extends MsmOptions {
+export interface PoolMsmOptions extends MsmBytesOptions {
   /** Cancels the MSM: the promise rejects with an AbortError promptly and the pool stays usable. */
   signal?: AbortSignal;
   /** Called on this thread with the fraction done, in [0, 1], non-decreasing; the last call is 1. */
@@ -102,7 +160,7 @@ export interface MsmPool {
   /** Same inputs and result as Curve.msmBytes, on every thread. Rejects (TypeError/RangeError naming the input) on bad input. */
   msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: PoolMsmOptions): Promise<Uint8Array>;
   /** Same inputs and result as Curve.msm, on every thread. */
-  msm(points: ReadonlyArray<AffinePoint | null>, scalars: ReadonlyArray<bigint>, options?: PoolMsmOptions): Promise<AffinePoint | null>;
+  msm(points: ReadonlyArray<AffinePoint | PointLike | null>, scalars: ReadonlyArray<bigint>, options?: PoolMsmOptions): Promise<AffinePoint | null>;
   /** Ends every thread; later calls reject. */
   close(): Promise<void>;
 }
@@ -156,21 +214,38 @@ export declare class Curve {
   /** Low level: the instance's exports. */
   readonly exports: WasmExports;
 
-  /** sum_i scalars[i] * points[i]; null is infinity (in and out). Throws TypeError/RangeError on bad input. */
-  msm(points: ReadonlyArray<AffinePoint | null>, scalars: ReadonlyArray<bigint>, options?: MsmOptions): AffinePoint | null;
   /**
-   * The fast path: N points (pointBytes each) and N scalars (scalarBytes each), little-endian. Returns the
-   * result in the point encoding.
+   * sum_i scalars[i] * points[i]; null is infinity (in and out); points may also be point objects of another
+   * library (@noble/curves Points: toAffine(), is0()). Throws TypeError/RangeError on bad input.
    */
-  msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: MsmOptions): Uint8Array;
+  msm(points: ReadonlyArray<AffinePoint | PointLike | null>, scalars: ReadonlyArray<bigint>, options?: MsmOptions): AffinePoint | null;
+  /**
+   * The fast path: N points (pointBytes each) and N scalars (scalarBytes each), little-endian, or in the
+   * encodings named by options.pointFormat / scalarFormat. Returns the result in options.resultFormat (default:
+   * the point format).
+   */
+  msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: MsmBytesOptions): Uint8Array;
+  /** The point formats this curve takes, with bytes per point in each. */
+  readonly pointFormats: Readonly<Partial<Record<PointFormat, number>>>;
+  /** The scalar formats this curve takes, with bytes per scalar in each. */
+  readonly scalarFormats: Readonly<Partial<Record<ScalarFormat, number>>>;
+  /**
+   * Points in `format` to the native encoding, checked (flag bits, lengths, coordinates < p, on the curve; the
+   * subgroup with checkSubgroup). Throws RangeError naming the first bad index ("points[i]: reason").
+   */
+  decodePoints(bytes: Uint8Array, format: PointFormat, options?: DecodePointsOptions): Uint8Array;
+  /** Points in the native encoding (one, or several concatenated; checked on the curve) to `format`. */
+  encodePoint(nativeBytes: Uint8Array, format: PointFormat): Uint8Array;
+  /** A result ({ x, y }, null or native bytes) as an instance of PointClass (fromAffine; ZERO for infinity). */
+  toPoint<P>(result: AffinePoint | null | Uint8Array, PointClass: PointClass<P>): P;
   /**
    * Start a pool of worker threads for this curve's MSM (Node: worker_threads; browsers: module Web Workers
    * from a blob: URL, so the page's CSP needs worker-src blob:). Create it once and reuse it.
    */
   threads(options?: ThreadsOptions): Promise<MsmPool>;
 
-  /** Points (or null for infinity) to the msmBytes encoding, checking types and ranges. */
-  encodePoints(points: ReadonlyArray<AffinePoint | null>): Uint8Array;
+  /** Points (or null for infinity, or point objects with toAffine()) to the msmBytes encoding, checking types and ranges. */
+  encodePoints(points: ReadonlyArray<AffinePoint | PointLike | null>): Uint8Array;
   /** Scalars in [0, r) to the msmBytes encoding. */
   encodeScalars(scalars: ReadonlyArray<bigint>): Uint8Array;
   /** One point in the msmBytes encoding to { x, y }, or null for infinity. */

@@ -6,6 +6,10 @@ import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
 import { checkMsmInputs, checkMsmOptions, convertPoints, msmBytesOn } from './msm/bytes.js';
 import { createPool } from './threads/pool.js';
+import {
+  noFormatOptions, decodePointBatch, encodePointBatch, fromPointObject, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions,
+  resultFromNative, scalarFormatsOf, toPointObject,
+} from './codecs.js';
 
 function bigIntToBytesLE(x, out, offset, length) {
   for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
@@ -65,6 +69,10 @@ export class Curve {
     this.coordinateBytes = runtime.field.bytes;
     this.pointBytes = 2 * runtime.field.bytes;
     this.scalarBytes = runtime.scalarBytes;
+    /** Point formats this curve takes (src/codecs.js), each with its bytes per point. */
+    this.pointFormats = pointFormatsOf(runtime);
+    /** Scalar formats this curve takes, each with its bytes per scalar. */
+    this.scalarFormats = scalarFormatsOf(runtime);
   }
 
   /**
@@ -78,13 +86,16 @@ export class Curve {
     return new Curve(runtime, exports, memory, module, bytes);
   }
 
-  /** Encode points ({x, y} BigInts or null) in the msmBytes format, checking types and ranges. */
+  /**
+   * Encode points ({x, y} BigInts, null, or point objects with toAffine() and is0() such as @noble/curves'
+   * Points) in the msmBytes format, checking types and ranges.
+   */
   encodePoints(points) {
     if (!Array.isArray(points)) throw new TypeError('points must be an array of { x, y } or null');
     const B = this.coordinateBytes;
     const out = new Uint8Array(points.length * 2 * B);
     for (let i = 0; i < points.length; i++) {
-      const P = points[i];
+      const P = fromPointObject(points[i]);
       if (P === null) continue;
       if (typeof P !== 'object' || typeof P.x !== 'bigint' || typeof P.y !== 'bigint') {
         throw new TypeError(`points[${i}] must be { x: bigint, y: bigint } or null`);
@@ -130,7 +141,7 @@ export class Curve {
     if (Array.isArray(points) && Array.isArray(scalars) && points.length !== scalars.length) {
       throw new RangeError(`points and scalars differ in length (${points.length} vs ${scalars.length})`);
     }
-    checkMsmOptions(options);
+    noFormatOptions(checkMsmOptions(options), 'msm');
     const pointBytes = this.encodePoints(points);
     const scalarBytes = this.encodeScalars(scalars);
     return this.decodePoint(this.msmBytes(pointBytes, scalarBytes, options));
@@ -140,12 +151,42 @@ export class Curve {
    * The fast path. pointBytes: N affine points, x then y, little-endian, coordinateBytes each, all zero
    * for infinity. scalarBytes: N scalars, little-endian, scalarBytes each, each < r.
    * Returns the result point in the same encoding. Variable time.
-   * options: { window: c, timings: object to fill with per-phase milliseconds, checkSubgroup: bool }
+   * options: { window: c, timings: object to fill with per-phase milliseconds, checkSubgroup: bool,
+   *   pointFormat, scalarFormat: the encodings of the inputs (names in curve.pointFormats / curve.scalarFormats,
+   *   default 'native' / 'le'), resultFormat: the result's (default: pointFormat) } — see src/codecs.js.
    */
   msmBytes(pointBytes, scalarBytes, options) {
     options = checkMsmOptions(options);
+    const formats = resolveFormatOptions(this.params, options);
+    if (formats) [pointBytes, scalarBytes] = inputsToNative(this, formats, pointBytes, scalarBytes, options.timings);
     const n = checkMsmInputs(this.params, pointBytes, scalarBytes);
-    return msmBytesOn(this, pointBytes, scalarBytes, n, options);
+    const out = msmBytesOn(this, pointBytes, scalarBytes, n, options);
+    return resultFromNative(this, formats, out, options.timings);
+  }
+
+  /**
+   * Points in `format` (a name in curve.pointFormats) to the native msmBytes encoding, checked: flag bits,
+   * coordinates < p, on the curve (decompressed with a square root per point, in Wasm) and, with
+   * { checkSubgroup: true }, in the subgroup of order r. Throws RangeError naming the first bad index.
+   */
+  decodePoints(bytes, format, options = {}) {
+    if (options === null || typeof options !== 'object') throw new TypeError('decodePoints options must be an object');
+    const { checkSubgroup = false } = options;
+    if (typeof checkSubgroup !== 'boolean') throw new TypeError('options.checkSubgroup must be a boolean');
+    return decodePointBatch(this, pointLayout(this.params, format), bytes, { checkSubgroup, what: 'bytes' });
+  }
+
+  /** Points in the native msmBytes encoding (one, or several concatenated) to `format`. Checked on the curve. */
+  encodePoint(nativeBytes, format) {
+    return encodePointBatch(this, pointLayout(this.params, format), nativeBytes);
+  }
+
+  /**
+   * A result ({ x, y } or null, or a point in the msmBytes encoding) as an instance of your library's Point class,
+   * via PointClass.fromAffine({ x, y }); infinity is PointClass.ZERO. E.g. curve.toPoint(sum, bls12_381.G1.Point).
+   */
+  toPoint(result, PointClass) {
+    return toPointObject(this, result, PointClass);
   }
 
   /**

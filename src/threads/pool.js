@@ -18,6 +18,7 @@ import { Heap } from '../runtime/heap.js';
 import { msmShape, splitPieces, weightedCuts } from '../msm/plan.js';
 import { allocInputs, allocLane, combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { checkMsmInputs, checkMsmOptions, inputError, pointToBytes, sumPointBytes } from '../msm/bytes.js';
+import { inputsToNative, noFormatOptions, resolveFormatOptions, resultFromNative } from '../codecs.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
 const STACK_BYTES = 1 << 16;
@@ -200,14 +201,20 @@ export class MsmPool {
   /**
    * sum_i scalars[i] * points[i] over the pool, same inputs and result as Curve.msmBytes. The inputs are read
    * when the call's turn comes: do not change them before the promise settles.
-   * options: { window, checkSubgroup, timings, signal: AbortSignal, onProgress(fraction in [0, 1]) }
+   * options: { window, checkSubgroup, timings, signal: AbortSignal, onProgress(fraction in [0, 1]),
+   *   pointFormat, scalarFormat, resultFormat (as Curve.msmBytes: inputs are converted to the native encoding on
+   *   this thread, before the call queues; the result is converted back) }
    */
   async msmBytes(pointBytes, scalarBytes, options) {
     options = checkMsmOptions(options);
-    const n = checkMsmInputs(this.#curve.params, pointBytes, scalarBytes);
+    const curve = this.#curve;
+    const formats = resolveFormatOptions(curve.params, options);
+    if (formats) [pointBytes, scalarBytes] = inputsToNative(curve, formats, pointBytes, scalarBytes, options.timings);
+    const n = checkMsmInputs(curve.params, pointBytes, scalarBytes);
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
-    const run = this.#queue.then(() => this.#exclusive(pointBytes, scalarBytes, n, options));
+    let run = this.#queue.then(() => this.#exclusive(pointBytes, scalarBytes, n, options));
+    if (formats) run = run.then((out) => resultFromNative(curve, formats, out, options.timings));
     this.#queue = run.catch(() => {});
     if (!signal) return run;
     // A call still waiting for its turn rejects at once too (at its turn it stops before it starts).
@@ -224,6 +231,7 @@ export class MsmPool {
       throw new RangeError(`points and scalars differ in length (${points.length} vs ${scalars.length})`);
     }
     const curve = this.#curve;
+    if (options !== undefined) noFormatOptions(checkMsmOptions(options), 'msm');
     return curve.decodePoint(await this.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars), options));
   }
 

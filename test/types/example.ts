@@ -4,6 +4,7 @@
 
 import { loadCurve, curveNames, curveLoader, Curve } from 'wasmsm';
 import type { AffinePoint, CurveName, CurveParams, MsmOptions, MsmPool, MsmTimings, PoolMsmOptions } from 'wasmsm';
+import type { MsmBytesOptions, PointFormat, ScalarFormat, PointLike } from 'wasmsm';
 import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
 import * as bn254 from 'wasmsm/curves/bn254';
 import { deriveFieldParams, generateFieldWat, instantiateField } from 'wasmsm/codegen';
@@ -37,10 +38,29 @@ export async function example(): Promise<string> {
   const params: CurveParams = curve.params;
   const g: bigint = params.generator.x + (params.glv?.lambda ?? 0n);
 
+  // Point and scalar formats: bytes in another library's encoding, the result in that encoding too.
+  const format: PointFormat = 'zcash-compressed';
+  const scalarFormat: ScalarFormat = 'be';
+  const zcash: Uint8Array = curve.encodePoint(points, format);
+  const bytesPerPoint: number = curve.pointFormats[format] ?? 0;
+  const fmtOptions: MsmBytesOptions = { pointFormat: format, scalarFormat, resultFormat: 'native', checkSubgroup: true };
+  const inZcash: Uint8Array = curve.msmBytes(zcash, scalars, fmtOptions);
+  const decoded: Uint8Array = curve.decodePoints(zcash, format, { checkSubgroup: false });
+  // @ts-expect-error unknown point formats are a type error
+  curve.msmBytes(zcash, scalars, { pointFormat: 'zcash' });
+  // @ts-expect-error scalar formats are named
+  curve.msmBytes(zcash, scalars, { scalarFormat: 'little-endian' });
+  // Point objects of another library (@noble/curves-like) in, and back out through its Point class.
+  const nobleLike: PointLike = { toAffine: () => ({ x: 1n, y: 2n }), is0: () => false };
+  const viaObjects = curve.msm([nobleLike, null], [1n, 2n]);
+  class MyPoint { static fromAffine(a: { x: bigint; y: bigint }): MyPoint { return a.x === 0n ? MyPoint.ZERO : new MyPoint(); } static ZERO = new MyPoint(); }
+  const mine: MyPoint = curve.toPoint(viaObjects, MyPoint);
+  const formatsUsed = [bytesPerPoint, inZcash.length, decoded.length, mine instanceof MyPoint].join();
+
   // Threads: a pool, an async MSM with cancellation and progress.
   const pool: MsmPool = await curve.threads({ count: 2, sharedMemory: 'auto' });
   const controller = new AbortController();
-  const poolOptions: PoolMsmOptions = { signal: controller.signal, onProgress: (f: number) => void f, window: 8 };
+  const poolOptions: PoolMsmOptions = { signal: controller.signal, onProgress: (f: number) => void f, window: 8, pointFormat: 'native' };
   const threaded: Uint8Array = await pool.msmBytes(points, scalars, poolOptions);
   const threadedPoint: AffinePoint | null = await pool.msm(P, s);
   const shared: boolean = pool.sharedMemory && pool.count > 1;
@@ -71,5 +91,5 @@ export async function example(): Promise<string> {
   const field = await instantiateField({ p: 101n });
   const root: bigint | null = field.sqrt(field.mul(3n, 4n));
 
-  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet].join(' ');
+  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed].join(' ');
 }

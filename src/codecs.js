@@ -1,0 +1,577 @@
+// Point and scalar encodings that users bring (ZCash, arkworks, gnark, EIP-2537, snarkjs), converted to and from
+// the native msmBytes encoding: a point is x | y, each little-endian in coordinateBytes (B) bytes, all zero for
+// infinity; a scalar is little-endian in scalarBytes (S) bytes, < r.
+//
+// Decoding works on a batch, CHUNK points at a time, in three steps per chunk:
+//   1. parse (JS): flag bits, padding and lengths checked; each coordinate written as B little-endian bytes into
+//      a staging area in the curve's Wasm memory (big-endian formats byte-reversed, flag bits cleared);
+//   2. convert (Wasm, over pointers): compressed formats get y from x with the field kernels
+//      (fp_fromBytes, fp_toMontgomery, fp_sqr, fp_mul, fp_add, fp_sqrt, fp_fromMontgomery, fp_toBytes, fp_neg),
+//      the root chosen by the sign flag; snarkjs' Montgomery coordinates are divided by 2^(8B) with one fp_mul;
+//   3. check (Wasm): g_fromBytes (coordinates < p, on the curve) and, when asked, the subgroup check.
+// No BigInt per point. Every error is a RangeError naming the index ("points[i]: reason"), the lowest bad index
+// first; the heap is released, so the curve stays usable.
+//
+// The sign of a compressed y: every format here flags the root y with y > (p - 1) / 2 (canonical integers),
+// which is ZCash's "lexicographically largest", gnark's LexicographicallyLargest and arkworks' YIsNegative
+// (SWFlags::from_y_coordinate: y <= -y is YIsPositive).
+
+import { inputError, checkSubgroupRange } from './msm/bytes.js';
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+/** Points per chunk of a batch (bounds the staging memory). */
+const CHUNK = 4096;
+
+/**
+ * The point formats: which curves take them, and the spec each follows (the README table is written from this).
+ * kind selects the parser/encoder below; on bls12-381 arkworks' own crate (ark-bls12-381) serializes G1 in the
+ * ZCash format, and gnark-crypto uses the ZCash flags on the BLS12 curves, so those resolve to kind 'zcash'.
+ */
+const POINT_FORMATS = {
+  native: { curves: null, compressed: false, spec: 'wasmsm msmBytes' },
+  'zcash-compressed': { curves: ['bls12-381', 'bls12-377'], compressed: true, spec: 'zkcrypto/bls12_381 (ZCash), IETF pairing-friendly-curves App. C' },
+  'zcash-uncompressed': { curves: ['bls12-381', 'bls12-377'], compressed: false, spec: 'zkcrypto/bls12_381 (ZCash)' },
+  'arkworks-compressed': { curves: null, compressed: true, spec: 'ark-serialize CanonicalSerialize, SWFlags (ark-ec)' },
+  'arkworks-uncompressed': { curves: null, compressed: false, spec: 'ark-serialize CanonicalSerialize, SWFlags (ark-ec)' },
+  'gnark-compressed': { curves: ['bn254', 'bls12-381', 'bls12-377'], compressed: true, spec: 'gnark-crypto ecc/<curve>/marshal.go Bytes()' },
+  'gnark-uncompressed': { curves: ['bn254', 'bls12-381', 'bls12-377'], compressed: false, spec: 'gnark-crypto ecc/<curve>/marshal.go RawBytes()' },
+  eip2537: { curves: ['bls12-381'], compressed: false, spec: 'EIP-2537 G1 point encoding' },
+  snarkjs: { curves: ['bn254', 'bls12-381'], compressed: false, spec: 'ffjavascript affine LEM (zkey/ptau sections)' },
+};
+
+const SCALAR_FORMATS = {
+  le: { curves: null, spec: 'wasmsm msmBytes: little-endian, scalarBytes each, < r' },
+  be: { curves: null, spec: 'big-endian, scalarBytes each, < r' },
+  eip2537: { curves: ['bls12-381'], spec: 'EIP-2537 MSM: 32-byte big-endian, any value (reduced mod r)' },
+  snarkjs: { curves: ['bn254', 'bls12-381'], spec: 'ffjavascript multiExpAffine: 32-byte little-endian normal form, < r' },
+};
+
+export const pointFormatNames = Object.freeze(Object.keys(POINT_FORMATS));
+export const scalarFormatNames = Object.freeze(Object.keys(SCALAR_FORMATS));
+
+function bigIntToBytesLE(x, out, offset, length) {
+  for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
+}
+
+function bytesToBigIntLE(bytes, offset, length) {
+  let x = 0n;
+  for (let i = length - 1; i >= 0; i--) x = (x << 8n) | BigInt(bytes[offset + i]);
+  return x;
+}
+
+function modInverse(a, m) {
+  let [r0, r1, s0, s1] = [((a % m) + m) % m, m, 1n, 0n];
+  while (r1 !== 0n) {
+    const q = r0 / r1;
+    [r0, r1] = [r1, r0 - q * r1];
+    [s0, s1] = [s1, s0 - q * s1];
+  }
+  return ((s0 % m) + m) % m;
+}
+
+function checkName(table, kind, name, curveName) {
+  if (typeof name !== 'string') throw new TypeError(`${kind} format must be a string, got ${name === null ? 'null' : typeof name}`);
+  if (!Object.hasOwn(table, name)) {
+    throw new RangeError(`unknown ${kind} format '${name}': known formats are ${Object.keys(table).map((k) => `'${k}'`).join(', ')}`);
+  }
+  const { curves } = table[name];
+  if (curves && !curves.includes(curveName)) {
+    throw new RangeError(`${kind} format '${name}' is defined for ${curves.join(', ')} only, not for ${curveName}`);
+  }
+}
+
+/**
+ * The byte layout of point format `name` on a curve (params): { name, kind, size, compressed, B, ... }.
+ * Cached on the params object's behalf in a WeakMap.
+ */
+const layoutCache = new WeakMap();
+export function pointLayout(params, name) {
+  checkName(POINT_FORMATS, 'point', name, params.name);
+  let byName = layoutCache.get(params);
+  if (!byName) layoutCache.set(params, (byName = new Map()));
+  let layout = byName.get(name);
+  if (layout) return layout;
+  const B = params.field.bytes;
+  const bits = params.field.bits;
+  const { compressed } = POINT_FORMATS[name];
+  const half = new Uint8Array(B);
+  bigIntToBytesLE((params.p - 1n) / 2n, half, 0, B);
+  const base = { name, compressed, B, half };
+  if (name === 'native') {
+    layout = { ...base, kind: 'native', size: 2 * B };
+  } else if (name.startsWith('zcash') || (name.startsWith('gnark') && params.name !== 'bn254') || (name.startsWith('arkworks') && params.name === 'bls12-381')) {
+    // Big-endian, B bytes per coordinate, three flag bits on top of the first byte: 0x80 compressed,
+    // 0x40 infinity, 0x20 y is the larger root (compressed only).
+    if (8 * B - bits < 3) throw new RangeError(`point format '${name}' needs 3 spare bits per coordinate; ${params.name} has ${8 * B - bits}`);
+    layout = { ...base, kind: 'zcash', size: compressed ? B : 2 * B };
+  } else if (name.startsWith('gnark')) {
+    // gnark-crypto bn254: two flag bits on top of the first byte: 0b10 smallest, 0b11 largest, 0b01 infinity
+    // (compressed); 0b00 uncompressed, where infinity is all zero.
+    layout = { ...base, kind: 'gnark2', size: compressed ? B : 2 * B };
+  } else if (name.startsWith('arkworks')) {
+    // Little-endian; SWFlags (bit 7 YIsNegative, bit 6 PointAtInfinity) in the last byte of the last
+    // coordinate, which takes ceil((bits + 2) / 8) bytes (one more than B when there are fewer than 2 spare bits).
+    const F = Math.ceil((bits + 2) / 8);
+    layout = { ...base, kind: 'ark', F, size: compressed ? F : B + F };
+  } else if (name === 'eip2537') {
+    layout = { ...base, kind: 'eip2537', pad: 64 - B, size: 128 };
+  } else if (name === 'snarkjs') {
+    // x * 2^(8B) mod p, little-endian (ffjavascript's n8 = B on bn254 and bls12-381); infinity all zero.
+    const R = 1n << BigInt(8 * B);
+    layout = { ...base, kind: 'snarkjs', size: 2 * B, R, Rinv: modInverse(R, params.p) };
+  }
+  byName.set(name, layout);
+  return layout;
+}
+
+/** Bytes per scalar and how to read it, for scalar format `name` on a curve. */
+export function scalarLayout(params, name) {
+  checkName(SCALAR_FORMATS, 'scalar', name, params.name);
+  const width = name === 'eip2537' || name === 'snarkjs' ? 32 : params.scalarBytes;
+  return { name, width, bigEndian: name === 'be' || name === 'eip2537', reduce: name === 'eip2537' };
+}
+
+/** For each supported point format of a curve, its bytes per point: { native: 96, ... }. */
+export function pointFormatsOf(params) {
+  const out = {};
+  for (const name of pointFormatNames) {
+    const { curves } = POINT_FORMATS[name];
+    if (!curves || curves.includes(params.name)) out[name] = pointLayout(params, name).size;
+  }
+  return Object.freeze(out);
+}
+
+export function scalarFormatsOf(params) {
+  const out = {};
+  for (const name of scalarFormatNames) {
+    const { curves } = SCALAR_FORMATS[name];
+    if (!curves || curves.includes(params.name)) out[name] = scalarLayout(params, name).width;
+  }
+  return Object.freeze(out);
+}
+
+/**
+ * The format options of msmBytes: { pointFormat, scalarFormat, resultFormat } validated for this curve.
+ * Returns null when all are native (or absent), else { point, scalar, result } layouts (point/scalar null when native).
+ */
+export function resolveFormatOptions(params, options) {
+  const { pointFormat, scalarFormat, resultFormat } = options;
+  if (pointFormat === undefined && scalarFormat === undefined && resultFormat === undefined) return null;
+  const point = pointFormat === undefined ? null : pointLayout(params, pointFormat);
+  const scalar = scalarFormat === undefined ? null : scalarLayout(params, scalarFormat);
+  const result = pointLayout(params, resultFormat ?? pointFormat ?? 'native');
+  return {
+    point: point?.kind === 'native' ? null : point,
+    scalar: scalar?.name === 'le' ? null : scalar,
+    result: result.kind === 'native' ? null : result,
+  };
+}
+
+/** msm (BigInt points and scalars) has no byte formats: a format option there is a mistake. */
+export function noFormatOptions(options, method) {
+  for (const key of ['pointFormat', 'scalarFormat', 'resultFormat']) {
+    if (options[key] !== undefined) throw new TypeError(`options.${key} is for msmBytes; ${method} takes points and scalars as values`);
+  }
+  return options;
+}
+
+/**
+ * msmBytes inputs in the formats resolved by resolveFormatOptions to the native encoding (Curve.msmBytes and the
+ * pool, on the calling thread). Points are checked as far as their format needs (flags, lengths, square roots);
+ * the MSM does the rest (on the curve, and the subgroup when options.checkSubgroup).
+ */
+export function inputsToNative(curve, formats, pointBytes, scalarBytes, timings) {
+  const t0 = now();
+  if (!(pointBytes instanceof Uint8Array)) throw new TypeError('pointBytes must be a Uint8Array');
+  if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
+  // Scalars first: cheap, so a bad scalar array is not found only after a long decompression.
+  if (formats.scalar) scalarBytes = decodeScalarBatch(curve.params, formats.scalar, scalarBytes);
+  if (formats.point) pointBytes = decodePointBatch(curve, formats.point, pointBytes, { check: false });
+  if (timings) timings.decode = (timings.decode ?? 0) + (now() - t0);
+  return [pointBytes, scalarBytes];
+}
+
+/** The MSM's native result in the result format (unchanged when that is native). */
+export function resultFromNative(curve, formats, nativeBytes, timings) {
+  if (!formats?.result) return nativeBytes;
+  const t0 = now();
+  const out = encodePointBatch(curve, formats.result, nativeBytes);
+  if (timings) timings.encode = (timings.encode ?? 0) + (now() - t0);
+  return out;
+}
+
+// --- decoding -------------------------------------------------------------------------------------------------
+
+/** BE bytes src[o .. o+B) to LE dst[d .. d+B), the first source byte ANDed with mask. */
+function copyBE(src, o, dst, d, B, mask = 0xff) {
+  dst[d + B - 1] = src[o] & mask;
+  for (let k = 1; k < B; k++) dst[d + B - 1 - k] = src[o + k];
+}
+
+function isZero(bytes, from, to) {
+  for (let k = from; k < to; k++) if (bytes[k] !== 0) return false;
+  return true;
+}
+
+const hex = (b) => `0x${b.toString(16).padStart(2, '0')}`;
+
+// Parse results: 0 = a finite point (y, or the smaller root when compressed), 1 = the larger root, 2 = infinity.
+const SMALL = 0;
+const LARGE = 1;
+const INFINITY = 2;
+
+/**
+ * Point i of src (at offset o) into the staging area: x at dst[d], y at dst[d + B] (not for compressed formats).
+ * Returns SMALL | LARGE | INFINITY, or a string: the reason it is malformed.
+ */
+function parsePoint(L, src, o, dst, d) {
+  const { B, compressed } = L;
+  switch (L.kind) {
+    case 'native':
+    case 'snarkjs':
+      for (let k = 0; k < 2 * B; k++) dst[d + k] = src[o + k];
+      return isZero(src, o, o + 2 * B) ? INFINITY : SMALL;
+    case 'zcash': {
+      const f = src[o] & 0xe0;
+      if (compressed && !(f & 0x80)) return `bad flag bits ${hex(f)}: the compression flag (0x80) is not set`;
+      if (!compressed && f & 0x80) return `bad flag bits ${hex(f)}: the compression flag (0x80) is set in an uncompressed encoding`;
+      if (f & 0x40) {
+        if (f & 0x20) return `bad flag bits ${hex(f)}: infinity (0x40) with the sign flag (0x20)`;
+        if (src[o] & 0x1f || !isZero(src, o + 1, o + L.size)) return 'infinity (flag 0x40) with nonzero bits';
+        return INFINITY;
+      }
+      if (f & 0x20 && !compressed) return `bad flag bits ${hex(f)}: the sign flag (0x20) is set in an uncompressed encoding`;
+      copyBE(src, o, dst, d, B, 0x1f);
+      if (compressed) return f & 0x20 ? LARGE : SMALL;
+      copyBE(src, o + B, dst, d + B, B);
+      return isZero(dst, d, d + 2 * B) ? 'the point (0, 0) is not on the curve (infinity needs the flag 0x40)' : SMALL;
+    }
+    case 'gnark2': {
+      const f = src[o] & 0xc0;
+      if (compressed) {
+        if (f === 0x40) return src[o] & 0x3f || !isZero(src, o + 1, o + B) ? 'infinity (flag 0x40) with nonzero bits' : INFINITY;
+        if (f === 0) return 'bad flag bits 0x00: the flags say uncompressed (0b00) in a compressed encoding';
+        copyBE(src, o, dst, d, B, 0x3f);
+        return f === 0xc0 ? LARGE : SMALL;
+      }
+      if (f !== 0) return `bad flag bits ${hex(f)}: an uncompressed encoding has the flags 0b00`;
+      copyBE(src, o, dst, d, B);
+      copyBE(src, o + B, dst, d + B, B);
+      return isZero(dst, d, d + 2 * B) ? INFINITY : SMALL;
+    }
+    case 'ark': {
+      const { F } = L;
+      const last = o + L.size - 1; // the flag byte: last byte of the last coordinate
+      const f = src[last] & 0xc0;
+      if (f === 0xc0) return 'bad flag bits 0xc0: YIsNegative (0x80) and PointAtInfinity (0x40) together';
+      // The last coordinate: B bytes, its top byte masked when the flags share it; a byte more when they do not.
+      const yo = compressed ? o : o + B;
+      if (F > B && src[last] & 0x3f) return `${compressed ? 'x' : 'y'} coordinate is >= p`;
+      if (!compressed) for (let k = 0; k < B; k++) dst[d + k] = src[o + k];
+      const c = compressed ? d : d + B;
+      for (let k = 0; k < B; k++) dst[c + k] = src[yo + k];
+      if (F === B) dst[c + B - 1] &= 0x3f;
+      if (f === 0x40) {
+        return isZero(dst, d, compressed ? d + B : d + 2 * B) ? INFINITY : 'infinity (flag 0x40) with nonzero bits';
+      }
+      if (compressed) return f === 0x80 ? LARGE : SMALL;
+      // Uncompressed: arkworks writes the sign of y here too but does not read it back; neither do we.
+      return isZero(dst, d, d + 2 * B) ? 'the point (0, 0) is not on the curve (infinity needs the flag 0x40)' : SMALL;
+    }
+    case 'eip2537': {
+      const { pad } = L;
+      if (!isZero(src, o, o + pad) || !isZero(src, o + 64, o + 64 + pad)) return `nonzero padding (the first ${pad} bytes of each 64-byte coordinate must be zero)`;
+      copyBE(src, o + pad, dst, d, B);
+      copyBE(src, o + 64 + pad, dst, d + B, B);
+      return isZero(dst, d, d + 2 * B) ? INFINITY : SMALL;
+    }
+  }
+  throw new Error(`unhandled point format ${L.name}`);
+}
+
+const BAD_POINT_REASON = { 1: 'x coordinate is >= p', 2: 'y coordinate is >= p', 3: 'point is not on the curve' };
+
+function checkBatchLength(bytes, size, what, format) {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${what} must be a Uint8Array`);
+  if (bytes.length % size !== 0) {
+    throw new RangeError(`${what} length ${bytes.length} is not a multiple of ${size} (bytes per ${what === 'scalarBytes' ? 'scalar' : 'point'} in format '${format}')`);
+  }
+  return bytes.length / size;
+}
+
+/**
+ * Points in format L (a layout) to the native encoding, checked: flags, lengths, coordinates < p, on the curve,
+ * and in the subgroup when checkSubgroup. Returns a new Uint8Array (or `bytes` itself for native input when
+ * `copyNative` is false). `check: false` skips step 3 for formats whose result msmBytes checks anyway.
+ */
+export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check = true, what = 'pointBytes' } = {}) {
+  const n = checkBatchLength(bytes, L.size, what, L.name);
+  const { heap, memory, params: P, exports: ex } = curve;
+  const B = L.B;
+  const A = P.affineBytes;
+  const E = P.E;
+  const out = new Uint8Array(n * 2 * B);
+  if (bytes.buffer === memory.buffer) bytes = bytes.slice();
+  const ctx = { ex, memory, params: P };
+  const mark = heap.mark();
+  try {
+    const C = Math.min(CHUNK, n);
+    const staging = heap.alloc(C * 2 * B);
+    const affine = heap.alloc(C * A, 64);
+    const jac = checkSubgroup ? heap.alloc(2 * P.jacobianBytes) : 0;
+    const fe = heap.alloc(4 * E);
+    const [X, T, U, Y] = [fe, fe + E, fe + 2 * E, fe + 3 * E];
+    const consts = heap.alloc(2 * E);
+    const [K1, K2] = [consts, consts + E];
+    // Constants: a and b in Montgomery form (decompression); for snarkjs the factor that leaves Montgomery form.
+    if (L.compressed) {
+      curve.fp.write(K1, P.a);
+      curve.fp.write(K2, P.b);
+    } else if (L.kind === 'snarkjs') {
+      // fp_mul(v, K1) = v * K1 / R_wasm: with K1 = R_wasm / 2^(8B) (raw limbs) it is v / 2^(8B), normal form.
+      const Rw = 1n << BigInt(P.field.n * P.field.w);
+      curve.fp.writeLimbs(K1, (Rw * L.Rinv) % P.p);
+    }
+    const codes = new Uint8Array(C);
+    for (let first = 0; first < n; first += C) {
+      const count = Math.min(C, n - first);
+      const mem = new Uint8Array(memory.buffer);
+      // 1. parse (JS) up to the first malformed point
+      let good = count;
+      let pending = null;
+      for (let i = 0; i < count; i++) {
+        const d = staging + i * 2 * B;
+        const code = parsePoint(L, bytes, (first + i) * L.size, mem, d);
+        if (typeof code === 'string') {
+          good = i;
+          pending = inputError('points', first + i, `: ${code}`);
+          break;
+        }
+        codes[i] = code;
+        if (code === INFINITY) mem.fill(0, d, d + 2 * B);
+      }
+      // 2. convert (Wasm) the well-formed prefix
+      if (L.compressed) {
+        const hasA = P.a !== 0n;
+        const half = L.half;
+        for (let i = 0; i < good; i++) {
+          if (codes[i] === INFINITY) continue;
+          const d = staging + i * 2 * B;
+          let reason = null;
+          if (!ex.fp_fromBytes(X, d)) reason = 'x coordinate is >= p';
+          else {
+            ex.fp_toMontgomery(X, X);
+            ex.fp_sqr(T, X);
+            ex.fp_mul(T, T, X);
+            if (hasA) {
+              ex.fp_mul(U, X, K1);
+              ex.fp_add(T, T, U);
+            }
+            ex.fp_add(T, T, K2);
+            if (!ex.fp_sqrt(Y, T)) reason = 'x is not the x-coordinate of a point on the curve (x^3 + a x + b has no square root)';
+          }
+          if (reason) {
+            good = i;
+            pending = inputError('points', first + i, `: ${reason}`);
+            break;
+          }
+          ex.fp_fromMontgomery(Y, Y);
+          ex.fp_toBytes(d + B, Y);
+          // y > (p - 1) / 2 ? (compare little-endian bytes from the top)
+          let k = B - 1;
+          while (k >= 0 && mem[d + B + k] === half[k]) k--;
+          const large = k >= 0 && mem[d + B + k] > half[k];
+          if (large !== (codes[i] === LARGE)) {
+            if (codes[i] === LARGE && isZero(mem, d + B, d + 2 * B)) {
+              good = i;
+              pending = inputError('points', first + i, ': the sign flag asks for the larger root but y = 0');
+              break;
+            }
+            ex.fp_neg(Y, Y);
+            ex.fp_reduce(Y, Y);
+            ex.fp_toBytes(d + B, Y);
+          }
+        }
+      } else if (L.kind === 'snarkjs') {
+        for (let i = 0; i < good; i++) {
+          if (codes[i] === INFINITY) continue;
+          const d = staging + i * 2 * B;
+          let bad = 0;
+          for (let c = 0; c < 2 && !bad; c++) {
+            if (!ex.fp_fromBytes(X, d + c * B)) bad = c + 1;
+            else {
+              ex.fp_mul(X, X, K1);
+              ex.fp_reduce(X, X);
+              ex.fp_toBytes(d + c * B, X);
+            }
+          }
+          if (bad) {
+            good = i;
+            pending = inputError('points', first + i, `: ${bad === 1 ? 'x' : 'y'} coordinate is >= p (as a Montgomery value)`);
+            break;
+          }
+        }
+      }
+      // 3. check (Wasm) the converted prefix: on the curve, coordinates < p, in the subgroup. Without `check`
+      // (the MSM checks its input itself) only before a malformed point, so the error names the lowest index.
+      if ((check || pending) && good > 0) {
+        const r = ex.g_fromBytes(affine, staging, good);
+        if (r !== -1) throw inputError('points', first + (r >> 2), `: ${BAD_POINT_REASON[r & 3]}`);
+        if (checkSubgroup) checkSubgroupRange(ctx, jac, affine, good, first);
+      }
+      if (pending) throw pending;
+      out.set(new Uint8Array(memory.buffer, staging, count * 2 * B), first * 2 * B);
+    }
+    return out;
+  } finally {
+    heap.release(mark);
+  }
+}
+
+/** Scalars in format L (scalarLayout) to the native little-endian encoding; `bytes` itself when nothing changes. */
+export function decodeScalarBatch(params, L, bytes) {
+  const n = checkBatchLength(bytes, L.width, 'scalarBytes', L.name);
+  const S = params.scalarBytes;
+  if (!L.bigEndian && L.width === S) return bytes;
+  const out = new Uint8Array(n * S);
+  const W = L.width;
+  for (let i = 0; i < n; i++) {
+    const o = i * W;
+    const d = i * S;
+    if (L.bigEndian) {
+      // The integer must fit S bytes unless it is reduced below.
+      for (let k = 0; k < Math.min(W, S); k++) out[d + k] = bytes[o + W - 1 - k];
+      if (W > S && !isZero(bytes, o, o + W - S)) {
+        if (!L.reduce) throw inputError('scalars', i, ' is not in [0, r)');
+        let s = 0n;
+        for (let k = 0; k < W; k++) s = (s << 8n) | BigInt(bytes[o + k]);
+        bigIntToBytesLE(s % params.r, out, d, S);
+        continue;
+      }
+    } else {
+      out.set(bytes.subarray(o, o + Math.min(W, S)), d);
+      if (W > S && !isZero(bytes, o + S, o + W)) throw inputError('scalars', i, ' is not in [0, r)');
+    }
+    if (L.reduce) {
+      const s = bytesToBigIntLE(out, d, S);
+      if (s >= params.r) bigIntToBytesLE(s % params.r, out, d, S);
+    }
+  }
+  return out;
+}
+
+// --- encoding -------------------------------------------------------------------------------------------------
+
+/** LE src[o .. o+B) to BE dst[d .. d+B). */
+function copyToBE(src, o, dst, d, B) {
+  for (let k = 0; k < B; k++) dst[d + k] = src[o + B - 1 - k];
+}
+
+/**
+ * Native points (checked: coordinates < p, on the curve) to format L. Returns a new Uint8Array of
+ * n * L.size bytes.
+ */
+export function encodePointBatch(curve, L, nativeBytes, { what = 'nativeBytes' } = {}) {
+  const B = L.B;
+  const n = checkBatchLength(nativeBytes, 2 * B, what, 'native');
+  validateNative(curve, nativeBytes, n);
+  const out = new Uint8Array(n * L.size);
+  const { half } = L;
+  for (let i = 0; i < n; i++) {
+    const s = i * 2 * B;
+    const o = i * L.size;
+    const inf = isZero(nativeBytes, s, s + 2 * B);
+    let large = false;
+    if (!inf) {
+      let k = B - 1;
+      while (k >= 0 && nativeBytes[s + B + k] === half[k]) k--;
+      large = k >= 0 && nativeBytes[s + B + k] > half[k];
+    }
+    switch (L.kind) {
+      case 'native':
+        out.set(nativeBytes.subarray(s, s + 2 * B), o);
+        break;
+      case 'zcash':
+        if (inf) out[o] = L.compressed ? 0xc0 : 0x40;
+        else {
+          copyToBE(nativeBytes, s, out, o, B);
+          if (L.compressed) out[o] |= large ? 0xa0 : 0x80;
+          else copyToBE(nativeBytes, s + B, out, o + B, B);
+        }
+        break;
+      case 'gnark2':
+        if (inf) out[o] = L.compressed ? 0x40 : 0;
+        else {
+          copyToBE(nativeBytes, s, out, o, B);
+          if (L.compressed) out[o] |= large ? 0xc0 : 0x80;
+          else copyToBE(nativeBytes, s + B, out, o + B, B);
+        }
+        break;
+      case 'ark':
+        if (!inf) out.set(nativeBytes.subarray(s, s + (L.compressed ? B : 2 * B)), o);
+        out[o + L.size - 1] |= inf ? 0x40 : large ? 0x80 : 0;
+        break;
+      case 'eip2537':
+        if (!inf) {
+          copyToBE(nativeBytes, s, out, o + L.pad, B);
+          copyToBE(nativeBytes, s + B, out, o + 64 + L.pad, B);
+        }
+        break;
+      case 'snarkjs':
+        if (!inf) {
+          bigIntToBytesLE((bytesToBigIntLE(nativeBytes, s, B) * L.R) % curve.p, out, o, B);
+          bigIntToBytesLE((bytesToBigIntLE(nativeBytes, s + B, B) * L.R) % curve.p, out, o + B, B);
+        }
+        break;
+      default:
+        throw new Error(`unhandled point format ${L.name}`);
+    }
+  }
+  return out;
+}
+
+/** Native points: coordinates < p and on the curve (g_fromBytes), else a RangeError naming the index. */
+function validateNative(curve, bytes, n) {
+  const { heap, memory, params: P, exports: ex } = curve;
+  if (bytes.buffer === memory.buffer) bytes = bytes.slice();
+  const size = 2 * P.field.bytes;
+  const mark = heap.mark();
+  try {
+    const C = Math.min(CHUNK, n);
+    const staging = heap.alloc(C * size);
+    const affine = heap.alloc(C * P.affineBytes, 64);
+    for (let first = 0; first < n; first += C) {
+      const count = Math.min(C, n - first);
+      new Uint8Array(memory.buffer, staging, count * size).set(bytes.subarray(first * size, (first + count) * size));
+      const r = ex.g_fromBytes(affine, staging, count);
+      if (r !== -1) throw inputError('points', first + (r >> 2), `: ${BAD_POINT_REASON[r & 3]}`);
+    }
+  } finally {
+    heap.release(mark);
+  }
+}
+
+// --- Point objects of other libraries (duck-typed: @noble/curves and alike) ------------------------------------
+
+/** A point object with toAffine() (and is0()) to { x, y } or null; anything else is returned as is. */
+export function fromPointObject(P) {
+  if (P === null || typeof P !== 'object' || typeof P.toAffine !== 'function') return P;
+  if (typeof P.is0 === 'function' && P.is0()) return null;
+  const a = P.toAffine();
+  if (a && a.x === 0n && a.y === 0n) return null; // noble's affine form of the identity
+  return a;
+}
+
+/** { x, y } | null | native bytes to an instance of PointClass, via PointClass.fromAffine (ZERO for infinity). */
+export function toPointObject(curve, result, PointClass) {
+  if (!PointClass || typeof PointClass.fromAffine !== 'function') {
+    throw new TypeError('toPoint needs a Point class with a static fromAffine({ x, y }) (e.g. bls12_381.G1.Point from @noble/curves)');
+  }
+  const a = result instanceof Uint8Array ? curve.decodePoint(result) : result;
+  if (a === null) return PointClass.ZERO ?? PointClass.fromAffine({ x: 0n, y: 0n });
+  if (typeof a !== 'object' || typeof a.x !== 'bigint' || typeof a.y !== 'bigint') {
+    throw new TypeError('toPoint takes { x: bigint, y: bigint }, null or a point in the msmBytes encoding');
+  }
+  return PointClass.fromAffine({ x: a.x, y: a.y });
+}
