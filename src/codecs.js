@@ -16,7 +16,7 @@
 // which is ZCash's "lexicographically largest", gnark's LexicographicallyLargest and arkworks' YIsNegative
 // (SWFlags::from_y_coordinate: y <= -y is YIsPositive).
 
-import { inputError, checkSubgroupRange } from './msm/bytes.js';
+import { BAD_POINT_REASON, bigIntToBytesLE, bytesToBigIntLE, inputError, checkSubgroupRange } from './msm/bytes.js';
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -49,16 +49,6 @@ const SCALAR_FORMATS = {
 
 export const pointFormatNames = Object.freeze(Object.keys(POINT_FORMATS));
 export const scalarFormatNames = Object.freeze(Object.keys(SCALAR_FORMATS));
-
-function bigIntToBytesLE(x, out, offset, length) {
-  for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
-}
-
-function bytesToBigIntLE(bytes, offset, length) {
-  let x = 0n;
-  for (let i = length - 1; i >= 0; i--) x = (x << 8n) | BigInt(bytes[offset + i]);
-  return x;
-}
 
 function modInverse(a, m) {
   let [r0, r1, s0, s1] = [((a % m) + m) % m, m, 1n, 0n];
@@ -290,9 +280,8 @@ function parsePoint(L, src, o, dst, d) {
   throw new Error(`unhandled point format ${L.name}`);
 }
 
-const BAD_POINT_REASON = { 1: 'x coordinate is >= p', 2: 'y coordinate is >= p', 3: 'point is not on the curve' };
-
-function checkBatchLength(bytes, size, what, format) {
+/** bytes is a Uint8Array of whole encodings of `size` bytes; returns their number. */
+export function checkBatchLength(bytes, size, what, format) {
   if (!(bytes instanceof Uint8Array)) throw new TypeError(`${what} must be a Uint8Array`);
   if (bytes.length % size !== 0) {
     throw new RangeError(`${what} length ${bytes.length} is not a multiple of ${size} (bytes per ${what === 'scalarBytes' ? 'scalar' : 'point'} in format '${format}')`);
@@ -493,21 +482,17 @@ export function encodePointBatch(curve, L, nativeBytes, { what = 'nativeBytes' }
         out.set(nativeBytes.subarray(s, s + 2 * B), o);
         break;
       case 'zcash':
-        if (inf) out[o] = L.compressed ? 0xc0 : 0x40;
+      case 'gnark2': {
+        // big-endian x (| y), flags in the first byte: [infinity compressed, infinity uncompressed, larger y]
+        const [infC, infU, larger] = L.kind === 'zcash' ? [0xc0, 0x40, 0xa0] : [0x40, 0, 0xc0];
+        if (inf) out[o] = L.compressed ? infC : infU;
         else {
           copyToBE(nativeBytes, s, out, o, B);
-          if (L.compressed) out[o] |= large ? 0xa0 : 0x80;
+          if (L.compressed) out[o] |= large ? larger : 0x80;
           else copyToBE(nativeBytes, s + B, out, o + B, B);
         }
         break;
-      case 'gnark2':
-        if (inf) out[o] = L.compressed ? 0x40 : 0;
-        else {
-          copyToBE(nativeBytes, s, out, o, B);
-          if (L.compressed) out[o] |= large ? 0xc0 : 0x80;
-          else copyToBE(nativeBytes, s + B, out, o + B, B);
-        }
-        break;
+      }
       case 'ark':
         if (!inf) out.set(nativeBytes.subarray(s, s + (L.compressed ? B : 2 * B)), o);
         out[o + L.size - 1] |= inf ? 0x40 : large ? 0x80 : 0;

@@ -4,22 +4,11 @@
 import { base64ToBytes, instantiate } from './runtime/loader.js';
 import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
-import { checkMsmInputs, checkMsmOptions, convertPoints, msmBytesOn } from './msm/bytes.js';
-import { createPool } from './threads/pool.js';
+import { bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, convertPoints, msmBytesOn } from './msm/bytes.js';
 import {
   noFormatOptions, decodePointBatch, encodePointBatch, fromPointObject, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions,
   resultFromNative, scalarFormatsOf, toPointObject,
 } from './codecs.js';
-
-function bigIntToBytesLE(x, out, offset, length) {
-  for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
-}
-
-function bytesToBigIntLE(bytes, offset, length) {
-  let x = 0n;
-  for (let i = length - 1; i >= 0; i--) x = (x << 8n) | BigInt(bytes[offset + i]);
-  return x;
-}
 
 /** A small seeded generator (xorshift128+ on 32-bit halves); not for secrets. */
 function seededRandom(seed) {
@@ -194,7 +183,9 @@ export class Curve {
    * inputs as the synchronous methods and give the same results, using every thread. See src/threads/pool.js.
    * options: { count: threads (default: all cores), sharedMemory: 'auto' | true | false }
    */
-  threads(options) {
+  async threads(options) {
+    // Loaded on first use: pages that never start a pool do not fetch its code.
+    const { createPool } = await import('./threads/pool.js');
     return createPool(this, options);
   }
 

@@ -393,6 +393,10 @@ describe('MSM in each format equals the native MSM', () => {
       if (zc) {
         zc[48 * 7] &= 0x7f;
         await expect(pool.msmBytes(zc, sc, { pointFormat: 'zcash-compressed' })).rejects.toThrow(/points\[7\]/);
+        // in the second thread's slice (points are decoded by the threads): the caller's index, not the slice's
+        const late = curve.encodePoint(pts, 'zcash-compressed');
+        late[48 * 250] &= 0x7f;
+        await expect(pool.msmBytes(late, sc, { pointFormat: 'zcash-compressed' })).rejects.toThrow(/^points\[250\]: /);
         expect(hex(await pool.msmBytes(pts, sc))).toBe(hex(reference));
       }
     }, 60_000);
@@ -406,6 +410,19 @@ describe('MSM in each format equals the native MSM', () => {
     pools.push(pool);
     const input = curve.encodePoint(pts, 'gnark-compressed');
     expect(hex(await pool.msmBytes(input, sc, { pointFormat: 'gnark-compressed', resultFormat: 'native' }))).toBe(hex(curve.msmBytes(pts, sc)));
+    // x with no square root, in the second thread's slice: named by the caller's index
+    const bad = input.slice();
+    for (let v = 1; ; v++) {
+      bad[32 * 150 + 31] = input[32 * 150 + 31] ^ v; // the lowest byte of x, until x^3 + 3 is not a square
+      try {
+        curve.decodePoints(bad.subarray(32 * 150, 32 * 151), 'gnark-compressed');
+      } catch {
+        break;
+      }
+    }
+    const error = await pool.msmBytes(bad, sc, { pointFormat: 'gnark-compressed' }).catch((e) => e);
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error.message).toMatch(/^points\[150\]: /);
   }, 60_000);
 });
 

@@ -4,10 +4,19 @@
 
 import { msmPointers } from './index.js';
 
-const BAD_POINT_REASON = { 1: 'x coordinate is >= p', 2: 'y coordinate is >= p', 3: 'point is not on the curve' };
+/** What g_fromBytes' return code (index << 2 | reason) means. */
+export const BAD_POINT_REASON = { 1: 'x coordinate is >= p', 2: 'y coordinate is >= p', 3: 'point is not on the curve' };
 
-function bigIntToBytesLE(x, out, offset, length) {
+/** x as `length` little-endian bytes at out[offset...]. */
+export function bigIntToBytesLE(x, out, offset, length) {
   for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
+}
+
+/** The little-endian integer in bytes[offset .. offset + length). */
+export function bytesToBigIntLE(bytes, offset, length) {
+  let x = 0n;
+  for (let i = length - 1; i >= 0; i--) x = (x << 8n) | BigInt(bytes[offset + i]);
+  return x;
 }
 
 /**
@@ -49,22 +58,23 @@ export function checkMsmOptions(options) {
   return options;
 }
 
-/**
- * Types and lengths of the msmBytes inputs, and every scalar below r; returns the number of points n.
- * Throws TypeError / RangeError naming the argument (and the index for a scalar >= r).
- */
-export function checkMsmInputs(P, pointBytes, scalarBytes) {
+/** pointBytes is a Uint8Array of whole native points; returns their number. */
+export function checkPointBytes(P, pointBytes) {
   const pointSize = 2 * P.field.bytes;
-  const S = P.scalarBytes;
   if (!(pointBytes instanceof Uint8Array)) throw new TypeError('pointBytes must be a Uint8Array');
-  if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
   if (pointBytes.length % pointSize !== 0) {
     throw new RangeError(`pointBytes length ${pointBytes.length} is not a multiple of ${pointSize} (bytes per point)`);
   }
+  return pointBytes.length / pointSize;
+}
+
+/** scalarBytes is a Uint8Array of n native scalars, each below r (RangeError naming the first that is not). */
+export function checkScalarBytes(P, scalarBytes, n) {
+  const S = P.scalarBytes;
+  if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
   if (scalarBytes.length % S !== 0) {
     throw new RangeError(`scalarBytes length ${scalarBytes.length} is not a multiple of ${S} (bytes per scalar)`);
   }
-  const n = pointBytes.length / pointSize;
   if (scalarBytes.length / S !== n) throw new RangeError(`${n} points but ${scalarBytes.length / S} scalars`);
   const r = new Uint8Array(S);
   bigIntToBytesLE(P.r, r, 0, S);
@@ -74,6 +84,16 @@ export function checkMsmInputs(P, pointBytes, scalarBytes) {
     while (k >= 0 && scalarBytes[base + k] === r[k]) k--;
     if (k < 0 || scalarBytes[base + k] > r[k]) throw inputError('scalars', i, ' is not in [0, r)');
   }
+}
+
+/**
+ * Types and lengths of the native msmBytes inputs, and every scalar below r; returns the number of points n.
+ * Throws TypeError / RangeError naming the argument (and the index for a scalar >= r).
+ */
+export function checkMsmInputs(P, pointBytes, scalarBytes) {
+  if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
+  const n = checkPointBytes(P, pointBytes);
+  checkScalarBytes(P, scalarBytes, n);
   return n;
 }
 

@@ -2,12 +2,14 @@
 //
 // - shared memory (Node; browsers when crossOriginIsolated): one shared WebAssembly.Memory, an instance of
 //   the curve's module on every thread and one on this thread. The inputs are written once; the threads
-//   check, convert and split the points (prepare, a 1/T share each), then each runs its 1/T of the
-//   (window, pair) items and reduces its buckets (src/msm/plan.js); this thread adds the partial sums.
+//   check and convert the points and compute the digits (prepare, 1/T of the points each), then each runs a
+//   share of the (window, pair) items with the same number of nonzero digits and reduces its buckets
+//   (src/msm/plan.js); this thread adds the partial sums.
 // - messages (any page): every thread has an instance and a memory of its own. The points and scalars are
 //   split in T slices, each sent (transferred) to one thread, which runs a whole MSM on it; this thread adds
 //   the T results.
 //
+// Points in another encoding (src/codecs.js) are decoded by the threads first, a slice each.
 // One MSM runs at a time; calls queue. This thread never blocks (no Atomics.wait): it awaits messages.
 // An error in a thread rejects that call and the pool stays usable; a thread that dies is replaced before
 // the next call; an AbortSignal ends the call at once (its threads are stopped and replaced).
@@ -17,8 +19,8 @@ import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/l
 import { Heap } from '../runtime/heap.js';
 import { msmShape, splitPieces, weightedCuts } from '../msm/plan.js';
 import { allocInputs, allocLane, combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
-import { checkMsmInputs, checkMsmOptions, inputError, pointToBytes, sumPointBytes } from '../msm/bytes.js';
-import { inputsToNative, noFormatOptions, resolveFormatOptions, resultFromNative } from '../codecs.js';
+import { checkMsmOptions, checkPointBytes, checkScalarBytes, inputError, pointToBytes, sumPointBytes } from '../msm/bytes.js';
+import { checkBatchLength, decodeScalarBatch, noFormatOptions, resolveFormatOptions, resultFromNative } from '../codecs.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
 const STACK_BYTES = 1 << 16;
@@ -187,7 +189,10 @@ export class MsmPool {
   #startThread(t) {
     const { params, module } = this.#curve;
     const init = this.#shared
-      ? { type: 'init', module: this.#shared.module, params, memory: this.#shared.memory, stackTop: this.#shared.stacks[t], syncWord: this.#shared.syncWord }
+      ? {
+          type: 'init', module: this.#shared.module, params, memory: this.#shared.memory, stackTop: this.#shared.stacks[t],
+          syncWord: this.#shared.syncWord, ownModule: module,
+        }
       : { type: 'init', module, params };
     return new Thread(init, t);
   }
@@ -202,19 +207,22 @@ export class MsmPool {
    * sum_i scalars[i] * points[i] over the pool, same inputs and result as Curve.msmBytes. The inputs are read
    * when the call's turn comes: do not change them before the promise settles.
    * options: { window, checkSubgroup, timings, signal: AbortSignal, onProgress(fraction in [0, 1]),
-   *   pointFormat, scalarFormat, resultFormat (as Curve.msmBytes: inputs are converted to the native encoding on
-   *   this thread, before the call queues; the result is converted back) }
+   *   pointFormat, scalarFormat, resultFormat (as Curve.msmBytes: points in another format are decoded by the
+   *   threads, scalars on this thread before the call queues; the result is converted back here) }
    */
   async msmBytes(pointBytes, scalarBytes, options) {
     options = checkMsmOptions(options);
-    const curve = this.#curve;
-    const formats = resolveFormatOptions(curve.params, options);
-    if (formats) [pointBytes, scalarBytes] = inputsToNative(curve, formats, pointBytes, scalarBytes, options.timings);
-    const n = checkMsmInputs(curve.params, pointBytes, scalarBytes);
+    const P = this.#curve.params;
+    const formats = resolveFormatOptions(P, options);
+    // Scalars are converted here (a byte shuffle); points in another format are decoded by the threads, a
+    // slice each, when the call's turn comes (a square root per point for compressed formats).
+    const n = formats?.point ? checkBatchLength(pointBytes, formats.point.size, 'pointBytes', formats.point.name) : checkPointBytes(P, pointBytes);
+    if (formats?.scalar) scalarBytes = decodeScalarBatch(P, formats.scalar, scalarBytes);
+    checkScalarBytes(P, scalarBytes, n);
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
-    let run = this.#queue.then(() => this.#exclusive(pointBytes, scalarBytes, n, options));
-    if (formats) run = run.then((out) => resultFromNative(curve, formats, out, options.timings));
+    let run = this.#queue.then(() => this.#exclusive(pointBytes, scalarBytes, n, options, formats?.point));
+    if (formats) run = run.then((out) => resultFromNative(this.#curve, formats, out, options.timings));
     this.#queue = run.catch(() => {});
     if (!signal) return run;
     // A call still waiting for its turn rejects at once too (at its turn it stops before it starts).
@@ -235,7 +243,7 @@ export class MsmPool {
     return curve.decodePoint(await this.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars), options));
   }
 
-  async #exclusive(pointBytes, scalarBytes, n, options) {
+  async #exclusive(pointBytes, scalarBytes, n, options, pointFormat) {
     if (this.#closed) throw new Error('the thread pool is closed');
     const { signal, onProgress } = options;
     if (signal?.aborted) throw abortError(signal);
@@ -248,6 +256,7 @@ export class MsmPool {
     const mark = this.#shared?.instance.heap.mark();
     const work = (async () => {
       await this.#ready();
+      if (pointFormat) pointBytes = await this.#decodePoints(pointBytes, pointFormat, n, options.timings);
       return this.sharedMemory ? this.#msmShared(pointBytes, scalarBytes, n, options, progress) : this.#msmMessages(pointBytes, scalarBytes, n, options, progress);
     })();
     try {
@@ -264,6 +273,28 @@ export class MsmPool {
       signal?.removeEventListener('abort', onAbort);
       if (this.#shared) this.#shared.instance.heap.release(mark);
     }
+  }
+
+  /** Points in `format` to the native encoding, a slice per thread (each copied once and transferred). */
+  async #decodePoints(bytes, format, n, timings) {
+    const phase = phaseTimer(timings);
+    const T = Math.min(this.count, n);
+    const size = format.size;
+    const native = 2 * this.#curve.params.field.bytes;
+    const ranges = Array.from({ length: T }, (_, t) => [Math.floor((t * n) / T), Math.floor(((t + 1) * n) / T)]);
+    const slices = await this.#runAll(
+      'decode',
+      (t) => {
+        if (t >= T) return null;
+        const slice = bytes.slice(ranges[t][0] * size, ranges[t][1] * size);
+        return { args: { bytes: slice, format: format.name }, transfer: [slice.buffer] };
+      },
+      { offsetOf: (t) => ranges[t]?.[0] ?? 0 },
+    );
+    const out = new Uint8Array(n * native);
+    for (let t = 0; t < T; t++) out.set(slices[t], ranges[t][0] * native);
+    phase('decode');
+    return out;
   }
 
   /** Every thread runs op(argsOf(t)); waits for all (no thread may still write memory that is freed), then throws the first error. */

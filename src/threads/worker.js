@@ -2,7 +2,7 @@
 // memory or over a memory of its own, and runs the operations the pool sends. It imports no Curve and no
 // host code, so the browser build bundles it into one self-contained script (wasm/threads-worker.js).
 //
-// In:  { type: 'init', module, params, memory?, stackTop? }   { type: 'run', id, op, args }
+// In:  { type: 'init', module, params, memory?, stackTop?, syncWord?, ownModule? }   { type: 'run', id, op, args }
 // Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result }
 //      | { type: 'failed', id, error } | { type: 'progress', id, fraction }
 
@@ -10,6 +10,8 @@ import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
 import { countDigits, prepareRange, runLane } from '../msm/index.js';
 import { convertPoints, checkSubgroupRange, msmBytesOn } from '../msm/bytes.js';
+import { decodePointBatch, pointLayout } from '../codecs.js';
+import { Field } from '../field.js';
 
 /** An Error as plain data (structured clone keeps only some of an Error's fields everywhere). */
 export const errorData = (e) => ({
@@ -20,11 +22,29 @@ export const errorData = (e) => ({
   reason: e?.reason,
 });
 
+/** An instantiated module as the MSM and codecs use it: exports, memory, params, a heap and the field. */
+function withHeap({ exports, memory }, params) {
+  const heap = new Heap(memory, exports.fp_heapBase.value);
+  return { exports, memory, params, heap, fp: new Field(exports, params.field, heap, 'fp') };
+}
+
 /** port: { post(message, transfer), listen(onMessage) } over this thread's connection to the pool. */
 export function serveThread(port) {
   let instance = null; // { exports, memory, heap, params }
   let ctx = null; // { ex, memory, params }
   let syncWord = 0;
+  let ownModule = null; // shared path: the module over a memory of its own, for work with a heap (decoding)
+  let own = null;
+
+  /** An instance with a heap of this thread's own: the main one on the message path, else made once. */
+  const ownInstance = async () => {
+    if (!ownModule) return instance;
+    if (!own) {
+      const made = await instantiate(ownModule, { minPages: ctx.params.minPages });
+      own = withHeap(made, ctx.params);
+    }
+    return own;
+  };
 
   // Shared memory: an Atomics operation on one word after this thread's writes (publish) and before its
   // reads (acquire), matched by the pool's, orders the plain stores of different threads; message passing
@@ -55,6 +75,10 @@ export function serveThread(port) {
       runLane(ctx, io, lane, { progress: (done, total) => progress(done / total) });
       publish();
     },
+    /** Either path: points of one slice in `format` to the native encoding (decompression in Wasm). */
+    async decode({ bytes, format }) {
+      return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes, { check: false });
+    },
     /** Own memory: a whole MSM over this thread's share of the inputs. */
     msm({ pointBytes, scalarBytes, n, options }, progress) {
       return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, onProgress: progress });
@@ -67,9 +91,10 @@ export function serveThread(port) {
         const { module, params, memory, stackTop } = message;
         const made = await instantiate(module, memory ? { memory } : { minPages: params.minPages });
         if (stackTop) made.exports.fp_sp.value = stackTop; // a scratch stack of its own in the shared memory
-        instance = { exports: made.exports, memory: made.memory, params, heap: new Heap(made.memory, made.exports.fp_heapBase.value) };
+        instance = withHeap(made, params);
         ctx = { ex: made.exports, memory: made.memory, params };
         syncWord = message.syncWord ?? 0;
+        ownModule = message.ownModule ?? null;
         port.post({ type: 'ready' });
       } catch (e) {
         port.post({ type: 'initFailed', error: errorData(e) });
@@ -80,7 +105,7 @@ export function serveThread(port) {
     const { id, op, args } = message;
     try {
       acquire();
-      const result = ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }));
+      const result = await ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }));
       port.post({ type: 'done', id, result }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (e) {
       port.post({ type: 'failed', id, error: errorData(e) });
