@@ -16,7 +16,7 @@
 // which is ZCash's "lexicographically largest", gnark's LexicographicallyLargest and arkworks' YIsNegative
 // (SWFlags::from_y_coordinate: y <= -y is YIsPositive).
 
-import { BAD_POINT_REASON, bigIntToBytesLE, bytesToBigIntLE, inputError, checkSubgroupRange } from './msm/bytes.js';
+import { BAD_POINT_REASON, bigIntToBytesLE, bytesToBigIntLE, inputError, checkSubgroupRange, subgroupScratchBytes } from './msm/bytes.js';
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -308,7 +308,7 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
     const C = Math.min(CHUNK, n);
     const staging = heap.alloc(C * 2 * B);
     const affine = heap.alloc(C * A, 64);
-    const jac = checkSubgroup ? heap.alloc(2 * P.jacobianBytes) : 0;
+    const jac = checkSubgroup ? heap.alloc(subgroupScratchBytes(P), 64) : 0;
     const fe = heap.alloc(4 * E);
     const [X, T, U, Y] = [fe, fe + E, fe + 2 * E, fe + 3 * E];
     const consts = heap.alloc(2 * E);

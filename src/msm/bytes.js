@@ -106,25 +106,103 @@ export function convertPoints(ctx, dst, staging, count, first = 0) {
   if (bad !== -1) throw inputError('points', first + (bad >> 2), `: ${BAD_POINT_REASON[bad & 3]}`);
 }
 
+function isqrt(x) {
+  if (x < 2n) return x;
+  let y = 1n << BigInt((x.toString(2).length + 1) >> 1);
+  for (;;) {
+    const next = (y + x / y) >> 1n;
+    if (next >= y) return y;
+    y = next;
+  }
+}
+
+const subgroupTests = new WeakMap();
+
 /**
- * r * P = infinity for each of count affine points at `points` (a full scalar multiplication each, hence
- * optional). `jac` is room for two Jacobian points; `first` as in convertPoints.
+ * How points of this curve are shown to lie in the subgroup of order r (once per params):
+ * - 'all': h = 1, so #E(F_p) = r and every point on the curve is in it;
+ * - 'bls12': a BLS12 curve (r = z^4 - z^2 + 1, p = (z - 1)^2 r / 3 + z) with the GLV endomorphism
+ *   phi(x, y) = (beta x, y): P is in G1 iff phi(P) = [-z^2] P (M. Scott, "A note on group membership tests for
+ *   G1, G2 and GT on BLS pairing-friendly curves", IACR ePrint 2021/1130, section 4), which costs two
+ *   multiplications by the sparse 64-bit z instead of one by r (test/threads.test.js checks it against r * P
+ *   and on points of every small order the cofactor allows);
+ * - 'order': r * P = infinity, a full scalar multiplication (any other curve).
  */
-export function checkSubgroupRange(ctx, jac, points, count, first = 0) {
+export function subgroupTestOf(P) {
+  let test = subgroupTests.get(P);
+  if (test) return test;
+  test = { kind: 'order' };
+  if (P.h === 1n) test = { kind: 'all' };
+  else if (P.glv) {
+    // z^2 = (1 + sqrt(4r - 3)) / 2 when r = z^4 - z^2 + 1
+    const d = 4n * P.r - 3n;
+    const root = isqrt(d);
+    if (root * root === d && (1n + root) % 2n === 0n) {
+      const z2 = (1n + root) / 2n;
+      const zAbs = isqrt(z2);
+      for (const z of zAbs * zAbs === z2 ? [zAbs, -zAbs] : []) {
+        if (((z - 1n) ** 2n * P.r) % 3n !== 0n || ((z - 1n) ** 2n * P.r) / 3n + z !== P.p) continue;
+        // phi acts on G1 as lambda, one of the two cube roots of unity -z^2 and z^2 - 1 mod r.
+        const minusZ2 = (P.r - (z2 % P.r)) % P.r;
+        if (P.glv.lambda === minusZ2 || P.glv.lambda === (z2 - 1n) % P.r) {
+          test = { kind: 'bls12', zAbs, zBits: zAbs.toString(2), lambdaIsMinusZ2: P.glv.lambda === minusZ2 };
+        }
+      }
+    }
+  }
+  subgroupTests.set(P, test);
+  return test;
+}
+
+/** Bytes of scratch checkSubgroupRange needs. */
+export const subgroupScratchBytes = (P) => 3 * P.jacobianBytes + P.affineBytes;
+
+/**
+ * Each of count affine points at `points` is in the subgroup of order r (subgroupTestOf: nothing to do when
+ * h = 1, the BLS12 endomorphism test, or r * P = infinity), else a RangeError naming the index. `scratch` is
+ * subgroupScratchBytes(P) bytes; `first` as in convertPoints.
+ */
+export function checkSubgroupRange(ctx, scratch, points, count, first = 0) {
   const { ex, params: P } = ctx;
+  const test = subgroupTestOf(P);
+  if (test.kind === 'all') return;
   const A = P.affineBytes;
   const J = P.jacobianBytes;
-  const acc = jac;
-  const base = jac + J;
-  const bits = P.r.toString(2);
-  for (let i = 0; i < count; i++) {
-    ex.g_jacFromAffine(base, points + i * A);
+  const [acc, base, tmp, phi] = [scratch, scratch + J, scratch + 2 * J, scratch + 3 * J];
+  const isInfinity = (jac) => ex.fp_isZero(jac + 2 * P.E);
+  /** acc = [bits] base, by double-and-add from the top bit (bits has a leading 1). */
+  const multiply = (bits) => {
     ex.g_jacCopy(acc, base);
     for (let k = 1; k < bits.length; k++) {
       ex.g_jacDouble(acc, acc);
       if (bits[k] === '1') ex.g_jacAdd(acc, acc, base);
     }
-    if (!ex.fp_isZero(acc + 2 * P.E)) throw inputError('points', first + i, ' is not in the subgroup of order r');
+  };
+  for (let i = 0; i < count; i++) {
+    const pt = points + i * A;
+    let inSubgroup;
+    if (test.kind === 'bls12') {
+      // acc = [z^2] P: two multiplications by |z| (the signs cancel)
+      ex.g_jacFromAffine(base, pt);
+      multiply(test.zBits);
+      ex.g_jacCopy(base, acc);
+      multiply(test.zBits);
+      // lambda = -z^2: phi(P) + [z^2] P = O.  lambda = z^2 - 1: phi(P) + P - [z^2] P = O.
+      ex.g_endomorphism(phi, pt, 1);
+      ex.g_jacFromAffine(tmp, phi);
+      if (!test.lambdaIsMinusZ2) {
+        ex.fp_neg(acc + P.E, acc + P.E);
+        ex.g_jacFromAffine(base, pt);
+        ex.g_jacAdd(tmp, tmp, base);
+      }
+      ex.g_jacAdd(acc, acc, tmp);
+      inSubgroup = isInfinity(acc);
+    } else {
+      ex.g_jacFromAffine(base, pt);
+      multiply(P.r.toString(2));
+      inSubgroup = isInfinity(acc);
+    }
+    if (!inSubgroup) throw inputError('points', first + i, ' is not in the subgroup of order r');
   }
 }
 
@@ -149,7 +227,7 @@ export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
     new Uint8Array(memory.buffer, staging, pointBytes.length).set(pointBytes);
     new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
     convertPoints(ctx, points, staging, n);
-    if (options.checkSubgroup) checkSubgroupRange(ctx, heap.alloc(2 * P.jacobianBytes), points, n);
+    if (options.checkSubgroup) checkSubgroupRange(ctx, heap.alloc(subgroupScratchBytes(P), 64), points, n);
     const resultPtr = msmPointers(instance, { points, scalars, n, options });
     return pointToBytes(instance, resultPtr);
   } finally {

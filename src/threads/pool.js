@@ -19,7 +19,7 @@ import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/l
 import { Heap } from '../runtime/heap.js';
 import { msmShape, splitPieces, weightedCuts } from '../msm/plan.js';
 import { allocInputs, allocLane, combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
-import { checkMsmOptions, checkPointBytes, checkScalarBytes, inputError, pointToBytes, sumPointBytes } from '../msm/bytes.js';
+import { checkMsmOptions, checkPointBytes, checkScalarBytes, inputError, pointToBytes, subgroupScratchBytes, sumPointBytes } from '../msm/bytes.js';
 import { checkBatchLength, decodeScalarBatch, noFormatOptions, resolveFormatOptions, resultFromNative } from '../codecs.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
@@ -333,7 +333,7 @@ export class MsmPool {
     const staging = heap.alloc(pointBytes.length);
     const scalars = heap.alloc(scalarBytes.length + 8);
     const io = allocInputs(heap, P, shape, { points, scalars });
-    const jacs = options.checkSubgroup ? this.#threads.map(() => heap.alloc(2 * P.jacobianBytes)) : [];
+    const jacs = options.checkSubgroup ? this.#threads.map(() => heap.alloc(subgroupScratchBytes(P), 64)) : [];
     // Views after the last allocation: a grown shared memory has a new, longer buffer.
     new Uint8Array(memory.buffer, staging, pointBytes.length).set(pointBytes);
     new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
