@@ -116,16 +116,25 @@ function isqrt(x) {
   }
 }
 
+function gcd(a, b) {
+  a = a < 0n ? -a : a;
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
 const subgroupTests = new WeakMap();
 
 /**
  * How points of this curve are shown to lie in the subgroup of order r (once per params):
  * - 'all': h = 1, so #E(F_p) = r and every point on the curve is in it;
  * - 'bls12': a BLS12 curve (r = z^4 - z^2 + 1, p = (z - 1)^2 r / 3 + z) with the GLV endomorphism
- *   phi(x, y) = (beta x, y): P is in G1 iff phi(P) = [-z^2] P (M. Scott, "A note on group membership tests for
- *   G1, G2 and GT on BLS pairing-friendly curves", IACR ePrint 2021/1130, section 4), which costs two
- *   multiplications by the sparse 64-bit z instead of one by r (test/threads.test.js checks it against r * P
- *   and on points of every small order the cofactor allows);
+ *   phi(x, y) = (beta x, y), which acts on G1 as lambda; mu = -z^2 or z^2 - 1 (as integers), whichever is
+ *   lambda mod r. Test: phi(P) = [mu] P, two multiplications by the sparse 64-bit z instead of one by r (the
+ *   test of M. Scott, IACR ePrint 2021/1130). Proof: E(F_p) = G1 x H with #H = h prime to r; write P = P1 + Q.
+ *   phi(P1) = [mu] P1, so the test holds iff phi(Q) = [mu] Q, and then, as P + phi(P) + phi^2(P) = O for every
+ *   P (the three points on the line y = const), (mu^2 + mu + 1) Q = O. Here mu^2 + mu + 1 = r exactly, and
+ *   gcd(r, h) = 1 (checked below), so Q = O. test/subgroup.test.js checks it against r * P and on points of
+ *   every prime-power order dividing h;
  * - 'order': r * P = infinity, a full scalar multiplication (any other curve).
  */
 export function subgroupTestOf(P) {
@@ -144,8 +153,10 @@ export function subgroupTestOf(P) {
         if (((z - 1n) ** 2n * P.r) % 3n !== 0n || ((z - 1n) ** 2n * P.r) / 3n + z !== P.p) continue;
         // phi acts on G1 as lambda, one of the two cube roots of unity -z^2 and z^2 - 1 mod r.
         const minusZ2 = (P.r - (z2 % P.r)) % P.r;
-        if (P.glv.lambda === minusZ2 || P.glv.lambda === (z2 - 1n) % P.r) {
-          test = { kind: 'bls12', zAbs, zBits: zAbs.toString(2), lambdaIsMinusZ2: P.glv.lambda === minusZ2 };
+        const lambdaIsMinusZ2 = P.glv.lambda === minusZ2;
+        const mu = lambdaIsMinusZ2 ? -z2 : z2 - 1n;
+        if ((lambdaIsMinusZ2 || P.glv.lambda === (z2 - 1n) % P.r) && gcd(mu * mu + mu + 1n, P.h) === 1n) {
+          test = { kind: 'bls12', zAbs, zBits: zAbs.toString(2), lambdaIsMinusZ2 };
         }
       }
     }
