@@ -122,24 +122,17 @@ export function scalarLayout(params, name) {
   return { name, width, bigEndian: name === 'be' || name === 'eip2537', reduce: name === 'eip2537' };
 }
 
-/** For each supported point format of a curve, its bytes per point: { native: 96, ... }. */
-export function pointFormatsOf(params) {
-  const out = {};
-  for (const name of pointFormatNames) {
-    const { curves } = POINT_FORMATS[name];
-    if (!curves || curves.includes(params.name)) out[name] = pointLayout(params, name).size;
-  }
-  return Object.freeze(out);
+/** The formats of `table` this curve takes, each with sizeOf(name): { native: 96, ... }. */
+function supported(table, params, sizeOf) {
+  const takes = (name) => !table[name].curves || table[name].curves.includes(params.name);
+  return Object.freeze(Object.fromEntries(Object.keys(table).filter(takes).map((name) => [name, sizeOf(name)])));
 }
 
-export function scalarFormatsOf(params) {
-  const out = {};
-  for (const name of scalarFormatNames) {
-    const { curves } = SCALAR_FORMATS[name];
-    if (!curves || curves.includes(params.name)) out[name] = scalarLayout(params, name).width;
-  }
-  return Object.freeze(out);
-}
+/** For each point format a curve takes, its bytes per point: { native: 96, ... }. */
+export const pointFormatsOf = (params) => supported(POINT_FORMATS, params, (name) => pointLayout(params, name).size);
+
+/** For each scalar format a curve takes, its bytes per scalar. */
+export const scalarFormatsOf = (params) => supported(SCALAR_FORMATS, params, (name) => scalarLayout(params, name).width);
 
 /**
  * The format options of msmBytes: { pointFormat, scalarFormat, resultFormat } validated for this curve.
