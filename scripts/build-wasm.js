@@ -15,7 +15,7 @@ let compileWat, wasmJsModule;
 try {
   ({ compileWat, wasmJsModule } = await import('../codegen/compile.js'));
 } catch (e) {
-  fail('build:wasm', new Error(`cannot load codegen/compile.js (is the dev dependency wabt installed? run npm install in the repo): ${e.message}`));
+  fail('build:wasm', new Error(`cannot load codegen/compile.js (is wabt installed? run npm install in the repo): ${e.message}`));
 }
 
 const files = listWat(repoRoot);

@@ -16,7 +16,9 @@
 // which is ZCash's "lexicographically largest", gnark's LexicographicallyLargest and arkworks' YIsNegative
 // (SWFlags::from_y_coordinate: y <= -y is YIsPositive).
 
-import { BAD_POINT_REASON, bigIntToBytesLE, bytesToBigIntLE, inputError, checkSubgroupRange, subgroupScratchBytes } from './msm/bytes.js';
+import {
+  BAD_POINT_REASON, bigIntToBytesLE, bytesToBigIntLE, checkPointBytes, checkScalarBytes, checkSubgroupRange, inputError, subgroupScratchBytes,
+} from './msm/bytes.js';
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -166,13 +168,22 @@ export function noFormatOptions(options, method) {
  */
 export function inputsToNative(curve, formats, pointBytes, scalarBytes, timings) {
   const t0 = now();
-  if (!(pointBytes instanceof Uint8Array)) throw new TypeError('pointBytes must be a Uint8Array');
-  if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
-  // Scalars first: cheap, so a bad scalar array is not found only after a long decompression.
-  if (formats.scalar) scalarBytes = decodeScalarBatch(curve.params, formats.scalar, scalarBytes);
+  scalarBytes = checkedScalars(curve.params, formats, pointBytes, scalarBytes).scalarBytes;
   if (formats.point) pointBytes = decodePointBatch(curve, formats.point, pointBytes, { check: false });
   if (timings) timings.decode = (timings.decode ?? 0) + (now() - t0);
   return [pointBytes, scalarBytes];
+}
+
+/**
+ * The number of points (from the length of pointBytes in its format) and the scalars in the native encoding,
+ * every scalar checked below r: done before any point is decoded, so a bad scalar array is not found only
+ * after a long decompression (Curve.msmBytes and the pool alike).
+ */
+export function checkedScalars(params, formats, pointBytes, scalarBytes) {
+  const n = formats?.point ? checkBatchLength(pointBytes, formats.point.size, 'pointBytes', formats.point.name) : checkPointBytes(params, pointBytes);
+  if (formats?.scalar) scalarBytes = decodeScalarBatch(params, formats.scalar, scalarBytes);
+  checkScalarBytes(params, scalarBytes, n);
+  return { n, scalarBytes };
 }
 
 /** The MSM's native result in the result format (unchanged when that is native). */
@@ -402,7 +413,11 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
         if (r !== -1) throw inputError('points', first + (r >> 2), `: ${BAD_POINT_REASON[r & 3]}`);
         if (checkSubgroup) checkSubgroupRange(ctx, jac, affine, good, first);
       }
-      if (pending) throw pending;
+      if (pending) {
+        // Earlier chunks were not checked (without `check`): a bad point there has the lower index.
+        if (!check && first > 0) validateNative(curve, out.subarray(0, first * 2 * B), first);
+        throw pending;
+      }
       out.set(new Uint8Array(memory.buffer, staging, count * 2 * B), first * 2 * B);
     }
     return out;

@@ -402,6 +402,24 @@ describe('MSM in each format equals the native MSM', () => {
     }, 60_000);
   }
 
+  it('the first bad point is named whatever its kind: an off-curve point before a bad flag (curve, chunks, both pool paths)', async () => {
+    const curve = curves['bls12-381'];
+    for (const n of [10, 4200]) {
+      const pts = samplePoints(curve, n, 5);
+      const sc = curve.randomScalarsBytes(n, { seed: 6 });
+      const bad = curve.encodePoint(pts, 'zcash-uncompressed');
+      const late = n === 10 ? 7 : 4100; // in another chunk (4096 points) or another thread's slice
+      bad[96 * 1 + 95] ^= 1; // point 1: y changes, so it is off the curve
+      bad[96 * late] |= 0x80; // point `late`: the compression flag set on a 96-byte encoding
+      expect(() => curve.msmBytes(bad, sc, { pointFormat: 'zcash-uncompressed' })).toThrow(/^points\[1\]: point is not on the curve$/);
+      for (const sharedMemory of [true, false]) {
+        const pool = await curve.threads({ count: 2, sharedMemory });
+        pools.push(pool);
+        await expect(pool.msmBytes(bad, sc, { pointFormat: 'zcash-uncompressed' }), `n = ${n}, shared ${sharedMemory}`).rejects.toThrow(/^points\[1\]: point is not on the curve$/);
+      }
+    }
+  }, 60_000);
+
   it('message-passing pool path with formats', async () => {
     const curve = curves.bn254;
     const pts = samplePoints(curve, 200, 8);

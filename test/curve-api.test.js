@@ -365,6 +365,9 @@ for (const name of curveNames) {
       expectError('timings: 5', () => curve.msmBytes(pb, sb, { timings: 5 }), TypeError, /options\.timings must be an object/);
       expectError('timings: null', () => curve.msm(okPoints, okScalars, { timings: null }), TypeError, /options\.timings/);
       expectError('checkSubgroup: "yes"', () => curve.msmBytes(pb, sb, { checkSubgroup: 'yes' }), TypeError, /checkSubgroup must be a boolean/);
+      for (const blockPoints of [0, -1, 'x', 1.5]) {
+        expectError(`blockPoints ${blockPoints}`, () => curve.msmBytes(pb, sb, { blockPoints }), RangeError, /blockPoints must be a positive integer/);
+      }
       for (const n of ['x', -1, 1.5, NaN]) {
         expectError(`randomScalars(${String(n)})`, () => curve.randomScalars(n), RangeError, /n must be a non-negative integer/);
         expectError(`randomPoints(${String(n)})`, () => curve.randomPoints(n), RangeError, /n must be a non-negative integer/);

@@ -360,6 +360,44 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
     });
   }
 
+  it('an onProgress that throws rejects that call with its error (after the threads finish), and nothing crashes', async () => {
+    for (const sharedMemory of [true, false]) {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        const boom = new Error('callback failed');
+        await expect(pool.msmBytes(pointBytes, scalarBytes, { onProgress: () => { throw boom; } })).rejects.toBe(boom);
+        expect(await pool.msmBytes(pointBytes, scalarBytes)).toEqual(expected);
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
+  it('a forced window is bounded by the whole input on both paths (not by a thread\'s slice)', async () => {
+    const bn = await loadCurve('bn254');
+    const n = 1 << 13;
+    const pts = bn.randomPointsBytes(n, { seed: 31 });
+    const sc = bn.randomScalarsBytes(n, { seed: 32 });
+    const want = bn.msmBytes(pts, sc, { window: 16 });
+    for (const sharedMemory of [true, false]) {
+      const pool = await bn.threads({ count: 2, sharedMemory });
+      try {
+        // 2^13 points: at most log2(2^14) + 2 = 16; each thread's slice alone would allow only 15
+        expect(await pool.msmBytes(pts, sc, { window: 16 }), `shared ${sharedMemory}`).toEqual(want);
+        await expect(pool.msmBytes(pts, sc, { window: 17 })).rejects.toThrow(/window 17 is too large for 8192 points: at most 16/);
+        await expect(pool.msmBytes(new Uint8Array(0), new Uint8Array(0), { window: 99 })).rejects.toThrow(/window must be an integer in 2\.\.24/);
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
+  it('a curve made with the bare constructor (no compiled module) gets a clear error from threads()', async () => {
+    const { Curve } = await import('../index.js');
+    const bare = new Curve(curve.params, curve.exports, curve.memory);
+    await expect(bare.threads({ count: 1 })).rejects.toThrow(/threads\(\) needs a curve loaded by loadCurve/);
+  });
+
   it('options are checked', async () => {
     await expect(curve.threads({ count: 0 })).rejects.toThrow(/count must be an integer in 1\.\.256/);
     await expect(curve.threads({ count: 2.5 })).rejects.toThrow(RangeError);
@@ -387,11 +425,14 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
         const out = await pool.msmBytes(curve.randomPointsBytes(300), curve.randomScalarsBytes(300));
         console.log(sharedMemory, out.length);
       }`;
-    const started = Date.now();
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
-    expect(child.stderr).toBe('');
-    expect(child.status).toBe(0);
-    expect(child.stdout.trim().split('\n')).toEqual(['true 64', 'false 64']);
-    expect(Date.now() - started).toBeLessThan(30_000);
+    // as `node -e` (the workers must not inherit the entry options) and with process-wide V8 options
+    for (const flags of [['--input-type=module'], ['--input-type=module', '--max-old-space-size=512', '--expose-gc']]) {
+      const started = Date.now();
+      const child = spawnSync(process.execPath, [...flags, '-e', script], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+      expect(child.stderr, flags.join(' ')).toBe('');
+      expect(child.status).toBe(0);
+      expect(child.stdout.trim().split('\n')).toEqual(['true 64', 'false 64']);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    }
   });
 });

@@ -31,12 +31,6 @@ export function inputError(argument, index, reason) {
   return e;
 }
 
-/** The same error with its index moved by `offset` (an error from a slice of the input). */
-export function rebaseInputError(e, offset) {
-  if (!e || typeof e.index !== 'number' || !e.argument) return e;
-  return inputError(e.argument, e.index + offset, e.reason);
-}
-
 /**
  * The options of msm / msmBytes (and of the pool's, with `signal` and `onProgress`): undefined or an object
  * whose known fields have the right types; returns an object. The window's range is checked by msmShape.
@@ -52,6 +46,10 @@ export function checkMsmOptions(options) {
   }
   if (checkSubgroup !== undefined && typeof checkSubgroup !== 'boolean') throw new TypeError('options.checkSubgroup must be a boolean');
   if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError('options.onProgress must be a function');
+  // (a testing knob of the synchronous MSM: points summed at once in the work area)
+  if (options.blockPoints !== undefined && !(Number.isInteger(options.blockPoints) && options.blockPoints >= 1)) {
+    throw new RangeError(`options.blockPoints must be a positive integer, got ${options.blockPoints}`);
+  }
   if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
     throw new TypeError('options.signal must be an AbortSignal');
   }
@@ -91,7 +89,6 @@ export function checkScalarBytes(P, scalarBytes, n) {
  * Throws TypeError / RangeError naming the argument (and the index for a scalar >= r).
  */
 export function checkMsmInputs(P, pointBytes, scalarBytes) {
-  if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
   const n = checkPointBytes(P, pointBytes);
   checkScalarBytes(P, scalarBytes, n);
   return n;

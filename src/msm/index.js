@@ -349,14 +349,15 @@ export const lanePartials = (P, lane) => lane.pieces.map((piece, q) => ({ k: pie
  * The whole MSM on one thread.
  * @param curve a Curve (src/curve.js): exports, memory, heap, params
  * @param args.points pointer to n affine points with room for 2n + 1; args.scalars pointer to n scalars
- * @param args.options { window, timings, onProgress(fraction), blockPoints (work area size; tests make it tiny) }
+ * @param args.options { window, timings, onProgress(fraction), blockPoints (work area size; tests make it tiny),
+ *   windowLimitPoints (the pool's message path: the whole MSM's size, which bounds a forced window) }
  * @returns pointer to the affine result (in the curve's heap; valid until the caller releases it)
  */
 export function msmPointers(curve, { points, scalars, n, options = {} }) {
   const ctx = { ex: curve.exports, memory: curve.memory, params: curve.params };
   const timings = options.timings ?? null;
   const phase = phaseTimer(timings);
-  const shape = msmShape(curve.params, n, options.window);
+  const shape = msmShape(curve.params, n, options.window, 1, { windowLimitPoints: options.windowLimitPoints });
   const io = allocInputs(curve.heap, curve.params, shape, { points, scalars });
   setInfinity(ctx.ex, ctx.memory, ctx.params, io.infinity);
   prepareRange(ctx, io, 0, n, phase);

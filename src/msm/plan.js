@@ -10,14 +10,16 @@ import { chooseWindow } from './window.js';
  * @param P runtime params of the curve; n points; window: a forced c, or undefined to choose
  * @returns frozen { n, m pairs, bits per pair, c, K windows, L buckets per window }
  */
-export function msmShape(P, n, window, threads = 1) {
+export function msmShape(P, n, window, threads = 1, { windowLimitPoints = n } = {}) {
   const m = P.glv ? 2 * n : n;
   const bits = P.glv ? P.glv.halfBits : P.rBits;
   const c = window ?? chooseThreadedWindow(m, bits, threads);
   if (!Number.isInteger(c) || c < 2 || c > 24) throw new RangeError(`window must be an integer in 2..24, got ${c}`);
   // 2^(c-1) buckets per window, in memory that is never given back: no more than the pairs can fill.
-  const maxC = Math.max(16, Math.ceil(Math.log2(Math.max(1, m))) + 2);
-  if (c > maxC) throw new RangeError(`window ${c} is too large for ${n} points: at most ${maxC} (each window has 2^(c-1) buckets)`);
+  // (windowLimitPoints: the whole MSM's points, when this is a thread's slice of it)
+  const mLimit = (P.glv ? 2 : 1) * Math.max(n, windowLimitPoints);
+  const maxC = Math.max(16, Math.ceil(Math.log2(Math.max(1, mLimit))) + 2);
+  if (c > maxC) throw new RangeError(`window ${c} is too large for ${Math.max(n, windowLimitPoints)} points: at most ${maxC} (each window has 2^(c-1) buckets)`);
   // One more bit than the scalar for the carry of the top signed digit.
   return Object.freeze({ n, m, bits, c, K: Math.ceil((bits + 1) / c), L: 1 << (c - 1) });
 }

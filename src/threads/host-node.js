@@ -26,7 +26,17 @@ function workerExecArgv() {
 }
 
 export async function startWorker() {
-  const worker = new Worker(new URL('./worker-node.js', import.meta.url), { execArgv: workerExecArgv() });
+  const url = new URL('./worker-node.js', import.meta.url);
+  const execArgv = workerExecArgv();
+  // Inherit the parent's options unless some had to go; Node refuses some process-wide ones when they are
+  // passed explicitly (--max-old-space-size, --expose-gc, ...): then start with none.
+  let worker;
+  try {
+    worker = new Worker(url, execArgv.length === process.execArgv.length ? {} : { execArgv });
+  } catch (e) {
+    if (e?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw e;
+    worker = new Worker(url, { execArgv: [] });
+  }
   worker.unref();
   return {
     post: (message, transfer) => worker.postMessage(message, transfer),

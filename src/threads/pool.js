@@ -19,8 +19,8 @@ import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/l
 import { Heap } from '../runtime/heap.js';
 import { msmShape, splitPieces, weightedCuts } from '../msm/plan.js';
 import { allocInputs, allocLane, combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
-import { checkMsmOptions, checkPointBytes, checkScalarBytes, inputError, pointToBytes, subgroupScratchBytes, sumPointBytes } from '../msm/bytes.js';
-import { checkBatchLength, decodeScalarBatch, noFormatOptions, resolveFormatOptions, resultFromNative } from '../codecs.js';
+import { checkMsmOptions, inputError, pointToBytes, subgroupScratchBytes, sumPointBytes } from '../msm/bytes.js';
+import { checkedScalars, noFormatOptions, resolveFormatOptions, resultFromNative } from '../codecs.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
 const STACK_BYTES = 1 << 16;
@@ -48,7 +48,6 @@ class Thread {
   #pending = null; // { resolve, reject, onProgress } of the operation running
   #initialised = null; // { resolve, reject } until the worker answers init
   #nextId = 1;
-  #stopping = false;
 
   constructor(init, label) {
     this.label = label;
@@ -66,7 +65,11 @@ class Thread {
     host.listen(
       (message) => {
         if (message.type === 'ready') this.#initialised.resolve();
-        else if (message.type === 'initFailed') this.#initialised.reject(errorFromData(message.error));
+        else if (message.type === 'initFailed') {
+          // a thread that cannot start is ended, and replaced before the next call
+          this.#initialised.reject(errorFromData(message.error));
+          this.terminate();
+        }
         else if (message.type === 'progress') this.#pending?.onProgress?.(message.fraction);
         else if (message.type === 'done' || message.type === 'failed') {
           const pending = this.#pending;
@@ -75,7 +78,10 @@ class Thread {
           else pending?.reject(message.error);
         }
       },
-      (error) => this.#fail(`failed: ${error?.message ?? error}`),
+      (error) => {
+        this.#fail(`failed: ${error?.message ?? error}`);
+        this.terminate(); // a browser worker that reported an error may still be running
+      },
     );
     // Starting counts as busy: the process must not exit while a pool is being made.
     host.hold(true);
@@ -89,7 +95,7 @@ class Thread {
 
   /** The worker is gone (or going): whatever waits on it rejects. */
   #fail(what) {
-    if (this.dead && !this.#stopping) return;
+    if (this.dead) return;
     this.dead = true;
     const message = `wasmsm thread ${this.label} ${what}`;
     this.#initialised?.reject(new Error(message));
@@ -118,7 +124,6 @@ class Thread {
   }
 
   async terminate() {
-    this.#stopping = true;
     this.#fail('was stopped');
     let host;
     try {
@@ -141,6 +146,9 @@ export async function createPool(curve, options = {}) {
     throw new RangeError(`count must be an integer in 1..${MAX_THREADS}, got ${count}`);
   }
   if (mode !== 'auto' && mode !== true && mode !== false) throw new TypeError(`sharedMemory must be 'auto', true or false, got ${mode}`);
+  if (!curve.module || !curve.moduleBytes) {
+    throw new TypeError('threads() needs a curve loaded by loadCurve, a curve subpath or curveLoader (it shares their compiled module)');
+  }
   if (mode === true && !canShareMemory()) {
     throw new Error('sharedMemory: true needs SharedArrayBuffer: serve the page cross-origin isolated (COOP same-origin and COEP require-corp or credentialless)');
   }
@@ -214,11 +222,13 @@ export class MsmPool {
     options = checkMsmOptions(options);
     const P = this.#curve.params;
     const formats = resolveFormatOptions(P, options);
-    // Scalars are converted here (a byte shuffle); points in another format are decoded by the threads, a
-    // slice each, when the call's turn comes (a square root per point for compressed formats).
-    const n = formats?.point ? checkBatchLength(pointBytes, formats.point.size, 'pointBytes', formats.point.name) : checkPointBytes(P, pointBytes);
-    if (formats?.scalar) scalarBytes = decodeScalarBatch(P, formats.scalar, scalarBytes);
-    checkScalarBytes(P, scalarBytes, n);
+    // Scalars are converted and checked here (a byte shuffle); points in another format are decoded by the
+    // threads, a slice each, when the call's turn comes (a square root per point for compressed formats).
+    const checked = checkedScalars(P, formats, pointBytes, scalarBytes);
+    const n = checked.n;
+    scalarBytes = checked.scalarBytes;
+    // The window is bounded by the whole input (the message path's threads see slices).
+    if (options.window !== undefined) msmShape(P, n, options.window);
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
     let run = this.#queue.then(() => this.#exclusive(pointBytes, scalarBytes, n, options, formats?.point));
@@ -252,7 +262,16 @@ export class MsmPool {
       onAbort = () => reject(abortError(signal));
       signal?.addEventListener('abort', onAbort, { once: true });
     });
-    const progress = onProgress ? (fraction) => onProgress(Math.min(1, Math.max(0, fraction))) : () => {};
+    // A callback that throws must not crash a message handler: the MSM finishes, then rejects with its error.
+    let callbackError = null;
+    const progress = (fraction) => {
+      if (!onProgress || callbackError) return;
+      try {
+        onProgress(Math.min(1, Math.max(0, fraction)));
+      } catch (e) {
+        callbackError = { error: e };
+      }
+    };
     const mark = this.#shared?.instance.heap.mark();
     const work = (async () => {
       await this.#ready();
@@ -262,11 +281,15 @@ export class MsmPool {
     try {
       const result = await Promise.race([work, aborted]);
       progress(1);
+      if (callbackError) throw callbackError.error;
       return result;
     } catch (e) {
       if (signal?.aborted) {
         work.catch(() => {});
         await Promise.all(this.#threads.map((thread) => thread.terminate()));
+        // A browser ends a worker asynchronously: keep this call's memory until the replacements run, by which
+        // time the old threads have stopped writing it.
+        await this.#ready().catch(() => {});
       }
       throw e;
     } finally {
@@ -316,10 +339,15 @@ export class MsmPool {
     return outcomes.map((o) => o.value);
   }
 
-  /** Order this thread's reads after the threads' writes (they publish with an Atomics operation on the same word). */
+  /** Order this thread's reads after the threads' writes, and its writes before theirs (Atomics on one word). */
   #acquire() {
     const { memory, syncWord } = this.#shared;
     Atomics.load(new Int32Array(memory.buffer, syncWord, 1), 0);
+  }
+
+  #publish() {
+    const { memory, syncWord } = this.#shared;
+    Atomics.add(new Int32Array(memory.buffer, syncWord, 1), 0, 1);
   }
 
   async #msmShared(pointBytes, scalarBytes, n, options, progress) {
@@ -339,6 +367,7 @@ export class MsmPool {
     new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
     const ctx = { ex: instance.exports, memory, params: P };
     setInfinity(ctx.ex, memory, P, io.infinity);
+    this.#publish();
     phase('allocate');
 
     // prepare: points [first, first + count) per thread; with checkSubgroup it is most of the work.
@@ -359,6 +388,7 @@ export class MsmPool {
     // Equal shares of the nonzero digits (small or zero scalars leave windows nearly empty).
     const cuts = weightedCuts(shape, T, segments.flatMap((s) => s ?? []));
     const lanes = splitPieces(shape, T, cuts).map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces) : null));
+    this.#publish();
     phase('allocate');
 
     // accumulate + reduce: each thread its lane; progress by items done.
@@ -390,7 +420,7 @@ export class MsmPool {
     if (T === 0) return new Uint8Array(PB);
     const ranges = Array.from({ length: T }, (_, t) => [Math.floor((t * n) / T), Math.floor(((t + 1) * n) / T)]);
     const fractions = new Array(T).fill(0);
-    const threadOptions = { window: options.window, checkSubgroup: !!options.checkSubgroup };
+    const threadOptions = { window: options.window, checkSubgroup: !!options.checkSubgroup, windowLimitPoints: n };
     const results = await this.#runAll(
       'msm',
       (t) => {

@@ -38,7 +38,7 @@ export function serveThread(port) {
 
   /** An instance with a heap of this thread's own: the main one on the message path, else made once. */
   const ownInstance = async () => {
-    if (!ownModule) return instance;
+    if (instance) return instance;
     if (!own) {
       const made = await instantiate(ownModule, { minPages: ctx.params.minPages });
       own = withHeap(made, ctx.params);
@@ -77,7 +77,8 @@ export function serveThread(port) {
     },
     /** Either path: points of one slice in `format` to the native encoding (decompression in Wasm). */
     async decode({ bytes, format }) {
-      return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes, { check: false });
+      // checked here too (on the curve), so each slice names its lowest bad point whatever the kind
+      return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes);
     },
     /** Own memory: a whole MSM over this thread's share of the inputs. */
     msm({ pointBytes, scalarBytes, n, options }, progress) {
@@ -91,7 +92,8 @@ export function serveThread(port) {
         const { module, params, memory, stackTop } = message;
         const made = await instantiate(module, memory ? { memory } : { minPages: params.minPages });
         if (stackTop) made.exports.fp_sp.value = stackTop; // a scratch stack of its own in the shared memory
-        instance = withHeap(made, params);
+        // shared memory: the pool owns the heap; this thread only works at the addresses it is given
+        instance = memory ? null : withHeap(made, params);
         ctx = { ex: made.exports, memory: made.memory, params };
         syncWord = message.syncWord ?? 0;
         ownModule = message.ownModule ?? null;
