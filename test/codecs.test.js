@@ -420,6 +420,18 @@ describe('MSM in each format equals the native MSM', () => {
     }
   }, 60_000);
 
+  it('n = 0 in a format gives infinity in that format, synchronously and on both pool paths', async () => {
+    const curve = curves['bls12-381'];
+    const empty = new Uint8Array(0);
+    const want = hex(curve.msmBytes(empty, empty, { pointFormat: 'zcash-compressed' }));
+    expect(want).toBe('c0' + '00'.repeat(47));
+    for (const sharedMemory of [true, false]) {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      pools.push(pool);
+      expect(hex(await pool.msmBytes(empty, empty, { pointFormat: 'zcash-compressed' })), `shared ${sharedMemory}`).toBe(want);
+    }
+  });
+
   it('message-passing pool path with formats', async () => {
     const curve = curves.bn254;
     const pts = samplePoints(curve, 200, 8);

@@ -275,8 +275,9 @@ export class MsmPool {
     const mark = this.#shared?.instance.heap.mark();
     const work = (async () => {
       await this.#ready();
+      if (!this.sharedMemory) return this.#msmMessages(pointBytes, scalarBytes, n, options, progress, pointFormat);
       if (pointFormat) pointBytes = await this.#decodePoints(pointBytes, pointFormat, n, options.timings);
-      return this.sharedMemory ? this.#msmShared(pointBytes, scalarBytes, n, options, progress) : this.#msmMessages(pointBytes, scalarBytes, n, options, progress);
+      return this.#msmShared(pointBytes, scalarBytes, n, options, progress);
     })();
     try {
       const result = await Promise.race([work, aborted]);
@@ -411,13 +412,14 @@ export class MsmPool {
     return out;
   }
 
-  async #msmMessages(pointBytes, scalarBytes, n, options, progress) {
+  /** Each thread decodes (when `pointFormat` is given) and sums its own slice: one round of messages. */
+  async #msmMessages(pointBytes, scalarBytes, n, options, progress, pointFormat) {
     const curve = this.#curve;
     const T = Math.min(this.count, n);
-    const PB = curve.pointBytes;
+    const PB = pointFormat ? pointFormat.size : curve.pointBytes;
     const S = curve.scalarBytes;
     const phase = phaseTimer(options.timings);
-    if (T === 0) return new Uint8Array(PB);
+    if (T === 0) return new Uint8Array(curve.pointBytes); // infinity, native
     const ranges = Array.from({ length: T }, (_, t) => [Math.floor((t * n) / T), Math.floor(((t + 1) * n) / T)]);
     const fractions = new Array(T).fill(0);
     const threadOptions = { window: options.window, checkSubgroup: !!options.checkSubgroup, windowLimitPoints: n };
@@ -430,7 +432,7 @@ export class MsmPool {
         const slicePoints = pointBytes.slice(first * PB, end * PB);
         const sliceScalars = scalarBytes.slice(first * S, end * S);
         return {
-          args: { pointBytes: slicePoints, scalarBytes: sliceScalars, n: end - first, options: threadOptions },
+          args: { pointBytes: slicePoints, scalarBytes: sliceScalars, n: end - first, options: threadOptions, format: pointFormat?.name },
           transfer: [slicePoints.buffer, sliceScalars.buffer],
         };
       },

@@ -80,8 +80,9 @@ export function serveThread(port) {
       // checked here too (on the curve), so each slice names its lowest bad point whatever the kind
       return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes);
     },
-    /** Own memory: a whole MSM over this thread's share of the inputs. */
-    msm({ pointBytes, scalarBytes, n, options }, progress) {
+    /** Own memory: a whole MSM over this thread's share of the inputs (decoded first when in `format`). */
+    async msm({ pointBytes, scalarBytes, n, options, format }, progress) {
+      if (format) pointBytes = await ops.decode({ bytes: pointBytes, format });
       return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, onProgress: progress });
     },
   };
