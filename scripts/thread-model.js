@@ -13,7 +13,7 @@
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
 import { parseCli } from './lib.js';
-import { msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
+import { equalShares, msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
 import { allocInputs, allocLane, countDigits, prepareRange, runLane } from '../src/msm/index.js';
 import { convertPoints } from '../src/msm/bytes.js';
 
@@ -109,10 +109,7 @@ for (const name of curves) {
           const lanes = [];
           // As the pool: the nonzero digits of each thread's range of points, then the weighted split.
           const segments = [];
-          for (let t = 0; t < T; t++) {
-            const first = Math.floor((t * n) / T);
-            segments.push(...countDigits(ctx, io, first, Math.floor(((t + 1) * n) / T) - first));
-          }
+          for (const [first, end] of equalShares(n, T)) segments.push(...countDigits(ctx, io, first, end - first));
           const split = splitPieces(shape, T, weightedCuts(shape, T, segments));
           for (let t = 0; t < T; t++) {
             progress(`${name} 2^${k} T=${T}: counting thread ${t + 1} of ${T}...`);

@@ -49,8 +49,6 @@ const SCALAR_FORMATS = {
   snarkjs: { curves: ['bn254', 'bls12-381'], spec: 'ffjavascript multiExpAffine: 32-byte little-endian normal form, < r' },
 };
 
-export const pointFormatNames = Object.freeze(Object.keys(POINT_FORMATS));
-export const scalarFormatNames = Object.freeze(Object.keys(SCALAR_FORMATS));
 
 function modInverse(a, m) {
   let [r0, r1, s0, s1] = [((a % m) + m) % m, m, 1n, 0n];

@@ -50,6 +50,12 @@ export function splitPieces({ K, m }, T, cuts = equalCuts(K * m, T)) {
 
 const equalCuts = (total, T) => Array.from({ length: T + 1 }, (_, t) => Math.floor((t * total) / T));
 
+/** n items in T contiguous shares as near equal as can be: [[first, end), ...] (how the pool splits points). */
+export function equalShares(n, T) {
+  const cuts = equalCuts(n, T);
+  return Array.from({ length: T }, (_, t) => [cuts[t], cuts[t + 1]]);
+}
+
 /** What a zero digit costs (it is sorted and skipped) next to a nonzero one (an addition), in the weighted split. */
 const ZERO_DIGIT_WEIGHT = 1 / 16;
 

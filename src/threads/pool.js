@@ -17,7 +17,7 @@
 import { defaultThreadCount, canShareMemory, startWorker } from '#threads-host';
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { msmShape, splitPieces, weightedCuts } from '../msm/plan.js';
+import { equalShares, msmShape, splitPieces, weightedCuts } from '../msm/plan.js';
 import { allocInputs, allocLane, combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { checkMsmOptions, inputError, pointToBytes, subgroupScratchBytes, sumPointBytes } from '../msm/bytes.js';
 import { checkedScalars, noFormatOptions, resolveFormatOptions, resultFromNative } from '../codecs.js';
@@ -305,7 +305,7 @@ export class MsmPool {
     const T = Math.min(this.count, n);
     const size = format.size;
     const native = 2 * this.#curve.params.field.bytes;
-    const ranges = Array.from({ length: T }, (_, t) => [Math.floor((t * n) / T), Math.floor(((t + 1) * n) / T)]);
+    const ranges = equalShares(n, T);
     const slices = await this.#runAll(
       'decode',
       (t) => {
@@ -373,7 +373,7 @@ export class MsmPool {
 
     // prepare: points [first, first + count) per thread; with checkSubgroup it is most of the work.
     const prepareShare = options.checkSubgroup ? 0.8 : 0.1;
-    const ranges = this.#threads.map((_, t) => [Math.floor((t * n) / T), Math.floor(((t + 1) * n) / T)]);
+    const ranges = equalShares(n, T);
     const segments = await this.#runAll(
       'prepare',
       (t) => {
@@ -420,7 +420,7 @@ export class MsmPool {
     const S = curve.scalarBytes;
     const phase = phaseTimer(options.timings);
     if (T === 0) return new Uint8Array(curve.pointBytes); // infinity, native
-    const ranges = Array.from({ length: T }, (_, t) => [Math.floor((t * n) / T), Math.floor(((t + 1) * n) / T)]);
+    const ranges = equalShares(n, T);
     const fractions = new Array(T).fill(0);
     const threadOptions = { window: options.window, checkSubgroup: !!options.checkSubgroup, windowLimitPoints: n };
     const results = await this.#runAll(
