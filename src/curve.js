@@ -4,6 +4,7 @@
 import { base64ToBytes, instantiate } from './runtime/loader.js';
 import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
+import { PreparedBases } from './bases.js';
 import { bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, convertPoints, msmBytesOn } from './msm/bytes.js';
 import {
   noFormatOptions, decodePointBatch, encodePointBatch, fromPointObject, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions,
@@ -176,6 +177,15 @@ export class Curve {
    */
   toPoint(result, PointClass) {
     return toPointObject(this, result, PointClass);
+  }
+
+  /**
+   * Bases that serve many MSMs, converted once (see src/bases.js): `bases.msmBytes(scalarBytes)` sums any
+   * prefix of them. options: { checkSubgroup, pointFormat, precompute: false | true | { window } }
+   * (precompute: each base's multiples 2^(c t), so all windows share one set of buckets; more memory).
+   */
+  prepareBases(pointBytes, options) {
+    return new PreparedBases(this, pointBytes, options);
   }
 
   /**

@@ -7,21 +7,22 @@ const load = (addr) => i32.load(addr);
 const at4 = (base, index) => i32.add(base, i32.shl(index, i32.const(2)));
 
 /**
- * msm_digits(out, words, stride, count, wordCount, negs, negStride, c, K, m, first):
+ * msm_digits(out, words, stride, count, wordCount, negs, negStride, c, K, m, first, pairStride):
  * for pair i < count, scalar bits in u32 words at words + i*stride (wordCount words, little-endian), negated
  * when negs != 0 and the u32 at negs + i*negStride is 1: the K signed c-bit digits go to
- * out[k*m + first + i] (i32). A window value v > 2^(c-1) becomes v - 2^c and carries 1 up, so digits lie in
+ * out[k*m + first + i*pairStride] (i32). pairStride 1 gives window-major digits; prepared bases interleave
+ * the GLV halves (pairStride 2) or keep a pair's windows together (m = 1, pairStride = K). A window value v > 2^(c-1) becomes v - 2^c and carries 1 up, so digits lie in
  * [-(2^(c-1) - 1), 2^(c-1)]; bits past the last word read as zero.
  */
 export function msmDigits({ name = 'msm_digits' } = {}) {
   const fn = new Func(name, {
     params: [
       ['out', 'i32'], ['words', 'i32'], ['stride', 'i32'], ['count', 'i32'], ['wordCount', 'i32'],
-      ['negs', 'i32'], ['negStride', 'i32'], ['c', 'i32'], ['K', 'i32'], ['m', 'i32'], ['first', 'i32'],
+      ['negs', 'i32'], ['negStride', 'i32'], ['c', 'i32'], ['K', 'i32'], ['m', 'i32'], ['first', 'i32'], ['pairStride', 'i32'],
     ],
     exportName: name,
-    doc: `${name}(out, words, stride, count, wordCount, negs, negStride, c, K, m, first): signed c-bit window
-digits of count scalars, digit k of pair i stored at out[k*m + first + i]. See codegen/kernels/msm.js.`,
+    doc: `${name}(out, words, stride, count, wordCount, negs, negStride, c, K, m, first, pairStride): signed c-bit
+window digits of count scalars, digit k of pair i stored at out[k*m + first + i*pairStride]. See codegen/kernels/msm.js.`,
   });
   for (const l of ['i', 'k', 'base', 'bit', 'wi', 'sh', 'v', 'x', 'carry', 'sign', 'half', 'mask', 'd', 'dst']) fn.local(l, 'i32');
   fn.push(
@@ -37,7 +38,7 @@ digits of count scalars, digit k of pair i stored at out[k*m + first + i]. See c
         local.set('carry', i32.const(0)),
         local.set('bit', i32.const(0)),
         local.set('k', i32.const(0)),
-        local.set('dst', at4(local.get('out'), i32.add(local.get('first'), local.get('i')))),
+        local.set('dst', at4(local.get('out'), i32.add(local.get('first'), i32.mul(local.get('i'), local.get('pairStride'))))),
         block('windowsDone', [
           loop('windows', [
             br_if('windowsDone', i32.ge_u(local.get('k'), local.get('K'))),

@@ -88,7 +88,7 @@ export function prepareRange(ctx, io, first, count, phase = () => {}) {
   }
   phase('prepare');
   for (const [words, stride, wordCount, negs, negStride, firstPair] of io.halves) {
-    ex.msm_digits(io.digits, words + first * stride, stride, count, wordCount, negs && negs + first * negStride, negStride, c, K, m, firstPair + first);
+    ex.msm_digits(io.digits, words + first * stride, stride, count, wordCount, negs && negs + first * negStride, negStride, c, K, m, firstPair + first, 1);
   }
   phase('digits');
 }

@@ -20,6 +20,13 @@ export async function instantiate(module, { minPages = 1, memory = new WebAssemb
   return { exports: instance.exports, memory };
 }
 
+/** instantiate, synchronously (a compiled module of ours: small enough for every engine's main thread). */
+export function instantiateSync(module, { minPages = 1, memory = new WebAssembly.Memory({ initial: minPages, maximum: 65536 }) } = {}) {
+  const need = WebAssembly.Module.imports(module).find((i) => i.kind === 'memory');
+  const instance = new WebAssembly.Instance(module, need ? { env: { memory } } : {});
+  return { exports: instance.exports, memory };
+}
+
 export { PAGE };
 
 /** Pages a shared memory may grow to (4 GiB). A shared memory must declare a maximum; imports accept any smaller one. */

@@ -21,6 +21,8 @@ import { equalShares, msmShape, splitPieces, weightedCuts } from '../msm/plan.js
 import { allocInputs, allocLane, combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { checkMsmOptions, inputError, pointToBytes, subgroupScratchBytes, sumPointBytes } from '../msm/bytes.js';
 import { checkedScalars, noFormatOptions, resolveFormatOptions, resultFromNative } from '../codecs.js';
+import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
+import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
 const STACK_BYTES = 1 << 16;
@@ -163,6 +165,9 @@ export class MsmPool {
   #queue = Promise.resolve();
   #closed = false;
   #shared = null; // shared path: { module, memory, instance, stacks, syncWord }
+  #kept = []; // shared path: prepared bases' tables, [{ start, end, live }] in the order allocated
+  #keptTop = 0; // shared path: the heap's top between calls (the end of the last live table)
+  #nextBasesId = 1;
 
   constructor(curve, count, sharedMemory) {
     this.#curve = curve;
@@ -182,6 +187,7 @@ export class MsmPool {
       // Below every MSM's mark, for the pool's life: one scratch stack per thread and the sync word.
       const stacks = Array.from({ length: this.count }, () => heap.alloc(STACK_BYTES, 16) + STACK_BYTES);
       const syncWord = heap.alloc(8);
+      this.#keptTop = heap.mark();
       const instance = { exports: made.exports, memory, heap, params: curve.params };
       this.#shared = { module, memory, instance, stacks, syncWord };
     }
@@ -231,8 +237,20 @@ export class MsmPool {
     if (options.window !== undefined) msmShape(P, n, options.window);
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
-    let run = this.#queue.then(() => this.#exclusive(pointBytes, scalarBytes, n, options, formats?.point));
+    const pointFormat = formats?.point;
+    let run = this.#queue.then(() =>
+      this.#exclusive(options, async (progress) => {
+        if (!this.sharedMemory) return this.#msmMessages(pointBytes, scalarBytes, n, options, progress, pointFormat);
+        if (pointFormat) pointBytes = await this.#decodePoints(pointBytes, pointFormat, n, options.timings);
+        return this.#msmShared(pointBytes, scalarBytes, n, options, progress);
+      }),
+    );
     if (formats) run = run.then((out) => resultFromNative(this.#curve, formats, out, options.timings));
+    return this.#enqueue(run, signal);
+  }
+
+  /** Make `run` the pool's last call; with a signal, the returned promise rejects at once on abort. */
+  #enqueue(run, signal) {
     this.#queue = run.catch(() => {});
     if (!signal) return run;
     // A call still waiting for its turn rejects at once too (at its turn it stops before it starts).
@@ -253,7 +271,8 @@ export class MsmPool {
     return curve.decodePoint(await this.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars), options));
   }
 
-  async #exclusive(pointBytes, scalarBytes, n, options, pointFormat) {
+  /** Run body(progress) when the pool is free: the signal, onProgress and memory rules every call shares. */
+  async #exclusive(options, body) {
     if (this.#closed) throw new Error('the thread pool is closed');
     const { signal, onProgress } = options;
     if (signal?.aborted) throw abortError(signal);
@@ -275,9 +294,7 @@ export class MsmPool {
     const mark = this.#shared?.instance.heap.mark();
     const work = (async () => {
       await this.#ready();
-      if (!this.sharedMemory) return this.#msmMessages(pointBytes, scalarBytes, n, options, progress, pointFormat);
-      if (pointFormat) pointBytes = await this.#decodePoints(pointBytes, pointFormat, n, options.timings);
-      return this.#msmShared(pointBytes, scalarBytes, n, options, progress);
+      return body(progress);
     })();
     try {
       const result = await Promise.race([work, aborted]);
@@ -295,7 +312,8 @@ export class MsmPool {
       throw e;
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      if (this.#shared) this.#shared.instance.heap.release(mark);
+      // every call starts at #keptTop; one that prepared bases raised it
+      if (this.#shared) this.#shared.instance.heap.release(Math.max(mark, this.#keptTop));
     }
   }
 
@@ -386,8 +404,22 @@ export class MsmPool {
     this.#acquire();
     progress(prepareShare);
     phase('prepare');
-    // Equal shares of the nonzero digits (small or zero scalars leave windows nearly empty).
-    const cuts = weightedCuts(shape, T, segments.flatMap((s) => s ?? []));
+    const out = await this.#lanes(io, shape, segments.flatMap((s) => s ?? []), progress, prepareShare, phase);
+    if (options.timings) Object.assign(options.timings, { window: shape.c, windows: shape.K, threads: T });
+    return out;
+  }
+
+  /**
+   * Shared memory, after the digits: cut the items into equal shares of the nonzero digits (small or zero
+   * scalars leave windows nearly empty), run a lane per thread, add the partial sums here. Returns the result's
+   * encoding.
+   */
+  async #lanes(io, shape, segments, progress, prepareShare, phase) {
+    const { instance, memory } = this.#shared;
+    const { heap, params: P } = instance;
+    const T = this.count;
+    const ctx = { ex: instance.exports, memory, params: P };
+    const cuts = weightedCuts(shape, T, segments);
     const lanes = splitPieces(shape, T, cuts).map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces) : null));
     this.#publish();
     phase('allocate');
@@ -408,7 +440,6 @@ export class MsmPool {
     const partials = lanes.flatMap((lane) => (lane ? lanePartials(P, lane) : []));
     const out = pointToBytes(instance, combineWindows(ctx, heap, io, partials));
     phase('combine');
-    if (options.timings) Object.assign(options.timings, { window: shape.c, windows: shape.K, threads: T });
     return out;
   }
 
@@ -451,6 +482,181 @@ export class MsmPool {
     return out;
   }
 
+  /**
+   * Bases that serve many MSMs on this pool, checked and converted once (as Curve.prepareBases, same options).
+   * Shared memory: one table in the pool's memory, built by all threads, read by all. Messages: each thread
+   * keeps a slice (and rebuilds it if the thread is replaced). Resolves to a handle whose msmBytes(scalars),
+   * msm(scalars) and free() are asynchronous and queue with the pool's other calls.
+   */
+  async prepareBases(pointBytes, options) {
+    const P = this.#curve.params;
+    const checked = checkBasesOptions(P, options);
+    const N = countBases(P, checked.formats, pointBytes);
+    const state = { id: this.#nextBasesId++, N, ...checked, freed: false, curve: this.#curve };
+    const run = this.#queue.then(() =>
+      this.#exclusive({}, () => (this.sharedMemory ? this.#keepShared(state, pointBytes) : this.#keepSlices(state, pointBytes))),
+    );
+    await this.#enqueue(run);
+    return new PoolBases(state, {
+      msmBytes: (scalarBytes, opts) => this.#preparedMsm(state, scalarBytes, opts),
+      free: () => this.#freeBases(state),
+    });
+  }
+
+  /** Shared memory: the table above every earlier one, the threads building a share of the bases each. */
+  async #keepShared(state, pointBytes) {
+    const { instance, memory } = this.#shared;
+    const { heap, params: P } = instance;
+    const T = this.count;
+    const native = state.formats?.point ? await this.#decodePoints(pointBytes, state.formats.point, state.N) : pointBytes;
+    const layout = tableLayout(P, state.N, state.precompute);
+    const ranges = equalShares(state.N, T);
+    const scratchBytes = buildScratchBytes(P, layout, ranges[0][1] - ranges[0][0]);
+    checkTableFits(layout, heap.mark() + native.length + T * scratchBytes, P);
+    const start = heap.mark();
+    const table = heap.alloc(Math.max(1, layout.bytes), 64);
+    const end = heap.mark();
+    const staging = heap.alloc(native.length);
+    const scratch = ranges.map(() => heap.alloc(scratchBytes, 64));
+    new Uint8Array(memory.buffer, staging, native.length).set(native);
+    this.#publish();
+    const PB = 2 * P.field.bytes;
+    await this.#runAll('buildTable', (t) => {
+      const [first, last] = ranges[t];
+      if (last === first) return null;
+      return { args: { layout, table, staging: staging + first * PB, first, count: last - first, checkSubgroup: state.checkSubgroup, scratch: scratch[t] } };
+    });
+    this.#acquire();
+    state.shared = { layout, table, region: { start, end, live: true } };
+    this.#kept.push(state.shared.region);
+    this.#keptTop = end;
+    state.layout = layout;
+  }
+
+  /** Messages: a slice of the bases to each thread in `which` (all at first; replaced threads later). */
+  async #keepSlices(state, pointBytes, which = null) {
+    const P = this.#curve.params;
+    if (!state.ranges) {
+      const T = Math.min(this.count, state.N);
+      const PB = state.formats?.point ? state.formats.point.size : 2 * P.field.bytes;
+      state.ranges = equalShares(state.N, T);
+      // kept to rebuild a slice on a thread that replaces a dead one
+      state.slices = state.ranges.map(([first, last]) => pointBytes.slice(first * PB, last * PB));
+      state.holders = [];
+      state.layout = tableLayout(P, state.N, state.precompute);
+    }
+    await this.#runAll(
+      'keepBases',
+      (t) => {
+        if (t >= state.ranges.length || (which && !which.includes(t))) return null;
+        const bytes = state.slices[t].slice();
+        const [first, last] = state.ranges[t];
+        const args = { id: state.id, pointBytes: bytes, n: last - first, checkSubgroup: state.checkSubgroup, precompute: state.precompute, format: state.formats?.point?.name };
+        return { args, transfer: [bytes.buffer] };
+      },
+      { offsetOf: (t) => state.ranges[t]?.[0] ?? 0 },
+    );
+    state.ranges.forEach((_, t) => {
+      if (!which || which.includes(t)) state.holders[t] = this.#threads[t];
+    });
+  }
+
+  #preparedMsm(state, scalarBytes, options) {
+    if (state.freed) return Promise.reject(new Error('these prepared bases were freed'));
+    options = checkMsmOptions(options);
+    const P = this.#curve.params;
+    const { k, scalarBytes: native, formats } = checkPreparedScalars(P, state.N, scalarBytes, { ...options, precomputed: state.layout.Kt > 1 });
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    let run = this.#queue.then(() =>
+      this.#exclusive(options, (progress) => {
+        if (state.freed) throw new Error('these prepared bases were freed');
+        return this.sharedMemory ? this.#preparedShared(state, native, k, options, progress) : this.#preparedSlices(state, native, k, options, progress);
+      }),
+    );
+    if (formats) run = run.then((out) => resultFromNative(this.#curve, formats, out, options.timings));
+    return this.#enqueue(run, signal);
+  }
+
+  /** Shared memory: the threads split the scalars for the digits, then the table's items by nonzero digits. */
+  async #preparedShared(state, scalarBytes, k, options, progress) {
+    const { instance, memory } = this.#shared;
+    const { heap, params: P } = instance;
+    const T = this.count;
+    const { layout, table } = state.shared;
+    const phase = phaseTimer(options.timings);
+    const shape = preparedShape(P, layout, k, options.window);
+    const scalars = heap.alloc(scalarBytes.length + 8);
+    const io = allocPreparedInputs(heap, P, shape, { table, scalars });
+    new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
+    const ctx = { ex: instance.exports, memory, params: P };
+    setInfinity(ctx.ex, memory, P, io.infinity);
+    preparedDigitsZero(ctx, io);
+    this.#publish();
+    phase('allocate');
+    const ranges = equalShares(k, T);
+    const segments = await this.#runAll('preparedDigits', (t) => {
+      const [first, last] = ranges[t];
+      return last === first ? null : { args: { io, layout, first, count: last - first } };
+    });
+    this.#acquire();
+    phase('digits');
+    const prepareShare = 0.05;
+    progress(prepareShare);
+    const out = await this.#lanes(io, shape, segments.flatMap((s) => s ?? []), progress, prepareShare, phase);
+    if (options.timings) Object.assign(options.timings, { window: shape.c, windows: shape.K, flat: shape.flat, threads: T });
+    return out;
+  }
+
+  /** Messages: each thread sums the prefix of its slice; threads that replaced dead ones get their slice first. */
+  async #preparedSlices(state, scalarBytes, k, options, progress) {
+    const phase = phaseTimer(options.timings);
+    const stale = state.ranges.map((_, t) => t).filter((t) => state.holders[t] !== this.#threads[t]);
+    if (stale.length) await this.#keepSlices(state, null, stale);
+    const S = this.#curve.scalarBytes;
+    const counts = state.ranges.map(([first, last]) => Math.max(0, Math.min(k, last) - first));
+    const fractions = new Array(counts.length).fill(0);
+    const threadOptions = options.window === undefined ? {} : { window: options.window };
+    const results = await this.#runAll(
+      'preparedMsm',
+      (t) => {
+        if (!counts[t]) return null;
+        const first = state.ranges[t][0];
+        const slice = scalarBytes.slice(first * S, (first + counts[t]) * S);
+        return { args: { id: state.id, scalarBytes: slice, k: counts[t], options: threadOptions }, transfer: [slice.buffer] };
+      },
+      {
+        onProgress: (t, fraction) => {
+          fractions[t] = fraction * counts[t];
+          progress((0.99 * fractions.reduce((a, b) => a + b, 0)) / Math.max(1, k));
+        },
+      },
+    );
+    phase('slices');
+    const out = sumPointBytes(this.#curve, results.filter(Boolean));
+    phase('combine');
+    if (options.timings) options.timings.threads = counts.filter(Boolean).length;
+    return out;
+  }
+
+  /** Free a table (shared: its memory is reused once the tables made after it are freed too) or the threads' slices. */
+  #freeBases(state) {
+    if (state.freed) return Promise.resolve();
+    state.freed = true;
+    const run = this.#queue.then(async () => {
+      if (this.#closed) return;
+      if (state.shared) {
+        state.shared.region.live = false;
+        while (this.#kept.length && !this.#kept.at(-1).live) this.#keptTop = this.#kept.pop().start;
+        this.#shared.instance.heap.release(this.#keptTop);
+        return;
+      }
+      await this.#ready().catch(() => {});
+      await Promise.allSettled(state.ranges.map((_, t) => (state.holders[t] === this.#threads[t] ? this.#threads[t].run('freeBases', { id: state.id }) : null)));
+    });
+    return this.#enqueue(run);
+  }
+
   /** Tests only: thread t dies as if it crashed. */
   killThreadForTesting(t) {
     this.#threads[t]?.crashForTesting();
@@ -460,5 +666,39 @@ export class MsmPool {
   async close() {
     this.#closed = true;
     await Promise.all(this.#threads.map((thread) => thread.terminate()));
+  }
+}
+
+/** Prepared bases on a pool (MsmPool.prepareBases): asynchronous msmBytes, msm and free, queued with the pool's calls. */
+class PoolBases {
+  #state;
+  #ops;
+
+  constructor(state, ops) {
+    this.#state = state;
+    this.#ops = ops;
+    /** Number of bases. */
+    this.length = state.N;
+    /** The precompute table's window c, or 0 without precompute. */
+    this.precomputeWindow = state.layout.c;
+    /** Wasm memory the table takes, in bytes (all threads together). */
+    this.tableBytes = state.layout.bytes;
+  }
+
+  /** sum_{i < k} scalars[i] * bases[i] for k scalars (k <= length). options as Curve's prepared bases, plus signal and onProgress. */
+  msmBytes(scalarBytes, options) {
+    return this.#ops.msmBytes(scalarBytes, options);
+  }
+
+  /** The BigInt form: bigint scalars; resolves to { x, y } or null. */
+  async msm(scalars, options) {
+    if (options !== undefined) noFormatOptions(checkMsmOptions(options), 'msm');
+    const curve = this.#state.curve;
+    return curve.decodePoint(await this.msmBytes(curve.encodeScalars(scalars), options));
+  }
+
+  /** Give the table back (queued after calls already made); later calls reject. */
+  free() {
+    return this.#ops.free();
   }
 }

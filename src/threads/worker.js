@@ -10,7 +10,9 @@ import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
 import { countDigits, prepareRange, runLane } from '../msm/index.js';
 import { convertPoints, checkSubgroupRange, msmBytesOn } from '../msm/bytes.js';
-import { decodePointBatch, pointLayout } from '../codecs.js';
+import { decodePointBatch, pointLayout, resolveFormatOptions } from '../codecs.js';
+import { buildTable, countPreparedDigits, preparedDigits } from '../msm/prepared.js';
+import { preparedMsmOn, prepareOn } from '../bases.js';
 import { Field } from '../field.js';
 
 /** An Error as plain data (structured clone keeps only some of an Error's fields everywhere). */
@@ -35,6 +37,8 @@ export function serveThread(port) {
   let syncWord = 0;
   let ownModule = null; // shared path: the module over a memory of its own, for work with a heap (decoding)
   let own = null;
+  let baseModule = null; // the module over a memory of its own, for prepared bases (an instance each)
+  const bases = new Map(); // message path: id -> { instance, layout, table } of this thread's slice
 
   /** An instance with a heap of this thread's own: the main one on the message path, else made once. */
   const ownInstance = async () => {
@@ -70,6 +74,33 @@ export function serveThread(port) {
       publish();
       return countDigits(ctx, io, first, count);
     },
+    /** Shared memory: the table entries of bases [first, first + count), with heap scratch of its own at `scratch`. */
+    buildTable({ layout, table, staging, first, count, checkSubgroup, scratch }) {
+      buildTable(ctx, new Heap(ctx.memory, scratch), layout, table, staging, first, count, { checkSubgroup });
+      publish();
+    },
+    /** Shared memory: GLV and digits of the scalars [first, first + count) of a prepared MSM; their nonzero digits. */
+    preparedDigits({ io, layout, first, count }) {
+      preparedDigits(ctx, io, layout, first, count);
+      publish();
+      return countPreparedDigits(ctx, io, layout, first, count);
+    },
+    /** Own memory: keep this thread's slice of prepared bases (in an instance of their own) under `id`. */
+    async keepBases({ id, pointBytes, n, checkSubgroup, precompute, format }) {
+      const params = ctx.params;
+      const made = withHeap(await instantiate(baseModule, { minPages: params.minPages }), params);
+      const formats = format ? resolveFormatOptions(params, { pointFormat: format }) : null;
+      bases.set(id, { instance: made, ...prepareOn(made, pointBytes, n, { checkSubgroup, precompute, formats }) });
+    },
+    /** Own memory: an MSM over the first k bases of this thread's slice `id`. */
+    preparedMsm({ id, scalarBytes, k, options }, progress) {
+      const kept = bases.get(id);
+      if (!kept) throw new Error(`prepared bases ${id} are not on this thread`);
+      return preparedMsmOn(kept.instance, kept.layout, kept.table, scalarBytes, k, { ...options, onProgress: progress });
+    },
+    freeBases({ id }) {
+      bases.delete(id);
+    },
     /** Shared memory: a lane's pieces and their reduction into its partial sums. */
     lane({ io, lane }, progress) {
       runLane(ctx, io, lane, { progress: (done, total) => progress(done / total) });
@@ -98,6 +129,7 @@ export function serveThread(port) {
         ctx = { ex: made.exports, memory: made.memory, params };
         syncWord = message.syncWord ?? 0;
         ownModule = message.ownModule ?? null;
+        baseModule = ownModule ?? module;
         port.post({ type: 'ready' });
       } catch (e) {
         port.post({ type: 'initFailed', error: errorData(e) });

@@ -2800,9 +2800,9 @@
     )
   )
 
-  ;; msm_digits(out, words, stride, count, wordCount, negs, negStride, c, K, m, first): signed c-bit window
-  ;; digits of count scalars, digit k of pair i stored at out[k*m + first + i]. See codegen/kernels/msm.js.
-  (func $msm_digits (export "msm_digits") (param $out i32) (param $words i32) (param $stride i32) (param $count i32) (param $wordCount i32) (param $negs i32) (param $negStride i32) (param $c i32) (param $K i32) (param $m i32) (param $first i32)
+  ;; msm_digits(out, words, stride, count, wordCount, negs, negStride, c, K, m, first, pairStride): signed c-bit
+  ;; window digits of count scalars, digit k of pair i stored at out[k*m + first + i*pairStride]. See codegen/kernels/msm.js.
+  (func $msm_digits (export "msm_digits") (param $out i32) (param $words i32) (param $stride i32) (param $count i32) (param $wordCount i32) (param $negs i32) (param $negStride i32) (param $c i32) (param $K i32) (param $m i32) (param $first i32) (param $pairStride i32)
     (local $i i32)
     (local $k i32)
     (local $base i32)
@@ -2833,7 +2833,7 @@
         (local.set $carry (i32.const 0))
         (local.set $bit (i32.const 0))
         (local.set $k (i32.const 0))
-        (local.set $dst (i32.add (local.get $out) (i32.shl (i32.add (local.get $first) (local.get $i)) (i32.const 2))))
+        (local.set $dst (i32.add (local.get $out) (i32.shl (i32.add (local.get $first) (i32.mul (local.get $i) (local.get $pairStride))) (i32.const 2))))
         (block $windowsDone
           (loop $windows
             (br_if $windowsDone (i32.ge_u (local.get $k) (local.get $K)))

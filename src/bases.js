@@ -1,0 +1,151 @@
+// Prepared bases on one thread: curve.prepareBases(points) converts the points once into a table in an
+// instance of its own (src/msm/prepared.js), so free() gives its memory back; msmBytes(scalars) then sums
+// any prefix of the bases. The pool's variant is in src/threads/pool.js.
+
+import { instantiateSync } from './runtime/loader.js';
+import { Heap } from './runtime/heap.js';
+import { Field } from './field.js';
+import { checkMsmOptions, checkPointBytes, checkScalarBytes, pointToBytes } from './msm/bytes.js';
+import { buildTable, checkTableFits, preparedMsmPointers, tableLayout } from './msm/prepared.js';
+import { checkedScalars, decodePointBatch, decodeScalarBatch, noFormatOptions, resolveFormatOptions, resultFromNative } from './codecs.js';
+
+/**
+ * Check prepareBases' options: { checkSubgroup, pointFormat, precompute: boolean | { window } }.
+ * Returns { checkSubgroup, precompute: false | { window }, formats }.
+ */
+export function checkBasesOptions(P, options = {}) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError('prepareBases options must be an object');
+  const { checkSubgroup = false, precompute = false, pointFormat } = options;
+  if (typeof checkSubgroup !== 'boolean') throw new TypeError('options.checkSubgroup must be a boolean');
+  for (const key of ['scalarFormat', 'resultFormat']) {
+    if (options[key] !== undefined) throw new TypeError(`options.${key} belongs to the prepared bases' msmBytes, not to prepareBases`);
+  }
+  let pre = false;
+  if (precompute === true) pre = {};
+  else if (precompute && typeof precompute === 'object') {
+    if (precompute.window !== undefined && !Number.isInteger(precompute.window)) throw new TypeError('options.precompute.window must be an integer');
+    pre = { window: precompute.window };
+  } else if (precompute !== false) throw new TypeError('options.precompute must be a boolean or { window }');
+  const formats = pointFormat === undefined ? null : resolveFormatOptions(P, { pointFormat });
+  return { checkSubgroup, precompute: pre, formats };
+}
+
+/** The number of bases in pointBytes (in its format), checked. */
+export function countBases(P, formats, pointBytes) {
+  return formats?.point ? checkedScalars(P, formats, pointBytes, new Uint8Array(0)).n : checkPointBytes(P, pointBytes);
+}
+
+/**
+ * msmBytes' scalars for prepared bases: decoded from options.scalarFormat, each below r, at most N of them.
+ * Returns { k, scalarBytes (native), formats }.
+ */
+export function checkPreparedScalars(P, N, scalarBytes, options) {
+  if (options.window !== undefined && options.precomputed) throw new TypeError('options.window does not apply to bases prepared with precompute');
+  for (const key of ['pointFormat', 'checkSubgroup']) {
+    if (options[key] !== undefined) throw new TypeError(`options.${key} belongs to prepareBases (the bases are checked once, there)`);
+  }
+  const formats = resolveFormatOptions(P, { scalarFormat: options.scalarFormat, resultFormat: options.resultFormat });
+  if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
+  if (formats?.scalar) scalarBytes = decodeScalarBatch(P, formats.scalar, scalarBytes);
+  if (scalarBytes.length % P.scalarBytes !== 0) {
+    throw new RangeError(`scalarBytes length ${scalarBytes.length} is not a multiple of ${P.scalarBytes} (bytes per scalar)`);
+  }
+  const k = scalarBytes.length / P.scalarBytes;
+  if (k > N) throw new RangeError(`${k} scalars but only ${N} prepared bases (a call may use a prefix of the bases, not more)`);
+  checkScalarBytes(P, scalarBytes, k);
+  return { k, scalarBytes, formats };
+}
+
+/** An instance of the curve's module over a memory of its own, as the MSM and codecs use it. */
+function ownInstance(curve) {
+  const { exports, memory } = instantiateSync(curve.module, { minPages: curve.params.minPages });
+  const heap = new Heap(memory, exports.fp_heapBase.value);
+  return { exports, memory, params: curve.params, heap, fp: new Field(exports, curve.params.field, heap, 'fp') };
+}
+
+/** Write pointBytes into the instance and build the table of all its bases there; returns { layout, table }. */
+export function prepareOn(instance, pointBytes, N, { checkSubgroup, precompute, formats }) {
+  const { heap, memory, params: P } = instance;
+  if (formats?.point) pointBytes = decodePointBatch(instance, formats.point, pointBytes, { check: false });
+  const layout = tableLayout(P, N, precompute);
+  checkTableFits(layout, heap.mark() + pointBytes.length, P);
+  const table = heap.alloc(Math.max(1, layout.bytes), 64);
+  const mark = heap.mark();
+  try {
+    const staging = heap.alloc(pointBytes.length);
+    new Uint8Array(memory.buffer, staging, pointBytes.length).set(pointBytes);
+    buildTable({ ex: instance.exports, memory, params: P }, heap, layout, table, staging, 0, N, { checkSubgroup });
+  } finally {
+    heap.release(mark);
+  }
+  return { layout, table };
+}
+
+/** One MSM over the first k bases of a table on `instance`; returns the result in the msmBytes encoding. */
+export function preparedMsmOn(instance, layout, table, scalarBytes, k, options = {}) {
+  const { heap, memory } = instance;
+  const mark = heap.mark();
+  try {
+    const scalars = heap.alloc(scalarBytes.length + 8);
+    new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
+    return pointToBytes(instance, preparedMsmPointers(instance, layout, table, { scalars, k, options }));
+  } finally {
+    heap.release(mark);
+  }
+}
+
+/** Bytes of Wasm memory a table takes per base, for the docs and errors. */
+export const bytesPerBase = (layout, P) => layout.H * layout.Kt * P.affineBytes;
+
+export class PreparedBases {
+  #curve;
+  #instance;
+  #layout;
+  #table;
+
+  /** Use curve.prepareBases(pointBytes, options). */
+  constructor(curve, pointBytes, options) {
+    const P = curve.params;
+    const checked = checkBasesOptions(P, options);
+    const N = countBases(P, checked.formats, pointBytes);
+    if (!curve.module) throw new TypeError('prepareBases needs a curve loaded by loadCurve, a curve subpath or curveLoader (it instantiates their compiled module)');
+    this.#curve = curve;
+    this.#instance = ownInstance(curve);
+    ({ layout: this.#layout, table: this.#table } = prepareOn(this.#instance, pointBytes, N, checked));
+    /** Number of bases. */
+    this.length = N;
+    /** The precompute table's window c, or 0 without precompute. */
+    this.precomputeWindow = this.#layout.c;
+    /** Wasm memory the table takes, in bytes (the handle's instance holds a little more for each MSM's scratch). */
+    this.tableBytes = this.#layout.bytes;
+  }
+
+  #live() {
+    if (!this.#instance) throw new Error('these prepared bases were freed');
+    return this.#instance;
+  }
+
+  /**
+   * sum_{i < k} scalars[i] * bases[i], k = the number of scalars (at most this.length: a prefix of the bases).
+   * options: { scalarFormat, resultFormat, timings, onProgress, window (without precompute) }. Variable time.
+   */
+  msmBytes(scalarBytes, options = {}) {
+    const instance = this.#live();
+    options = checkMsmOptions(options);
+    const { k, scalarBytes: native, formats } = checkPreparedScalars(instance.params, this.length, scalarBytes, { ...options, precomputed: this.#layout.Kt > 1 });
+    const out = preparedMsmOn(instance, this.#layout, this.#table, native, k, options);
+    return resultFromNative(this.#curve, formats, out, options.timings);
+  }
+
+  /** The BigInt form: scalars as bigint in [0, r) (at most this.length); returns { x, y } or null. */
+  msm(scalars, options) {
+    this.#live();
+    if (options !== undefined) noFormatOptions(checkMsmOptions(options), 'msm');
+    return this.#curve.decodePoint(this.msmBytes(this.#curve.encodeScalars(scalars), options));
+  }
+
+  /** Give the table's memory back; later calls throw. */
+  free() {
+    this.#instance = null;
+  }
+}
