@@ -7,7 +7,7 @@ import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
 import { checkMsmOptions, checkPointBytes, checkScalarBytes, pointToBytes } from './msm/bytes.js';
 import { buildTable, checkTableFits, preparedMsmPointers, tableLayout } from './msm/prepared.js';
-import { checkedScalars, decodePointBatch, decodeScalarBatch, noFormatOptions, resolveFormatOptions, resultFromNative } from './codecs.js';
+import { checkBatchLength, decodePointBatch, decodeScalarBatch, noFormatOptions, resolveFormatOptions, resultFromNative } from './codecs.js';
 
 /**
  * Check prepareBases' options: { checkSubgroup, pointFormat, precompute: boolean | { window } }.
@@ -32,7 +32,7 @@ export function checkBasesOptions(P, options = {}) {
 
 /** The number of bases in pointBytes (in its format), checked. */
 export function countBases(P, formats, pointBytes) {
-  return formats?.point ? checkedScalars(P, formats, pointBytes, new Uint8Array(0)).n : checkPointBytes(P, pointBytes);
+  return formats?.point ? checkBatchLength(pointBytes, formats.point.size, 'pointBytes', formats.point.name) : checkPointBytes(P, pointBytes);
 }
 
 /**

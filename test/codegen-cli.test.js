@@ -137,6 +137,15 @@ async function checkGenerated(key, json, { glv, n }) {
   expect(curve.msm([points[0], oracle.neg(points[0])], [7n, 7n])).toBe(null);
   expect(curve.msm(points.slice(0, 10), scalars.slice(0, 10).map(() => 0n))).toBe(null);
   expect(curve.msm([oracle.G], [oracle.r - 1n])).toEqual(oracle.neg(oracle.G));
+  // Prepared bases (with and without precompute; a curve without GLV takes the one-half path) on prefixes.
+  const pointBytes = curve.encodePoints(points);
+  for (const precompute of [false, true, { window: 3 }]) {
+    const bases = curve.prepareBases(pointBytes, { precompute });
+    for (const k of [0, 1, 7, n - 1, n]) {
+      expect(curve.decodePoint(bases.msmBytes(curve.encodeScalars(scalars.slice(0, k)))), `prepared ${JSON.stringify(precompute)}, k = ${k}`).toEqual(oracle.msm(points.slice(0, k), scalars.slice(0, k)));
+    }
+    bases.free();
+  }
   // The same MSM on a thread pool, both paths, with the degenerate inputs above.
   for (const sharedMemory of [true, false]) {
     for (const count of [1, 3, 8]) {
@@ -146,6 +155,9 @@ async function checkGenerated(key, json, { glv, n }) {
         expect(await pool.msm([points[0], oracle.neg(points[0])], [7n, 7n])).toBe(null);
         expect(await pool.msm([], [])).toBe(null);
         expect(await pool.msm([oracle.G], [oracle.r - 1n])).toEqual(oracle.neg(oracle.G));
+        const bases = await pool.prepareBases(pointBytes, { precompute: count === 3 });
+        expect(await bases.msm(scalars.slice(0, n - 1))).toEqual(oracle.msm(points.slice(0, n - 1), scalars.slice(0, n - 1)));
+        await bases.free();
       } finally {
         await pool.close();
       }

@@ -10,6 +10,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { mod, modInv, modPow, legendre, isProbablePrime, bitLength } from '../src/bigint/field.js';
+import { randomScalar } from '../src/bigint/curve.js';
 
 export const LIMB_SIZES = [26, 27, 28, 29, 30, 31, 32];
 export const LONG_TESTS = Boolean(process.env.WASMSM_LONG_TESTS);
@@ -768,4 +769,30 @@ export function scalarsToBytes(S, scalars) {
   const out = new Uint8Array(scalars.length * S);
   scalars.forEach((s, i) => writeLE(s, out, S * i, S));
   return out;
+}
+
+/** One input holding every degenerate case, in a non-power-of-two count. */
+export function degenerateInput(curve, oracle, pool, rng) {
+  const r = curve.r;
+  const P = pool[0];
+  const Q = pool[1];
+  const points = [];
+  const scalars = [];
+  const add = (pt, s) => {
+    points.push(pt);
+    scalars.push(s);
+  };
+  const s1 = randomScalar(rng, r);
+  for (let i = 0; i < 40; i++) add(P, s1); // one bucket in every window: doublings
+  for (let i = 0; i < 9; i++) add(Q, 1n);
+  add(Q, r - 1n); // Q - Q inside the bucket sums
+  const s2 = randomScalar(rng, r);
+  for (let i = 0; i < 6; i++) add(oracle.neg(pool[2]), s2);
+  for (let i = 0; i < 6; i++) add(pool[2], s2); // P + (-P) cancels
+  add(null, s2); // infinity
+  for (let i = 3; i < 20; i++) add(pool[i], 0n); // zero scalars
+  for (const s of [1n, 2n, r - 1n, r - 2n, (r - 1n) / 2n, 1n << 64n, (1n << 127n) - 1n]) add(pool[30], s);
+  if (curve.params.glv) add(pool[31], curve.params.glv.lambda);
+  for (let i = 40; points.length < 123; i++) add(pool[i], randomScalar(rng, r));
+  return { points, scalars };
 }

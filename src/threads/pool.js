@@ -561,13 +561,13 @@ export class MsmPool {
     });
   }
 
-  #preparedMsm(state, scalarBytes, options) {
-    if (state.freed) return Promise.reject(new Error('these prepared bases were freed'));
+  async #preparedMsm(state, scalarBytes, options) {
+    if (state.freed) throw new Error('these prepared bases were freed');
     options = checkMsmOptions(options);
     const P = this.#curve.params;
     const { k, scalarBytes: native, formats } = checkPreparedScalars(P, state.N, scalarBytes, { ...options, precomputed: state.layout.Kt > 1 });
     const { signal } = options;
-    if (signal?.aborted) return Promise.reject(abortError(signal));
+    if (signal?.aborted) throw abortError(signal);
     let run = this.#queue.then(() =>
       this.#exclusive(options, (progress) => {
         if (state.freed) throw new Error('these prepared bases were freed');
