@@ -22,6 +22,8 @@ const HELP = `usage: npm run evaluate-msm -- [options]
                   pool is always run first, as the baseline of each size's speedup
   --path p        with --threads: the pool's path, shared (default), messages or both
   --no-sync       with --threads: do not time the synchronous msmBytes (shown for reference)
+  --prepared      time prepared bases (curve.prepareBases, without and with precompute) against msmBytes on
+                  the same inputs, runs interleaved; rows carry prepared: true, precompute and setupMs
   --json          print the results as JSON instead of a table`;
 
 const args = parseCli('evaluate-msm', HELP, {
@@ -34,6 +36,7 @@ const args = parseCli('evaluate-msm', HELP, {
   threads: { type: 'string' },
   path: { type: 'string' },
   'no-sync': { type: 'boolean', default: false },
+  prepared: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
 });
 const curves = args.curve.split(',').map((s) => s.trim());
@@ -47,6 +50,7 @@ const checkSize = args['check-size'] === undefined ? Math.min(...sizes) : Number
 const threadCounts = args.threads === undefined ? null : [...new Set([1, ...args.threads.split(',').map(Number)])];
 if (threadCounts?.some((t) => !Number.isInteger(t) || t < 1 || t > 256)) fail('--threads takes integers 1..256');
 if (!threadCounts && (args.path !== undefined || args['no-sync'])) fail('--path and --no-sync need --threads');
+if (args.prepared && (threadCounts || args.compare)) fail('--prepared runs on one thread, without --threads or --compare');
 const PATHS = { shared: ['shared'], messages: ['messages'], both: ['shared', 'messages'] };
 const paths = PATHS[args.path ?? 'shared'];
 if (!paths) fail('--path takes shared, messages or both');
@@ -132,6 +136,57 @@ async function runSingleThread() {
       results.push(row);
     }
     if (ff) await ff.terminate();
+  }
+}
+
+/**
+ * --prepared: per size, msmBytes and prepared bases without and with precompute on the same inputs, one run
+ * of each in turn (so the machine's drift hits all three alike); the setup (prepareBases) is timed once.
+ */
+async function runPrepared() {
+  for (const name of curves) {
+    const curve = await loadCurve(name);
+    for (const k of sizes) {
+      const n = 2 ** k;
+      progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
+      const points = curve.randomPointsBytes(n, { seed: 1000 + k });
+      const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
+      const first = curve.msmBytes(points, scalars);
+      const check = await nobleCheck(curve, name, k, points, scalars, first);
+      const variants = [{ prepared: false, run: (opts) => curve.msmBytes(points, scalars, { window, ...opts }) }];
+      for (const precompute of [false, true]) {
+        progress(`${name} 2^${k}: prepareBases({ precompute: ${precompute} })...`);
+        const t0 = performance.now();
+        const bases = curve.prepareBases(points, { precompute });
+        const setupMs = performance.now() - t0;
+        if (!sameBytes(bases.msmBytes(scalars), first)) fail(`${name} 2^${k}: prepared result (precompute ${precompute}) differs from msmBytes`);
+        variants.push({ prepared: true, precompute, bases, setupMs, run: (opts) => bases.msmBytes(scalars, { ...(precompute ? {} : { window }), ...opts }) });
+      }
+      for (const v of variants) {
+        v.times = [];
+        v.phases = {};
+      }
+      progress(`${name} 2^${k}: ${runs} timed runs of each...`);
+      for (let r = 0; r < runs; r++) {
+        for (const v of variants) {
+          const timings = {};
+          const t0 = performance.now();
+          v.run({ timings });
+          v.times.push(performance.now() - t0);
+          v.window = timings.window;
+          for (const [ph, ms] of Object.entries(timings)) if (typeof ms === 'number' && ph !== 'window' && ph !== 'windows') (v.phases[ph] ??= []).push(ms);
+        }
+      }
+      const base = median(variants[0].times);
+      for (const v of variants) {
+        results.push({
+          curve: name, logN: k, n, threads: 1, path: 'sync', prepared: v.prepared, ...(v.prepared && { precompute: v.precompute, setupMs: v.setupMs, tableBytes: v.bases.tableBytes }),
+          window: v.window, medianMs: median(v.times), minMs: Math.min(...v.times), maxMs: Math.max(...v.times), speedupVsMsmBytes: base / median(v.times),
+          phasesMs: Object.fromEntries(Object.entries(v.phases).map(([ph, xs]) => [ph, median(xs)])), check,
+        });
+        v.bases?.free();
+      }
+    }
   }
 }
 
@@ -222,6 +277,7 @@ async function runThreaded() {
 }
 
 if (threadCounts) await runThreaded();
+else if (args.prepared) await runPrepared();
 else await runSingleThread();
 progress('');
 if (!args.json) process.stderr.write('\r');
@@ -237,6 +293,15 @@ function printTable(header, rows) {
 const phaseNames = [...new Set(results.flatMap((r) => Object.keys(r.phasesMs)))];
 if (args.json) {
   console.log(JSON.stringify({ machine, runs, ...(threadCounts && { threads: threadCounts, paths, ffjsThreads }), results }, null, 2));
+} else if (args.prepared) {
+  console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max), single thread, prepared bases`);
+  const header = ['curve', 'N', 'path', 'c', 'median ms', 'min-max', 'vs msmBytes', 'setup ms', 'table MiB', ...phaseNames];
+  printTable(header, results.map((r) => [
+    r.curve, `2^${r.logN}`, r.prepared ? (r.precompute ? 'prepared, precompute' : 'prepared') : 'msmBytes', r.window, r.medianMs.toFixed(1),
+    `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`, `${r.speedupVsMsmBytes.toFixed(2)}x`, r.prepared ? r.setupMs.toFixed(0) : '-',
+    r.prepared ? (r.tableBytes / 2 ** 20).toFixed(1) : '-', ...phaseNames.map((ph) => (r.phasesMs[ph] ?? 0).toFixed(1)),
+  ]));
+  for (const r of results) if (r.check !== 'not checked' && !r.prepared) console.log(`check: ${r.curve} 2^${r.logN} ${r.check}; prepared results equal msmBytes`);
 } else if (!threadCounts) {
   console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max), single thread`);
   const header = ['curve', 'N', 'c', 'median ms', 'min-max', ...(args.compare ? ['ffjavascript ms', 'speedup'] : []), ...phaseNames];
