@@ -161,8 +161,58 @@ export interface MsmPool {
   msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: PoolMsmOptions): Promise<Uint8Array>;
   /** Same inputs and result as Curve.msm, on every thread. */
   msm(points: ReadonlyArray<AffinePoint | PointLike | null>, scalars: ReadonlyArray<bigint>, options?: PoolMsmOptions): Promise<AffinePoint | null>;
+  /** Prepared bases on this pool (see Curve.prepareBases): built by all threads, shared by them (or a slice each). */
+  prepareBases(pointBytes: Uint8Array, options?: PrepareBasesOptions): Promise<PoolPreparedBases>;
   /** Ends every thread; later calls reject. */
   close(): Promise<void>;
+}
+
+/** Options of Curve.prepareBases and MsmPool.prepareBases. */
+export interface PrepareBasesOptions {
+  /** Reject points outside the subgroup of order r, once (default false). */
+  checkSubgroup?: boolean;
+  /** The points' encoding (default 'native'). */
+  pointFormat?: PointFormat;
+  /**
+   * Store each base's multiples 2^(c t) (all windows share one set of buckets): faster MSMs, ceil(128 / c) times
+   * the memory on BLS12-381 and BN254. true: c chosen for the number of bases; { window: c } forces it. Default false.
+   */
+  precompute?: boolean | { window?: number };
+}
+
+/** Options of a prepared MSM: timings and the encodings of the scalars and of the result; window without precompute. */
+export interface PreparedMsmOptions {
+  timings?: MsmTimings;
+  window?: number;
+  scalarFormat?: ScalarFormat;
+  resultFormat?: PointFormat;
+  onProgress?: (fraction: number) => void;
+}
+
+interface PreparedBasesInfo {
+  /** Number of bases; an MSM takes at most this many scalars (a prefix of the bases). */
+  readonly length: number;
+  /** The precompute table's window c, or 0 without precompute. */
+  readonly precomputeWindow: number;
+  /** Bytes of Wasm memory the table takes. */
+  readonly tableBytes: number;
+}
+
+/** Bases prepared on one thread (Curve.prepareBases). Variable time. */
+export interface PreparedBases extends PreparedBasesInfo {
+  /** sum_{i < k} scalars[i] * bases[i] for k scalars (k <= length), in the msmBytes encoding (or resultFormat). */
+  msmBytes(scalarBytes: Uint8Array, options?: PreparedMsmOptions): Uint8Array;
+  /** The BigInt form. */
+  msm(scalars: ReadonlyArray<bigint>, options?: { timings?: MsmTimings }): AffinePoint | null;
+  /** Gives the memory back; later calls throw. */
+  free(): void;
+}
+
+/** Bases prepared on a pool (MsmPool.prepareBases): the same calls, asynchronous, queued with the pool's. */
+export interface PoolPreparedBases extends PreparedBasesInfo {
+  msmBytes(scalarBytes: Uint8Array, options?: PreparedMsmOptions & { signal?: AbortSignal }): Promise<Uint8Array>;
+  msm(scalars: ReadonlyArray<bigint>, options?: { timings?: MsmTimings; signal?: AbortSignal }): Promise<AffinePoint | null>;
+  free(): Promise<void>;
 }
 
 export interface SeedOptions {
@@ -243,6 +293,11 @@ export declare class Curve {
    * from a blob: URL, so the page's CSP needs worker-src blob:). Create it once and reuse it.
    */
   threads(options?: ThreadsOptions): Promise<MsmPool>;
+  /**
+   * Points that serve many MSMs, checked and converted once (GLV images and, with precompute, multiples kept
+   * in an instance of their own); its msmBytes(scalars) sums any prefix of them. Throws like msmBytes.
+   */
+  prepareBases(pointBytes: Uint8Array, options?: PrepareBasesOptions): PreparedBases;
 
   /** Points (or null for infinity, or point objects with toAffine()) to the msmBytes encoding, checking types and ranges. */
   encodePoints(points: ReadonlyArray<AffinePoint | PointLike | null>): Uint8Array;

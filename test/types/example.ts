@@ -4,7 +4,7 @@
 
 import { loadCurve, curveNames, curveLoader, Curve } from 'wasmsm';
 import type { AffinePoint, CurveName, CurveParams, MsmOptions, MsmPool, MsmTimings, PoolMsmOptions } from 'wasmsm';
-import type { MsmBytesOptions, PointFormat, ScalarFormat, PointLike } from 'wasmsm';
+import type { MsmBytesOptions, PointFormat, ScalarFormat, PointLike, PreparedBases, PoolPreparedBases } from 'wasmsm';
 import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
 import * as bn254 from 'wasmsm/curves/bn254';
 import { deriveFieldParams, generateFieldWat, instantiateField } from 'wasmsm/codegen';
@@ -64,7 +64,20 @@ export async function example(): Promise<string> {
   const threaded: Uint8Array = await pool.msmBytes(points, scalars, poolOptions);
   const threadedPoint: AffinePoint | null = await pool.msm(P, s);
   const shared: boolean = pool.sharedMemory && pool.count > 1;
+  const poolBases: PoolPreparedBases = await pool.prepareBases(points, { precompute: true });
+  const poolPrepared: Uint8Array = await poolBases.msmBytes(scalars, { signal: controller.signal });
+  await poolBases.free();
   await pool.close();
+  // Prepared bases: converted once, any prefix summed.
+  const bases: PreparedBases = curve.prepareBases(points, { checkSubgroup: false, precompute: { window: 12 }, pointFormat: 'native' });
+  const prepared: Uint8Array = bases.msmBytes(scalars.subarray(0, 64 * curve.scalarBytes), { scalarFormat: 'le', timings });
+  const preparedPoint: AffinePoint | null = bases.msm(s);
+  const tableSize: number = bases.tableBytes + bases.length + bases.precomputeWindow + prepared.length + poolPrepared.length;
+  bases.free();
+  // @ts-expect-error precompute is a boolean or { window }
+  curve.prepareBases(points, { precompute: 'yes' });
+  // @ts-expect-error the single-thread prepared MSM is not a promise
+  const notAPromise: Promise<Uint8Array> = bases.msmBytes(scalars);
   // @ts-expect-error sharedMemory is 'auto' or a boolean
   await curve.threads({ sharedMemory: 'always' });
   // @ts-expect-error the pool's MSM is a promise
@@ -91,5 +104,5 @@ export async function example(): Promise<string> {
   const field = await instantiateField({ p: 101n });
   const root: bigint | null = field.sqrt(field.mul(3n, 4n));
 
-  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed].join(' ');
+  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise].join(' ');
 }
