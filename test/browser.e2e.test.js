@@ -97,6 +97,7 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       expect(shown, `${bundler} ${curveName}: the result shown on the page`).toEqual(await oracle(curveName, LOGN));
       expect(report.result).toEqual(shown);
       expect(report.nobleMatch, 'the page compared with @noble/curves').toBe(true);
+      expect(report.preparedSame, 'prepared bases (precompute) on the main thread give the same result').toBe(true);
       expect(Object.keys(report.phasesMs)).toEqual(expect.arrayContaining(['prepare', 'accumulate', 'reduce', 'combine']));
       expect(wasmFetched(server.requests.slice(before)), 'Wasm chunks fetched').toEqual([curveName]);
       expect(workerScriptFetched(server.requests.slice(before)), 'the worker script is fetched only for a pool').toBe(false);
@@ -141,6 +142,7 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       expect(await page.textContent('#out-path')).toContain(isolated ? 'shared-memory path' : 'message path');
       expect(shown, `${what}: the result shown on the page`).toEqual(await oracle(curveName, LOGN));
       expect(report.result).toEqual(shown);
+      expect(report.preparedSame, `${what}: prepared bases on the pool give the same result`).toBe(true);
       if (isolated) expect(Object.keys(report.phasesMs)).toEqual(expect.arrayContaining(['prepare', 'lanes', 'combine']));
       const requests = server.requests.slice(before);
       expect(wasmFetched(requests), 'Wasm chunks fetched').toEqual([curveName]);

@@ -140,6 +140,17 @@ async function run(opts) {
       windowBits = timings.window;
       for (const [ph, ms] of Object.entries(timings)) if (!NOT_PHASES.has(ph)) (phases[ph] ??= []).push(ms);
     }
+    // The same sum over prepared bases (converted once, with precompute), on the same thread(s).
+    status(`prepared bases (precompute) of ${n} points on ${where}…`);
+    await paint();
+    t0 = performance.now();
+    const bases = pool ? await pool.prepareBases(points, { precompute: true }) : curve.prepareBases(points, { precompute: true });
+    report.preparedSetupMs = performance.now() - t0;
+    t0 = performance.now();
+    const preparedBytes = await bases.msmBytes(scalars);
+    report.preparedMs = performance.now() - t0;
+    report.preparedSame = preparedBytes.every((b, i) => b === resultBytes[i]);
+    await bases.free();
   } finally {
     await pool?.close();
   }
@@ -163,6 +174,9 @@ async function run(opts) {
   if (pool) row('times', [`start the pool (${pool.count} workers)`, fmt(poolMs), 'curve.threads(), once per page']);
   row('times', [`MSM on ${where}, first run`, fmt(warmupMs), 'includes warm-up']);
   row('times', [`MSM on ${where}, median of ${opts.runs}`, fmt(msmMedian), `min ${fmt(Math.min(...times))}, max ${fmt(Math.max(...times))}${windowBits ? `, window c = ${windowBits}` : ''}`]);
+  row('times', ['prepareBases({ precompute: true }), once', fmt(report.preparedSetupMs), '']);
+  row('times', [`MSM over the prepared bases on ${where}`, fmt(report.preparedMs), report.preparedSame ? 'same result' : 'DIFFERENT result']);
+  if (!report.preparedSame) throw new Error('the prepared bases gave another result');
   const phaseTotal = Object.values(phaseMedians).reduce((a, b) => a + b, 0);
   for (const [ph, ms] of Object.entries(phaseMedians)) {
     const share = phaseTotal > 0 ? ms / phaseTotal : 0;
