@@ -36,11 +36,12 @@ export function countBases(P, formats, pointBytes) {
 }
 
 /**
- * msmBytes' scalars for prepared bases: decoded from options.scalarFormat, each below r, at most N of them.
+ * msmBytes' scalars for the prepared bases of `layout`: decoded from options.scalarFormat, each below r, at most N.
  * Returns { k, scalarBytes (native), formats }.
  */
-export function checkPreparedScalars(P, N, scalarBytes, options) {
-  if (options.window !== undefined && options.precomputed) throw new TypeError('options.window does not apply to bases prepared with precompute');
+export function checkPreparedScalars(P, layout, scalarBytes, options) {
+  const N = layout.N;
+  if (options.window !== undefined && layout.Kt > 1) throw new TypeError('options.window does not apply to bases prepared with precompute');
   for (const key of ['pointFormat', 'checkSubgroup']) {
     if (options[key] !== undefined) throw new TypeError(`options.${key} belongs to prepareBases (the bases are checked once, there)`);
   }
@@ -132,7 +133,7 @@ export class PreparedBases {
   msmBytes(scalarBytes, options = {}) {
     const instance = this.#live();
     options = checkMsmOptions(options);
-    const { k, scalarBytes: native, formats } = checkPreparedScalars(instance.params, this.length, scalarBytes, { ...options, precomputed: this.#layout.Kt > 1 });
+    const { k, scalarBytes: native, formats } = checkPreparedScalars(instance.params, this.#layout, scalarBytes, options);
     const out = preparedMsmOn(instance, this.#layout, this.#table, native, k, options);
     return resultFromNative(this.#curve, formats, out, options.timings);
   }

@@ -551,7 +551,9 @@ export class MsmPool {
         if (t >= state.ranges.length || (which && !which.includes(t))) return null;
         const bytes = state.slices[t].slice();
         const [first, last] = state.ranges[t];
-        const args = { id: state.id, pointBytes: bytes, n: last - first, checkSubgroup: state.checkSubgroup, precompute: state.precompute, format: state.formats?.point?.name };
+        // every slice with the window of the whole table (the one precomputeWindow reports)
+        const precompute = state.precompute && { window: state.layout.c };
+        const args = { id: state.id, pointBytes: bytes, n: last - first, checkSubgroup: state.checkSubgroup, precompute, format: state.formats?.point?.name };
         return { args, transfer: [bytes.buffer] };
       },
       { offsetOf: (t) => state.ranges[t]?.[0] ?? 0 },
@@ -565,7 +567,7 @@ export class MsmPool {
     if (state.freed) throw new Error('these prepared bases were freed');
     options = checkMsmOptions(options);
     const P = this.#curve.params;
-    const { k, scalarBytes: native, formats } = checkPreparedScalars(P, state.N, scalarBytes, { ...options, precomputed: state.layout.Kt > 1 });
+    const { k, scalarBytes: native, formats } = checkPreparedScalars(P, state.layout, scalarBytes, options);
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
     let run = this.#queue.then(() =>
