@@ -10,6 +10,8 @@
 //   the T results.
 //
 // Points in another encoding (src/codecs.js) are decoded by the threads first, a slice each.
+// Prepared bases (prepareBases): shared memory keeps one table in the pool's memory, built and read by all
+// threads; the message path keeps a slice on each thread (rebuilt from a kept copy when a thread is replaced).
 // One MSM runs at a time; calls queue. This thread never blocks (no Atomics.wait): it awaits messages.
 // An error in a thread rejects that call and the pool stays usable; a thread that dies is replaced before
 // the next call; an AbortSignal ends the call at once (its threads are stopped and replaced).
