@@ -94,15 +94,14 @@ export function prepareRange(ctx, io, first, count, phase = () => {}) {
 }
 
 /**
- * The nonzero digits of pairs [first, first + count) (and their GLV halves' pairs), per window: segments
- * [{ k, first, count, nonzero }] for weightedCuts (src/msm/plan.js).
+ * The nonzero digits of every window among the items [start, start + count) of each range ([[start, count]]):
+ * segments [{ k, first, count, nonzero }] for weightedCuts (src/msm/plan.js).
  */
-export function countDigits(ctx, io, first, count) {
+export function digitSegments(ctx, io, ranges) {
   const { m, K } = io.shape;
   const digits = new Int32Array(ctx.memory.buffer, io.digits, K * m);
   const segments = [];
-  for (const half of io.halves) {
-    const start = half[5] + first;
+  for (const [start, count] of ranges) {
     for (let k = 0; k < K; k++) {
       let nonzero = 0;
       for (let i = k * m + start, end = i + count; i < end; i++) if (digits[i] !== 0) nonzero++;
@@ -111,6 +110,9 @@ export function countDigits(ctx, io, first, count) {
   }
   return segments;
 }
+
+/** digitSegments of pairs [first, first + count) and their GLV halves' pairs. */
+export const countDigits = (ctx, io, first, count) => digitSegments(ctx, io, io.halves.map((half) => [half[5] + first, count]));
 
 /** Segments per piece in the reduction: enough independent running sums (about 512) to batch well. */
 const segmentsFor = (pieceCount, L) => Math.min(L, Math.max(1, 2 ** Math.round(Math.log2(Math.max(1, 512 / pieceCount)))));

@@ -13,7 +13,7 @@
 // over the table's pairs (digits between them are zero).
 
 import { msmShape, singleThreadPieces } from './plan.js';
-import { allocLane, combineWindows, lanePartials, phaseTimer, runLane, setInfinity } from './index.js';
+import { allocLane, combineWindows, digitSegments, lanePartials, phaseTimer, runLane, setInfinity } from './index.js';
 import { chooseWindow } from './window.js';
 import { checkSubgroupRange, convertPoints, subgroupScratchBytes } from './bytes.js';
 
@@ -201,17 +201,8 @@ export function preparedDigitsZero(ctx, io) {
 
 /** Nonzero digits per window among the items of bases [first, first + count) (segments for weightedCuts). */
 export function countPreparedDigits(ctx, io, layout, first, count) {
-  const { m, K } = io.shape;
   const per = layout.H * layout.Kt;
-  const digits = new Int32Array(ctx.memory.buffer, io.digits, K * m);
-  const segments = [];
-  for (let k = 0; k < K; k++) {
-    let nonzero = 0;
-    const start = first * per;
-    for (let i = k * m + start, end = i + count * per; i < end; i++) if (digits[i] !== 0) nonzero++;
-    segments.push({ k, first: start, count: count * per, nonzero });
-  }
-  return segments;
+  return digitSegments(ctx, io, [[first * per, count * per]]);
 }
 
 /**

@@ -529,10 +529,10 @@ export class MsmPool {
       return { args: { layout, table, staging: staging + first * PB, first, count: last - first, checkSubgroup: state.checkSubgroup, scratch: scratch[t] } };
     });
     this.#acquire();
-    state.shared = { layout, table, region: { start, end, live: true } };
+    state.layout = layout;
+    state.shared = { table, region: { start, end, live: true } };
     this.#kept.push(state.shared.region);
     this.#keptTop = end;
-    state.layout = layout;
   }
 
   /** Messages: a slice of the bases to each thread in `which` (all at first; replaced threads later). */
@@ -587,7 +587,8 @@ export class MsmPool {
     const { instance, memory } = this.#shared;
     const { heap, params: P } = instance;
     const T = this.count;
-    const { layout, table } = state.shared;
+    const { layout } = state;
+    const { table } = state.shared;
     const phase = phaseTimer(options.timings);
     const shape = preparedShape(P, layout, k, options.window);
     const scalars = heap.alloc(scalarBytes.length + 8);
