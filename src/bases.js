@@ -95,9 +95,6 @@ export function preparedMsmOn(instance, layout, table, scalarBytes, k, options =
   }
 }
 
-/** Bytes of Wasm memory a table takes per base, for the docs and errors. */
-export const bytesPerBase = (layout, P) => layout.H * layout.Kt * P.affineBytes;
-
 export class PreparedBases {
   #curve;
   #instance;

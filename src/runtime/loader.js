@@ -10,20 +10,22 @@ export function base64ToBytes(b64) {
   return bytes;
 }
 
+/** The imports of one of our modules: its memory, when it imports one. */
+const importsFor = (module, memory) => (WebAssembly.Module.imports(module).some((i) => i.kind === 'memory') ? { env: { memory } } : {});
+const freshMemory = (minPages) => new WebAssembly.Memory({ initial: minPages, maximum: 65536 });
+
 /**
  * Instantiate a compiled module over `memory`, or a fresh memory of at least minPages pages (the module's
  * import declares its own minimum; extra pages are grown on demand by the heap).
  */
-export async function instantiate(module, { minPages = 1, memory = new WebAssembly.Memory({ initial: minPages, maximum: 65536 }) } = {}) {
-  const need = WebAssembly.Module.imports(module).find((i) => i.kind === 'memory');
-  const instance = await WebAssembly.instantiate(module, need ? { env: { memory } } : {});
+export async function instantiate(module, { minPages = 1, memory = freshMemory(minPages) } = {}) {
+  const instance = await WebAssembly.instantiate(module, importsFor(module, memory));
   return { exports: instance.exports, memory };
 }
 
 /** instantiate, synchronously (a compiled module of ours: small enough for every engine's main thread). */
-export function instantiateSync(module, { minPages = 1, memory = new WebAssembly.Memory({ initial: minPages, maximum: 65536 }) } = {}) {
-  const need = WebAssembly.Module.imports(module).find((i) => i.kind === 'memory');
-  const instance = new WebAssembly.Instance(module, need ? { env: { memory } } : {});
+export function instantiateSync(module, { minPages = 1, memory = freshMemory(minPages) } = {}) {
+  const instance = new WebAssembly.Instance(module, importsFor(module, memory));
   return { exports: instance.exports, memory };
 }
 
