@@ -4,25 +4,38 @@
 /** The curves shipped with the package (`curveNames`). */
 export type CurveName = 'bls12-381' | 'bn254' | 'bls12-377' | 'pallas' | 'vesta' | 'secp256k1' | 'grumpkin';
 
-/** An affine point with coordinates in [0, p). Infinity is `null` wherever a point is taken or returned. */
-export interface AffinePoint {
-  x: bigint;
-  y: bigint;
+/**
+ * An affine point with coordinates in [0, p) (G1: bigint; G2: Fp2). Infinity is `null` wherever a point is
+ * taken or returned.
+ */
+export interface AffinePoint<C = bigint> {
+  x: C;
+  y: C;
+}
+
+/** An element c0 + c1 u of F_p2 = F_p[u] / (u^2 - nonResidue), each part in [0, p): a G2 coordinate. */
+export interface Fp2 {
+  c0: bigint;
+  c1: bigint;
 }
 
 /** Plain-data parameters of a curve module (wasm/<curve>/params.js, or a codegen output). */
-export interface CurveParams {
+export interface CurveParams<C = bigint> {
   readonly name: string;
+  /** 'G1', or 'G2' for the params of curve.g2. */
+  readonly group: 'G1' | 'G2';
   /** Base-field modulus. */
   readonly p: bigint;
   /** Order of the group the MSM works in (scalars are in [0, r)). */
   readonly r: bigint;
   /** y^2 = x^3 + a x + b */
   readonly a: bigint;
-  readonly b: bigint;
+  readonly b: C;
   /** Cofactor. */
   readonly h: bigint;
-  readonly generator: Readonly<AffinePoint>;
+  readonly generator: Readonly<AffinePoint<C>>;
+  /** G2: beta in F_p2 = F_p[u] / (u^2 - beta). */
+  readonly nonResidue?: bigint;
   readonly rBits: number;
   /** Bytes per scalar in the msmBytes encoding. */
   readonly scalarBytes: number;
@@ -37,6 +50,10 @@ export interface CurveParams {
     readonly bytes: number;
     /** Bytes per field element in Wasm memory (4n). */
     readonly elementBytes: number;
+    /** G2: 2 (coordinates in F_p2; bytes and elementBytes count both parts). */
+    readonly degree?: number;
+    /** G2: the base field F_p's shape. */
+    readonly base?: { readonly p: bigint; readonly w: number; readonly n: number; readonly bits: number; readonly bytes: number; readonly elementBytes: number };
   };
   /** Bytes per field element in Wasm memory. */
   readonly E: number;
@@ -51,6 +68,8 @@ export interface CurveParams {
     readonly H: number;
     readonly recordBytes: number;
   } | null;
+  /** The curve's G2, when its module has one (BLS12-381, BN254, a generated curve that declares g2). */
+  readonly g2?: CurveParams<Fp2>;
 }
 
 /**
@@ -95,14 +114,14 @@ export type PointFormat =
 export type ScalarFormat = 'le' | 'be' | 'eip2537' | 'snarkjs';
 
 /** A point object of another library, e.g. an @noble/curves Point: anything with toAffine() (and is0()). */
-export interface PointLike {
-  toAffine(): { x: bigint; y: bigint };
+export interface PointLike<C = bigint> {
+  toAffine(): { x: C; y: C };
   is0?(): boolean;
 }
 
-/** A Point class with a static fromAffine (and ZERO), e.g. bls12_381.G1.Point of @noble/curves. */
-export interface PointClass<P> {
-  fromAffine(point: { x: bigint; y: bigint }): P;
+/** A Point class with a static fromAffine (and ZERO), e.g. bls12_381.G1.Point (or G2.Point) of @noble/curves. */
+export interface PointClass<P, C = bigint> {
+  fromAffine(point: { x: C; y: C }): P;
   readonly ZERO?: P;
 }
 
@@ -152,7 +171,7 @@ export interface PoolMsmOptions extends MsmBytesOptions {
  * Worker threads running one curve's MSM (see Curve.threads). One MSM at a time: calls made together queue.
  * In Node an idle pool does not keep the process alive; close() ends its threads.
  */
-export interface MsmPool {
+export interface MsmPool<C = bigint> {
   /** Number of threads. */
   readonly count: number;
   /** true: the threads share one memory (the work is split by window and pair); false: the inputs are split and sent. */
@@ -160,9 +179,9 @@ export interface MsmPool {
   /** Same inputs and result as Curve.msmBytes, on every thread. Rejects (TypeError/RangeError naming the input) on bad input. */
   msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: PoolMsmOptions): Promise<Uint8Array>;
   /** Same inputs and result as Curve.msm, on every thread. */
-  msm(points: ReadonlyArray<AffinePoint | PointLike | null>, scalars: ReadonlyArray<bigint>, options?: PoolMsmOptions): Promise<AffinePoint | null>;
+  msm(points: ReadonlyArray<AffinePoint<C> | PointLike<C> | null>, scalars: ReadonlyArray<bigint>, options?: PoolMsmOptions): Promise<AffinePoint<C> | null>;
   /** Prepared bases on this pool (see Curve.prepareBases): built by all threads, shared by them (or a slice each). */
-  prepareBases(pointBytes: Uint8Array, options?: PrepareBasesOptions): Promise<PoolPreparedBases>;
+  prepareBases(pointBytes: Uint8Array, options?: PrepareBasesOptions): Promise<PoolPreparedBases<C>>;
   /** Ends every thread; later calls reject. */
   close(): Promise<void>;
 }
@@ -199,19 +218,19 @@ interface PreparedBasesInfo {
 }
 
 /** Bases prepared on one thread (Curve.prepareBases). Variable time. */
-export interface PreparedBases extends PreparedBasesInfo {
+export interface PreparedBases<C = bigint> extends PreparedBasesInfo {
   /** sum_{i < k} scalars[i] * bases[i] for k scalars (k <= length), in the msmBytes encoding (or resultFormat). */
   msmBytes(scalarBytes: Uint8Array, options?: PreparedMsmOptions): Uint8Array;
   /** The BigInt form. */
-  msm(scalars: ReadonlyArray<bigint>, options?: { timings?: MsmTimings }): AffinePoint | null;
+  msm(scalars: ReadonlyArray<bigint>, options?: { timings?: MsmTimings }): AffinePoint<C> | null;
   /** Gives the memory back; later calls throw. */
   free(): void;
 }
 
 /** Bases prepared on a pool (MsmPool.prepareBases): the same calls, asynchronous, queued with the pool's. */
-export interface PoolPreparedBases extends PreparedBasesInfo {
+export interface PoolPreparedBases<C = bigint> extends PreparedBasesInfo {
   msmBytes(scalarBytes: Uint8Array, options?: PreparedMsmOptions & { signal?: AbortSignal }): Promise<Uint8Array>;
-  msm(scalars: ReadonlyArray<bigint>, options?: { timings?: MsmTimings; signal?: AbortSignal }): Promise<AffinePoint | null>;
+  msm(scalars: ReadonlyArray<bigint>, options?: { timings?: MsmTimings; signal?: AbortSignal }): Promise<AffinePoint<C> | null>;
   free(): Promise<void>;
 }
 
@@ -237,9 +256,9 @@ export type WasmExports = Readonly<Record<string, unknown>>;
  * curve subpath's `load()`. Not safe for secret scalars (variable time). Methods are synchronous; a large
  * MSM blocks the thread it runs on (use a Worker in a page).
  */
-export declare class Curve {
+export declare class Curve<C = bigint> {
   /** Low level: prefer loadCurve. */
-  constructor(params: CurveParams, exports: WasmExports, memory: WasmMemory);
+  constructor(params: CurveParams<C>, exports: WasmExports, memory: WasmMemory);
   /**
    * Compile and instantiate a curve module from its base64 bytes: a new instance with its own memory on every
    * call. Prefer loadCurve or curveLoader, which do this once per curve and share the result.
@@ -247,12 +266,20 @@ export declare class Curve {
   static load(params: CurveParams, getBase64: () => string): Promise<Curve>;
 
   readonly name: string;
-  readonly params: CurveParams;
+  /** 'G1', or 'G2' for curve.g2. */
+  readonly group: 'G1' | 'G2';
+  readonly params: CurveParams<C>;
   readonly p: bigint;
   readonly r: bigint;
   readonly a: bigint;
-  readonly b: bigint;
-  readonly generator: Readonly<AffinePoint>;
+  readonly b: C;
+  readonly generator: Readonly<AffinePoint<C>>;
+  /**
+   * The curve's G2 on its sextic twist over F_p2 (BLS12-381, BN254, and generated curves that declare g2), with
+   * every method of a curve and points { x: Fp2, y: Fp2 }; native encoding x.c0 | x.c1 | y.c0 | y.c1, each
+   * little-endian in the base field's bytes. Shares this curve's memory. Undefined on G2 itself and on curves without one.
+   */
+  readonly g2?: Curve<Fp2>;
   /** Bytes per coordinate in the msmBytes encoding (little-endian). */
   readonly coordinateBytes: number;
   /** Bytes per point in the msmBytes encoding: x then y (2 * coordinateBytes); all zero for infinity. */
@@ -268,7 +295,7 @@ export declare class Curve {
    * sum_i scalars[i] * points[i]; null is infinity (in and out); points may also be point objects of another
    * library (@noble/curves Points: toAffine(), is0()). Throws TypeError/RangeError on bad input.
    */
-  msm(points: ReadonlyArray<AffinePoint | PointLike | null>, scalars: ReadonlyArray<bigint>, options?: MsmOptions): AffinePoint | null;
+  msm(points: ReadonlyArray<AffinePoint<C> | PointLike<C> | null>, scalars: ReadonlyArray<bigint>, options?: MsmOptions): AffinePoint<C> | null;
   /**
    * The fast path: N points (pointBytes each) and N scalars (scalarBytes each), little-endian, or in the
    * encodings named by options.pointFormat / scalarFormat. Returns the result in options.resultFormat (default:
@@ -287,27 +314,27 @@ export declare class Curve {
   /** Points in the native encoding (one, or several concatenated; checked on the curve) to `format`. */
   encodePoint(nativeBytes: Uint8Array, format: PointFormat): Uint8Array;
   /** A result ({ x, y }, null or native bytes) as an instance of PointClass (fromAffine; ZERO for infinity). */
-  toPoint<P>(result: AffinePoint | null | Uint8Array, PointClass: PointClass<P>): P;
+  toPoint<P>(result: AffinePoint<C> | null | Uint8Array, PointClass: PointClass<P, C>): P;
   /**
    * Start a pool of worker threads for this curve's MSM (Node: worker_threads; browsers: module Web Workers
    * from a blob: URL, so the page's CSP needs worker-src blob:). Create it once and reuse it.
    */
-  threads(options?: ThreadsOptions): Promise<MsmPool>;
+  threads(options?: ThreadsOptions): Promise<MsmPool<C>>;
   /**
    * Points that serve many MSMs, checked and converted once (GLV images and, with precompute, multiples kept
    * in an instance of their own); its msmBytes(scalars) sums any prefix of them. Throws like msmBytes.
    */
-  prepareBases(pointBytes: Uint8Array, options?: PrepareBasesOptions): PreparedBases;
+  prepareBases(pointBytes: Uint8Array, options?: PrepareBasesOptions): PreparedBases<C>;
 
   /** Points (or null for infinity, or point objects with toAffine()) to the msmBytes encoding, checking types and ranges. */
-  encodePoints(points: ReadonlyArray<AffinePoint | PointLike | null>): Uint8Array;
+  encodePoints(points: ReadonlyArray<AffinePoint<C> | PointLike<C> | null>): Uint8Array;
   /** Scalars in [0, r) to the msmBytes encoding. */
   encodeScalars(scalars: ReadonlyArray<bigint>): Uint8Array;
   /** One point in the msmBytes encoding to { x, y }, or null for infinity. */
-  decodePoint(bytes: Uint8Array): AffinePoint | null;
+  decodePoint(bytes: Uint8Array): AffinePoint<C> | null;
 
   /** n points deterministic in seed (default 1), for tests and benchmarks (their discrete logs are not secret). */
-  randomPoints(n: number, options?: SeedOptions): AffinePoint[];
+  randomPoints(n: number, options?: SeedOptions): AffinePoint<C>[];
   /** randomPoints in the msmBytes encoding (faster: no BigInts). */
   randomPointsBytes(n: number, options?: SeedOptions): Uint8Array;
   /** n scalars uniform in [0, r), deterministic in seed (default 2). */

@@ -57,12 +57,20 @@ Params file (JSON; numbers as "0x"-hex or decimal strings; a and b may be negati
     "generator": { "x": "0x...", "y": "0x..." },   a point of order r, affine (required)
     "w": 29,                    preferred limb size in bits, ${MIN_W}..${MAX_W} (optional; --w overrides it)
     "description": "..."        free text (optional)
+    "g2": {                     optional: the curve's G2 on a sextic twist y^2 = x^3 + b' over
+                                F_p2 = F_p[u] / (u^2 - nonResidue) (a = 0 curves), giving curve.g2
+      "nonResidue": "-1",       a small non-residue mod p, |nonResidue| <= 16
+      "b": ["0x..", "0x.."],    b' = c0 + c1 u
+      "h": "0x...",             G2's cofactor: #E'(F_p2) = h * r
+      "generator": { "x": ["0x..", "0x.."], "y": ["0x..", "0x.."] }   a point of order r on the twist
+    }
   }
   Checked: every field present and well-formed, no unknown fields; p and r prime (Miller-Rabin, 32 bases);
   b != 0 and the curve non-singular; the generator on the curve, inside [0, p) and of order r (r * G = O);
   h * r inside the Hasse interval and (h * r) * P = O for sample points P. GLV is derived when a = 0 and
   p = r = 1 (mod 3) (beta, lambda, a reduced lattice basis, all self-checked); otherwise the MSM uses plain
-  signed windows.
+  signed windows. With "g2": nonResidue a non-residue, the generator on the twist and of order r, h * r
+  inside the Hasse interval over F_p2, and (under GLV) the cube root of unity that acts as lambda on G2.
 
 Options for field:
   --p <p>        the modulus: decimal or 0x-hex (required; must be an odd prime)
@@ -166,7 +174,8 @@ async function field(values) {
 
 // ---- curve: reading and checking the params file ------------------------------------------------------
 
-const KNOWN_FIELDS = ['name', 'p', 'r', 'a', 'b', 'h', 'generator', 'w', 'description'];
+const KNOWN_FIELDS = ['name', 'p', 'r', 'a', 'b', 'h', 'generator', 'w', 'description', 'g2'];
+const G2_FIELDS = ['nonResidue', 'b', 'h', 'generator'];
 const REQUIRED_FIELDS = ['name', 'p', 'r', 'a', 'b', 'generator'];
 const NUMBER_RE = /^(0x[0-9a-fA-F]+|[0-9]+)$/;
 const SIGNED_NUMBER_RE = /^-?(0x[0-9a-fA-F]+|[0-9]+)$/;
@@ -188,6 +197,29 @@ function numberField(value, what, { signed = false } = {}) {
     throw new InputError(`"${what}" ${why}: expected ${expect}, got ${JSON.stringify(value)}`);
   }
   return text.startsWith('-') ? -BigInt(text.slice(1)) : BigInt(text);
+}
+
+/** The optional "g2" object, checked for shape and normalised (numbers as 0x-hex, the non-residue as a decimal). */
+function g2Field(g2) {
+  if (g2 === null || typeof g2 !== 'object' || Array.isArray(g2)) throw new InputError(`"g2" must be an object with ${G2_FIELDS.map((k) => `"${k}"`).join(', ')}`);
+  const unknown = Object.keys(g2).filter((k) => !G2_FIELDS.includes(k));
+  if (unknown.length) throw new InputError(`"g2" has unknown field "${unknown[0]}" (allowed: ${G2_FIELDS.join(', ')})`);
+  const missing = G2_FIELDS.filter((k) => g2[k] === undefined || g2[k] === null);
+  if (missing.length) throw new InputError(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"g2.${k}"`).join(', ')}`);
+  const pair = (v, what) => {
+    if (!Array.isArray(v) || v.length !== 2) throw new InputError(`"${what}" must be an array [c0, c1] (the element c0 + c1 u of F_p2)`);
+    return v.map((c, i) => hex(numberField(c, `${what}[${i}]`)));
+  };
+  const g = g2.generator;
+  if (g === null || typeof g !== 'object' || Array.isArray(g) || g.x === undefined || g.y === undefined) {
+    throw new InputError('"g2.generator" must be an object { "x": [c0, c1], "y": [c0, c1] }');
+  }
+  return {
+    nonResidue: String(numberField(g2.nonResidue, 'g2.nonResidue', { signed: true })),
+    b: pair(g2.b, 'g2.b'),
+    h: hex(numberField(g2.h, 'g2.h')),
+    generator: { x: pair(g.x, 'g2.generator.x'), y: pair(g.y, 'g2.generator.y') },
+  };
 }
 
 /**
@@ -233,6 +265,7 @@ function checkParamsShape(json) {
     name, p: hex(p), r: hex(r), a: hex(modP(a)), b: hex(modP(b)), h: hex(h),
     generator: { x: hex(x), y: hex(y) },
     ...(w === undefined ? {} : { w }),
+    ...(json.g2 === undefined ? {} : { g2: g2Field(json.g2) }),
   };
 }
 
@@ -259,6 +292,16 @@ async function checkParamsMath(params) {
   } catch (e) {
     if (e instanceof TypeError || e instanceof RangeError) throw new InputError(e.message.replace(/^curve params: /, ''));
     throw e;
+  }
+  if (params.g2) {
+    const { deriveG2Params } = await import('../codegen/params/g2.js');
+    const { deriveGlvParams } = await import('../codegen/params/glv.js');
+    try {
+      deriveG2Params(curve, params.g2, deriveGlvParams(curve, { rounding: 'nearest' }));
+    } catch (e) {
+      if (e instanceof TypeError || e instanceof RangeError) throw new InputError(e.message.replace(/^curve params: /, ''));
+      throw e;
+    }
   }
   const { a, b } = curve;
   const ops = affineOps(p, a);

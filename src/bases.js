@@ -59,9 +59,9 @@ export function checkPreparedScalars(P, layout, scalarBytes, options) {
 
 /** An instance of the curve's module over a memory of its own, as the MSM and codecs use it. */
 function ownInstance(curve) {
-  const { exports, memory } = instantiateSync(curve.module, { minPages: curve.params.minPages });
+  const { exports, memory } = instantiateSync(curve.module, { minPages: curve.params.minPages, group: curve.params.group });
   const heap = new Heap(memory, exports.fp_heapBase.value);
-  return { exports, memory, params: curve.params, heap, fp: new Field(exports, curve.params.field, heap, 'fp') };
+  return { exports, memory, params: curve.params, heap, fp: new Field(exports, curve.params.field.base ?? curve.params.field, heap, 'fp') };
 }
 
 /** Write pointBytes into the instance and build the table of all its bases there; returns { layout, table }. */

@@ -78,6 +78,7 @@ function checkName(table, kind, name, curveName) {
 const layoutCache = new WeakMap();
 export function pointLayout(params, name) {
   checkName(POINT_FORMATS, 'point', name, params.name);
+  if (params.group === 'G2' && name !== 'native') throw new RangeError(`point format '${name}' is for G1; G2 points take 'native' only`);
   let byName = layoutCache.get(params);
   if (!byName) layoutCache.set(params, (byName = new Map()));
   let layout = byName.get(name);
@@ -124,7 +125,8 @@ export function scalarLayout(params, name) {
 
 /** The formats of `table` this curve takes, each with sizeOf(name): { native: 96, ... }. */
 function supported(table, params, sizeOf) {
-  const takes = (name) => !table[name].curves || table[name].curves.includes(params.name);
+  const group = (name) => table !== POINT_FORMATS || params.group !== 'G2' || name === 'native';
+  const takes = (name) => group(name) && (!table[name].curves || table[name].curves.includes(params.name));
   return Object.freeze(Object.fromEntries(Object.keys(table).filter(takes).map((name) => [name, sizeOf(name)])));
 }
 
@@ -561,8 +563,10 @@ export function toPointObject(curve, result, PointClass) {
   }
   const a = result instanceof Uint8Array ? curve.decodePoint(result) : result;
   if (a === null) return PointClass.ZERO ?? PointClass.fromAffine({ x: 0n, y: 0n });
-  if (typeof a !== 'object' || typeof a.x !== 'bigint' || typeof a.y !== 'bigint') {
-    throw new TypeError('toPoint takes { x: bigint, y: bigint }, null or a point in the msmBytes encoding');
+  const coordinate = curve.params.group === 'G2' ? (v) => typeof v?.c0 === 'bigint' && typeof v?.c1 === 'bigint' : (v) => typeof v === 'bigint';
+  if (typeof a !== 'object' || !coordinate(a.x) || !coordinate(a.y)) {
+    const shape = curve.params.group === 'G2' ? '{ x: { c0, c1 }, y: { c0, c1 } }' : '{ x: bigint, y: bigint }';
+    throw new TypeError(`toPoint takes ${shape}, null or a point in the msmBytes encoding`);
   }
   return PointClass.fromAffine({ x: a.x, y: a.y });
 }

@@ -1,7 +1,7 @@
 // A curve in Wasm: load its module, move points and scalars in and out, run the MSM.
 // Points in memory follow the layout in codegen/kernels/curve.js: affine x | y | infinity flag.
 
-import { base64ToBytes, instantiate } from './runtime/loader.js';
+import { base64ToBytes, groupExports, instantiate } from './runtime/loader.js';
 import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
 import { PreparedBases } from './bases.js';
@@ -37,14 +37,52 @@ function randomBelow(rng, bound, bits) {
   }
 }
 
+/**
+ * How one coordinate is checked, written and read: a BigInt in [0, p) (G1), or { c0, c1 } for c0 + c1 u in
+ * F_p2 (G2), written c0 then c1, each little-endian in the base field's bytes.
+ */
+function coordinateCodec(params) {
+  const p = params.p;
+  if (params.field.degree !== 2) {
+    return {
+      shape: 'bigint',
+      check: (v, what) => {
+        if (typeof v !== 'bigint') throw new TypeError(`${what} must be a bigint`);
+        if (v < 0n || v >= p) throw new RangeError(`${what} is not in [0, p)`);
+      },
+      isZero: (v) => v === 0n,
+      write: (v, out, at, B) => bigIntToBytesLE(v, out, at, B),
+      read: (bytes, at, B) => bytesToBigIntLE(bytes, at, B),
+    };
+  }
+  return {
+    shape: '{ c0: bigint, c1: bigint }',
+    check: (v, what) => {
+      if (v === null || typeof v !== 'object' || typeof v.c0 !== 'bigint' || typeof v.c1 !== 'bigint') {
+        throw new TypeError(`${what} must be { c0: bigint, c1: bigint } (c0 + c1 u in F_p2)`);
+      }
+      for (const c of ['c0', 'c1']) if (v[c] < 0n || v[c] >= p) throw new RangeError(`${what}.${c} is not in [0, p)`);
+    },
+    isZero: (v) => v.c0 === 0n && v.c1 === 0n,
+    write: (v, out, at, B) => {
+      bigIntToBytesLE(v.c0, out, at, B / 2);
+      bigIntToBytesLE(v.c1, out, at + B / 2, B / 2);
+    },
+    read: (bytes, at, B) => ({ c0: bytesToBigIntLE(bytes, at, B / 2), c1: bytesToBigIntLE(bytes, at + B / 2, B / 2) }),
+  };
+}
+
 export class Curve {
   /**
-   * @param runtime the curve's plain-data params (wasm/<curve>/params.js or a codegen output)
-   * @param exports the instantiated module's exports
+   * @param runtime the curve's plain-data params (wasm/<curve>/params.js or a codegen output); runtime.g2 for G2
+   * @param exports the instantiated module's exports (for G2, as groupExports maps them)
+   * @param shared { heap, fp } of the G1 curve when this is its G2 (one memory, one heap)
    */
-  constructor(runtime, exports, memory, module = null, moduleBytes = null) {
+  constructor(runtime, exports, memory, module = null, moduleBytes = null, shared = null) {
     this.params = runtime;
     this.name = runtime.name;
+    /** 'G1', or 'G2' for curve.g2 */
+    this.group = runtime.group ?? 'G1';
     this.p = runtime.p;
     this.r = runtime.r;
     this.a = runtime.a;
@@ -54,8 +92,9 @@ export class Curve {
     this.memory = memory;
     this.module = module; // the compiled WebAssembly.Module, sent to thread pools
     this.moduleBytes = moduleBytes; // its bytes, from which a pool derives the shared-memory variant
-    this.heap = new Heap(memory, exports.fp_heapBase.value);
-    this.fp = new Field(exports, runtime.field, this.heap, 'fp');
+    this.heap = shared?.heap ?? new Heap(memory, exports.fp_heapBase.value);
+    this.fp = shared?.fp ?? new Field(exports, runtime.field, this.heap, 'fp');
+    this.#coordinate = coordinateCodec(runtime);
     this.coordinateBytes = runtime.field.bytes;
     this.pointBytes = 2 * runtime.field.bytes;
     this.scalarBytes = runtime.scalarBytes;
@@ -65,6 +104,21 @@ export class Curve {
     this.scalarFormats = scalarFormatsOf(runtime);
   }
 
+  #coordinate;
+  #g2 = null;
+
+  /**
+   * The curve's G2 (on the sextic twist over F_p2), when its module has one (BLS12-381, BN254, or a generated
+   * curve that declares g2): the same methods as the curve (msm, msmBytes, prepareBases, threads,
+   * randomPoints, ...) with points { x: { c0, c1 }, y: { c0, c1 } }. Shares this curve's memory and module.
+   */
+  get g2() {
+    if (this.group !== 'G1') return undefined;
+    if (!this.params.g2) return undefined;
+    this.#g2 ??= new Curve(this.params.g2, groupExports(this.exports, 'G2'), this.memory, this.module, this.moduleBytes, { heap: this.heap, fp: this.fp });
+    return this.#g2;
+  }
+
   /**
    * Compile and instantiate a curve module given its base64 bytes. Use curveLoader (or loadCurve), which
    * does this once per curve and shares the result.
@@ -72,7 +126,7 @@ export class Curve {
   static async load(runtime, getBase64) {
     const bytes = base64ToBytes(getBase64());
     const module = await WebAssembly.compile(bytes);
-    const { exports, memory } = await instantiate(module, { minPages: runtime.minPages });
+    const { exports, memory } = await instantiate(module, { minPages: runtime.minPages, group: runtime.group });
     return new Curve(runtime, exports, memory, module, bytes);
   }
 
@@ -81,21 +135,19 @@ export class Curve {
    * Points) in the msmBytes format, checking types and ranges.
    */
   encodePoints(points) {
-    if (!Array.isArray(points)) throw new TypeError('points must be an array of { x, y } or null');
+    const C = this.#coordinate;
+    if (!Array.isArray(points)) throw new TypeError(`points must be an array of { x, y } (each ${C.shape}) or null`);
     const B = this.coordinateBytes;
     const out = new Uint8Array(points.length * 2 * B);
     for (let i = 0; i < points.length; i++) {
       const P = fromPointObject(points[i]);
       if (P === null) continue;
-      if (typeof P !== 'object' || typeof P.x !== 'bigint' || typeof P.y !== 'bigint') {
-        throw new TypeError(`points[${i}] must be { x: bigint, y: bigint } or null`);
-      }
-      for (const [c, v] of [['x', P.x], ['y', P.y]]) {
-        if (v < 0n || v >= this.p) throw new RangeError(`points[${i}].${c} is not in [0, p)`);
-      }
-      if (P.x === 0n && P.y === 0n) throw new RangeError(`points[${i}] is (0, 0), which is not on the curve (use null for infinity)`);
-      bigIntToBytesLE(P.x, out, 2 * B * i, B);
-      bigIntToBytesLE(P.y, out, 2 * B * i + B, B);
+      if (typeof P !== 'object') throw new TypeError(`points[${i}] must be { x, y } (each ${C.shape}) or null`);
+      C.check(P.x, `points[${i}].x`);
+      C.check(P.y, `points[${i}].y`);
+      if (C.isZero(P.x) && C.isZero(P.y)) throw new RangeError(`points[${i}] is (0, 0), which is not on the curve (use null for infinity)`);
+      C.write(P.x, out, 2 * B * i, B);
+      C.write(P.y, out, 2 * B * i + B, B);
     }
     return out;
   }
@@ -120,7 +172,7 @@ export class Curve {
     if (bytes.length !== this.pointBytes) throw new RangeError(`a point is ${this.pointBytes} bytes, got ${bytes.length}`);
     const B = this.coordinateBytes;
     if (bytes.every((v) => v === 0)) return null;
-    return { x: bytesToBigIntLE(bytes, 0, B), y: bytesToBigIntLE(bytes, B, B) };
+    return { x: this.#coordinate.read(bytes, 0, B), y: this.#coordinate.read(bytes, B, B) };
   }
 
   /**

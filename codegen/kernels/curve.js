@@ -465,7 +465,13 @@ out may alias p1 or p2.`,
     );
     const copy = new Func(g('jacCopy'), { params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacCopy'), doc: `${g('jacCopy')}(out, pt): out = pt.` });
     copy.push(call(fp('copy'), X('out'), X('pt')), call(fp('copy'), Y('out'), Y('pt')), call(fp('copy'), Z('out'), Z('pt')));
-    funcs.push(copy, fn);
+    const neg = new Func(g('jacNeg'), { params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacNeg'), doc: `${g('jacNeg')}(out, pt): out = -pt (Y negated). out may alias pt.` });
+    neg.push(call(fp('copy'), X('out'), X('pt')), call(fp('neg'), Y('out'), Y('pt')), call(fp('copy'), Z('out'), Z('pt')));
+    const isInf = new Func(g('jacIsInfinity'), {
+      params: [['pt', 'i32']], result: 'i32', exportName: g('jacIsInfinity'), doc: `${g('jacIsInfinity')}(pt): 1 if pt is the point at infinity (Z = 0), else 0.`,
+    });
+    isInf.push(call(fp('isZero'), Z('pt')));
+    funcs.push(copy, neg, isInf, fn);
   }
   return funcs;
 }

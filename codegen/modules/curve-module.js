@@ -8,23 +8,33 @@ import { glvKernels as defaultGlvKernels } from '../kernels/scalar-glv.js';
 import { msmDigits, msmBucketSort } from '../kernels/msm.js';
 import { deriveCurveParams } from '../params/curve.js';
 import { deriveGlvParams, describeGlvParams } from '../params/glv.js';
+import { deriveG2Params } from '../params/g2.js';
+import { fp2Kernels } from '../kernels/field2.js';
 
-const hex = (x) => '0x' + x.toString(16);
+const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
 
 /**
  * @param curve from deriveCurveParams
  * @param options.glv from deriveGlvParams (or null), options.glvKernels the kernel generator
  */
-export function buildCurveModule(curve, { glv = null, glvKernels = defaultGlvKernels, mulShape = 'auto', generator = 'codegen/modules/curve-module.js' } = {}) {
+export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = defaultGlvKernels, mulShape = 'auto', generator = 'codegen/modules/curve-module.js' } = {}) {
   const fieldParams = curve.field;
   const extraConstants = [
     { name: 'curveA', value: curve.a, note: 'curve coefficient a' },
     { name: 'curveB', value: curve.b, note: 'curve coefficient b' },
   ];
   if (glv) extraConstants.push({ name: 'beta', value: glv.beta, note: 'beta, a cube root of unity: lambda * (x, y) = (beta x, y)' });
+  if (g2) {
+    extraConstants.push({ name: 'g2B', value: [g2.b.c0, g2.b.c1], note: "G2: the twist's coefficient b' in F_p2" });
+    if (g2.glvOmega !== null) extraConstants.push({ name: 'g2Omega', value: [g2.glvOmega, 0n], note: 'G2: omega in F_p2, lambda * (x, y) = (omega x, y) on G2' });
+  }
   const headerLines = [
     `curve ${curve.name}: y^2 = x^3 + ${hex(curve.a)} x + ${hex(curve.b)}, r = ${hex(curve.r)} (${curve.rBits} bits), h = ${hex(curve.h)}`,
     ...(glv ? describeGlvParams(glv) : ['GLV: none (no cheap endomorphism on this curve): plain signed windows']),
+    ...(g2 ? [
+      `G2 (prefix g2, over F_p2 = F_p[u] / (u^2 - ${g2.nonResidue}), prefix fp2): y^2 = x^3 + (${hex(g2.b.c0)} + ${hex(g2.b.c1)} u), h = ${hex(g2.h)}`,
+      g2.glvOmega !== null ? `G2 GLV: (x, y) -> (${hex(g2.glvOmega)} x, y) acts as lambda on G2: G1's scalar decomposition serves both` : 'G2 GLV: none',
+    ] : []),
   ];
   const { module, layout, f } = buildFieldModule(fieldParams, {
     prefix: 'fp', mulShape, generator, title: `${curve.name} (base field, curve and scalar kernels)`, extraConstants, headerLines,
@@ -32,25 +42,49 @@ export function buildCurveModule(curve, { glv = null, glvKernels = defaultGlvKer
   module.globals.push('(global $sink (mut i32) (i32.const 0))');
   for (const fn of curveKernels(fieldParams, { fp: f, layout, aIsZero: curve.a === 0n, hasEndomorphism: !!glv })) module.add(fn);
   if (glv && glvKernels) for (const fn of glvKernels(glv, { prefix: 'glv' })) module.add(fn);
+  if (g2) {
+    const f2 = (op) => `fp2_${op}`;
+    for (const fn of fp2Kernels(fieldParams, { fp: f, prefix: 'fp2', nonResidue: g2.nonResidue })) module.add(fn);
+    const fp2Shape = { elementBytes: 2 * fieldParams.elementBytes, bytes: 2 * fieldParams.bytes };
+    const g2Layout = { curveB: layout.g2B, beta: layout.g2Omega };
+    for (const fn of curveKernels(fp2Shape, { fp: f2, layout: g2Layout, aIsZero: true, hasEndomorphism: g2.glvOmega !== null, prefix: 'g2' })) module.add(fn);
+  }
   module.add(msmDigits());
   module.add(msmBucketSort());
-  return { module, layout, runtime: runtimeParams(curve, layout, glv) };
+  return { module, layout, runtime: runtimeParams(curve, layout, glv, g2) };
 }
 
 /** What src/ needs to drive the module: sizes, offsets, and the curve constants as BigInts. */
-export function runtimeParams(curve, layout, glv) {
+export function runtimeParams(curve, layout, glv, g2 = null) {
   const fp = curve.field;
-  return {
-    name: curve.name,
-    p: curve.p, r: curve.r, a: curve.a, b: curve.b, h: curve.h,
+  const field = { p: fp.p, w: fp.w, n: fp.n, bits: fp.bits, bytes: fp.bytes, elementBytes: fp.elementBytes };
+  const glvRuntime = glv ? { lambda: glv.lambda, halfBits: glv.halfBits, H: glv.H, recordBytes: glv.recordBytes } : null;
+  const shared = { name: curve.name, p: curve.p, r: curve.r, rBits: curve.rBits, scalarBytes: curve.scalarBytes, minPages: layout.minPages };
+  const runtime = {
+    ...shared,
+    group: 'G1',
+    a: curve.a, b: curve.b, h: curve.h,
     generator: { x: curve.generator.x, y: curve.generator.y },
-    rBits: curve.rBits,
-    scalarBytes: curve.scalarBytes,
-    field: { p: fp.p, w: fp.w, n: fp.n, bits: fp.bits, bytes: fp.bytes, elementBytes: fp.elementBytes },
+    field,
     ...curveSizes(fp),
-    minPages: layout.minPages,
-    glv: glv ? { lambda: glv.lambda, halfBits: glv.halfBits, H: glv.H, recordBytes: glv.recordBytes } : null,
+    glv: glvRuntime,
   };
+  if (g2) {
+    // G2 runs the same MSM over the module's g2_* functions (src/runtime/loader.js maps them in); its
+    // coordinates are F_p2 elements, c0 | c1, so a coordinate takes 2 * bytes.
+    const fp2Shape = { elementBytes: 2 * fp.elementBytes, bytes: 2 * fp.bytes };
+    runtime.g2 = {
+      ...shared,
+      group: 'G2',
+      a: 0n, b: { c0: g2.b.c0, c1: g2.b.c1 }, h: g2.h,
+      nonResidue: g2.nonResidue,
+      generator: { x: { c0: g2.generator.x.c0, c1: g2.generator.x.c1 }, y: { c0: g2.generator.y.c0, c1: g2.generator.y.c1 } },
+      field: { p: fp.p, degree: 2, bytes: fp2Shape.bytes, elementBytes: fp2Shape.elementBytes, base: field },
+      ...curveSizes(fp2Shape),
+      glv: g2.glvOmega !== null ? glvRuntime : null,
+    };
+  }
+  return runtime;
 }
 
 /** The runtime parameters as an ES module of plain data (BigInts written as literals). */
@@ -74,6 +108,7 @@ export function runtimeParamsJs(runtime, source) {
 export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto' } = {}) {
   const curve = deriveCurveParams(json, { w });
   const glv = useGlv ? deriveGlvParams(curve, { rounding: 'nearest' }) : null;
-  const { module, runtime } = buildCurveModule(curve, { glv, generator, mulShape });
-  return { curve, glv, runtime, wat: module.render(), paramsJs: runtimeParamsJs(runtime, generator) };
+  const g2 = json.g2 === undefined ? null : deriveG2Params(curve, json.g2, glv);
+  const { module, runtime } = buildCurveModule(curve, { glv, g2, generator, mulShape });
+  return { curve, glv, g2, runtime, wat: module.render(), paramsJs: runtimeParamsJs(runtime, generator) };
 }

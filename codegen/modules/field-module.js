@@ -30,7 +30,7 @@ const bigIntBytes = (x) => {
 
 /**
  * Addresses of the constants, the stack and the heap for one field, starting at `base`.
- * `extraConstants` ([{ name, value, note }], values mod p) are stored in Montgomery form after the field's own.
+ * `extraConstants` ([{ name, value, note }], values mod p, or [c0, c1] for F_p2) are stored in Montgomery form after the field's own.
  */
 export function fieldLayout(params, { base = 16, extraConstants = [] } = {}) {
   const { p, R, elementBytes: E, bits } = params;
@@ -75,8 +75,11 @@ export function fieldLayout(params, { base = 16, extraConstants = [] } = {}) {
     c = (c * halfInv) % p;
   }
   layout.invTable = put('invTable', table, `R^3 * 2^-k mod p for k = 0..${tableEntries - 1}: inverse correction`);
+  const montgomery = (value) => elementBytesOf(params, (((value % p) + p) % p * R) % p);
   for (const { name, value, note } of extraConstants) {
-    layout[name] = put(name, elementBytesOf(params, (((value % p) + p) % p * R) % p), `${note} (Montgomery form)`);
+    // An F_p2 constant [c0, c1] is stored as two consecutive elements, as the F_p2 kernels read it.
+    const bytes = Array.isArray(value) ? Uint8Array.from([...montgomery(value[0]), ...montgomery(value[1])]) : montgomery(value);
+    layout[name] = put(name, bytes, `${note} (Montgomery form)`);
   }
   layout.stackBottom = at;
   layout.stackTop = at + STACK_BYTES;

@@ -177,7 +177,7 @@ export function checkSubgroupRange(ctx, scratch, points, count, first = 0) {
   const A = P.affineBytes;
   const J = P.jacobianBytes;
   const [acc, base, tmp, phi] = [scratch, scratch + J, scratch + 2 * J, scratch + 3 * J];
-  const isInfinity = (jac) => ex.fp_isZero(jac + 2 * P.E);
+  const isInfinity = (jac) => ex.g_jacIsInfinity(jac);
   /** acc = [bits] base, by double-and-add from the top bit (bits has a leading 1). */
   const multiply = (bits) => {
     ex.g_jacCopy(acc, base);
@@ -199,7 +199,7 @@ export function checkSubgroupRange(ctx, scratch, points, count, first = 0) {
       ex.g_endomorphism(phi, pt, 1);
       ex.g_jacFromAffine(tmp, phi);
       if (!test.lambdaIsMinusZ2) {
-        ex.fp_neg(acc + P.E, acc + P.E);
+        ex.g_jacNeg(acc, acc);
         ex.g_jacFromAffine(base, pt);
         ex.g_jacAdd(tmp, tmp, base);
       }

@@ -61,9 +61,8 @@ export function allocInputs(heap, P, shape, { points, scalars }) {
 }
 
 /** Write the affine point at infinity at ptr (io.infinity: once per MSM, before any piece runs). */
-export function setInfinity(ex, memory, P, ptr) {
-  ex.fp_setZero(ptr);
-  ex.fp_setZero(ptr + P.E);
+export function setInfinity(memory, P, ptr) {
+  new Uint8Array(memory.buffer, ptr, P.infOffset).fill(0); // x = y = 0 (all-zero limbs), in any coordinate field
   new Uint32Array(memory.buffer, ptr + P.infOffset, 1)[0] = 1;
 }
 
@@ -205,7 +204,7 @@ export function accumulatePiece(ctx, io, lane, index, phase = () => {}) {
   const buckets = lane.buckets + index * L * A;
 
   // countOnly (the work model): the same sort, passes and batches, no point arithmetic.
-  if (index === 0 && !ctx.countOnly) setInfinity(ex, memory, P, work + infIndex * A);
+  if (index === 0 && !ctx.countOnly) setInfinity(memory, P, work + infIndex * A);
   ex.msm_bucketSort(io.digits + 4 * (k * m + first), pieceCount, L, lane.counts, lane.starts, lane.fill, lane.entries);
   phase('sort');
   const counts = new Int32Array(memory.buffer, lane.counts, L + 2);
@@ -361,7 +360,7 @@ export function msmPointers(curve, { points, scalars, n, options = {} }) {
   const phase = phaseTimer(timings);
   const shape = msmShape(curve.params, n, options.window, 1, { windowLimitPoints: options.windowLimitPoints });
   const io = allocInputs(curve.heap, curve.params, shape, { points, scalars });
-  setInfinity(ctx.ex, ctx.memory, ctx.params, io.infinity);
+  setInfinity(ctx.memory, ctx.params, io.infinity);
   prepareRange(ctx, io, 0, n, phase);
   const lane = allocLane(curve.heap, curve.params, shape, singleThreadPieces(shape), options);
   phase('allocate');

@@ -217,7 +217,7 @@ export function preparedMsmPointers(instance, layout, table, { scalars, k, optio
   const phase = phaseTimer(timings);
   const shape = preparedShape(P, layout, k, options.window);
   const io = allocPreparedInputs(instance.heap, P, shape, { table, scalars });
-  setInfinity(ctx.ex, ctx.memory, P, io.infinity);
+  setInfinity(ctx.memory, P, io.infinity);
   preparedDigitsZero(ctx, io);
   if (k > 0) preparedDigits(ctx, io, layout, 0, k);
   phase('digits');

@@ -15,18 +15,31 @@ const importsFor = (module, memory) => (WebAssembly.Module.imports(module).some(
 const freshMemory = (minPages) => new WebAssembly.Memory({ initial: minPages, maximum: 65536 });
 
 /**
- * Instantiate a compiled module over `memory`, or a fresh memory of at least minPages pages (the module's
- * import declares its own minimum; extra pages are grown on demand by the heap).
+ * The exports as the MSM of one group sees them. The MSM calls the curve kernels by their G1 names (g_*);
+ * for G2 those names are bound to the module's g2_* kernels (the same code generated over F_p2), so one MSM
+ * serves both groups. fp_* stays the base field.
  */
-export async function instantiate(module, { minPages = 1, memory = freshMemory(minPages) } = {}) {
+export function groupExports(exports, group = 'G1') {
+  if (group === 'G1') return exports;
+  if (group !== 'G2') throw new RangeError(`unknown group '${group}'`);
+  const view = { ...exports };
+  for (const name of Object.keys(exports)) if (name.startsWith('g2_')) view[`g_${name.slice(3)}`] = exports[name];
+  return Object.freeze(view);
+}
+
+/**
+ * Instantiate a compiled module over `memory`, or a fresh memory of at least minPages pages (the module's
+ * import declares its own minimum; extra pages are grown on demand by the heap). `group`: see groupExports.
+ */
+export async function instantiate(module, { minPages = 1, memory = freshMemory(minPages), group } = {}) {
   const instance = await WebAssembly.instantiate(module, importsFor(module, memory));
-  return { exports: instance.exports, memory };
+  return { exports: groupExports(instance.exports, group), memory };
 }
 
 /** instantiate, synchronously (a compiled module of ours: small enough for every engine's main thread). */
-export function instantiateSync(module, { minPages = 1, memory = freshMemory(minPages) } = {}) {
+export function instantiateSync(module, { minPages = 1, memory = freshMemory(minPages), group } = {}) {
   const instance = new WebAssembly.Instance(module, importsFor(module, memory));
-  return { exports: instance.exports, memory };
+  return { exports: groupExports(instance.exports, group), memory };
 }
 
 export { PAGE };

@@ -184,7 +184,7 @@ export class MsmPool {
     if (this.sharedMemory) {
       const module = await WebAssembly.compile(sharedMemoryModuleBytes(curve.moduleBytes));
       const memory = sharedMemory(curve.params.minPages);
-      const made = await instantiate(module, { memory });
+      const made = await instantiate(module, { memory, group: curve.params.group });
       const heap = new Heap(memory, made.exports.fp_heapBase.value);
       // Below every MSM's mark, for the pool's life: one scratch stack per thread and the sync word.
       const stacks = Array.from({ length: this.count }, () => heap.alloc(STACK_BYTES, 16) + STACK_BYTES);
@@ -387,7 +387,7 @@ export class MsmPool {
     new Uint8Array(memory.buffer, staging, pointBytes.length).set(pointBytes);
     new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
     const ctx = { ex: instance.exports, memory, params: P };
-    setInfinity(ctx.ex, memory, P, io.infinity);
+    setInfinity(memory, P, io.infinity);
     this.#publish();
     phase('allocate');
 
@@ -595,7 +595,7 @@ export class MsmPool {
     const io = allocPreparedInputs(heap, P, shape, { table, scalars });
     new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
     const ctx = { ex: instance.exports, memory, params: P };
-    setInfinity(ctx.ex, memory, P, io.infinity);
+    setInfinity(memory, P, io.infinity);
     preparedDigitsZero(ctx, io);
     this.#publish();
     phase('allocate');

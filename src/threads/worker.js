@@ -27,7 +27,7 @@ export const errorData = (e) => ({
 /** An instantiated module as the MSM and codecs use it: exports, memory, params, a heap and the field. */
 function withHeap({ exports, memory }, params) {
   const heap = new Heap(memory, exports.fp_heapBase.value);
-  return { exports, memory, params, heap, fp: new Field(exports, params.field, heap, 'fp') };
+  return { exports, memory, params, heap, fp: new Field(exports, params.field.base ?? params.field, heap, 'fp') };
 }
 
 /** port: { post(message, transfer), listen(onMessage) } over this thread's connection to the pool. */
@@ -44,7 +44,7 @@ export function serveThread(port) {
   const ownInstance = async () => {
     if (instance) return instance;
     if (!own) {
-      const made = await instantiate(ownModule, { minPages: ctx.params.minPages });
+      const made = await instantiate(ownModule, { minPages: ctx.params.minPages, group: ctx.params.group });
       own = withHeap(made, ctx.params);
     }
     return own;
@@ -88,7 +88,7 @@ export function serveThread(port) {
     /** Own memory: keep this thread's slice of prepared bases (in an instance of their own) under `id`. */
     async keepBases({ id, pointBytes, n, checkSubgroup, precompute, format }) {
       const params = ctx.params;
-      const made = withHeap(await instantiate(baseModule, { minPages: params.minPages }), params);
+      const made = withHeap(await instantiate(baseModule, { minPages: params.minPages, group: params.group }), params);
       const formats = format ? resolveFormatOptions(params, { pointFormat: format }) : null;
       bases.set(id, { instance: made, ...prepareOn(made, pointBytes, n, { checkSubgroup, precompute, formats }) });
     },
@@ -122,7 +122,7 @@ export function serveThread(port) {
     if (message.type === 'init') {
       try {
         const { module, params, memory, stackTop } = message;
-        const made = await instantiate(module, memory ? { memory } : { minPages: params.minPages });
+        const made = await instantiate(module, memory ? { memory, group: params.group } : { minPages: params.minPages, group: params.group });
         if (stackTop) made.exports.fp_sp.value = stackTop; // a scratch stack of its own in the shared memory
         // shared memory: the pool owns the heap; this thread only works at the addresses it is given
         instance = memory ? null : withHeap(made, params);

@@ -3,7 +3,7 @@
 // marked ts-expect-error below must be a type error, or tsc fails: so the declarations are not `any`.
 
 import { loadCurve, curveNames, curveLoader, Curve } from 'wasmsm';
-import type { AffinePoint, CurveName, CurveParams, MsmOptions, MsmPool, MsmTimings, PoolMsmOptions } from 'wasmsm';
+import type { AffinePoint, CurveName, CurveParams, Fp2, MsmOptions, MsmPool, MsmTimings, PoolMsmOptions } from 'wasmsm';
 import type { MsmBytesOptions, PointFormat, ScalarFormat, PointLike, PreparedBases, PoolPreparedBases } from 'wasmsm';
 import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
 import * as bn254 from 'wasmsm/curves/bn254';
@@ -99,10 +99,25 @@ export async function example(): Promise<string> {
   // @ts-expect-error importWasm must resolve to a module with a default string export
   curveLoader(blsParams, async () => ({ default: 42 }));
 
+  // G2: the same methods, coordinates in F_p2.
+  const g2: Curve<Fp2> | undefined = curve.g2;
+  if (!g2) throw new Error('bls12-381 has a G2');
+  const g2Points: AffinePoint<Fp2>[] = g2.randomPoints(2);
+  const g2Sum: AffinePoint<Fp2> | null = g2.msm(g2Points, [1n, 2n]);
+  const g2Bytes: Uint8Array = g2.msmBytes(g2.randomPointsBytes(8), g2.randomScalarsBytes(8), { checkSubgroup: true });
+  const g2Pool: MsmPool<Fp2> = await g2.threads({ count: 2 });
+  const g2Threaded: AffinePoint<Fp2> | null = await g2Pool.msm(g2Points, [3n, 4n]);
+  const g2Bases: PreparedBases<Fp2> = g2.prepareBases(g2Bytes);
+  const g2Coordinate: bigint = (g2Sum?.x.c1 ?? 0n) + (g2Threaded?.y.c0 ?? 0n) + (g2.params.nonResidue ?? 0n) + BigInt(g2Bases.length);
+  // @ts-expect-error G2 coordinates are Fp2 elements, not bigints
+  g2.msm([{ x: 1n, y: 2n }], [1n]);
+  // @ts-expect-error a G2 result's coordinates are not bigints
+  const g2x: bigint | undefined = g2Sum?.x;
+
   const fp: FieldParams = deriveFieldParams({ p: 101n, w: 30 });
   const wat: string = generateFieldWat({ p: '0x65', mulShape: 'loop' });
   const field = await instantiateField({ p: 101n });
   const root: bigint | null = field.sqrt(field.mul(3n, 4n));
 
-  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise].join(' ');
+  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x].join(' ');
 }

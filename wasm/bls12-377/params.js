@@ -3,6 +3,10 @@ export default Object.freeze({
   name: "bls12-377",
   p: 0x1ae3a4617c510eac63b05c06ca1493b1a22d9f300f5138f1ef3622fba094800170b5d44300000008508c00000000001n,
   r: 0x12ab655e9a2ca55660b44d1e5c37b00159aa76fed00000010a11800000000001n,
+  rBits: 253,
+  scalarBytes: 32,
+  minPages: 1,
+  group: "G1",
   a: 0x0n,
   b: 0x1n,
   h: 0x170b5d44300000000000000000000000n,
@@ -10,8 +14,6 @@ export default Object.freeze({
     x: 0x8848defe740a67c8fc6225bf87ff5485951e2caa9d41bb188282c8bd37cb5cd5481512ffcd394eeab9b16eb21be9efn,
     y: 0x1914a69c5102eff1f674f5d30afeec4bd7fb348ca3e52d96d182ad44fb82305c2fe3d3634a9591afd82de55559c8ea6n,
   }),
-  rBits: 253,
-  scalarBytes: 32,
   field: Object.freeze({
     p: 0x1ae3a4617c510eac63b05c06ca1493b1a22d9f300f5138f1ef3622fba094800170b5d44300000008508c00000000001n,
     w: 30,
@@ -24,7 +26,6 @@ export default Object.freeze({
   affineBytes: 128,
   jacobianBytes: 156,
   infOffset: 104,
-  minPages: 1,
   glv: Object.freeze({
     lambda: 0x452217cc900000010a11800000000000n,
     halfBits: 126,

@@ -6,18 +6,20 @@
 ;; R^2 mod p = 0xd15816d51b66a1293560daa9d4e3aa6a3522573301f5ed1242db5282e53b794
 ;; carry plan (operand-scanning shapes): w=30, n=9: a carry every 9 columns; 1 carries per 18 limb products (about one per 18.0); largest accumulator < 2^64
 ;; mul shape: pairs, 106 i64.mul per Montgomery product; loop exported as fp_mulLoop
-;; memory: element = 9 little-endian u32 limbs (36 bytes); constants at 16..18616,
-;; scratch stack 18616..35000 (global sp, grows down), free memory from heapBase = 35000
+;; memory: element = 9 little-endian u32 limbs (36 bytes); constants at 16..18760,
+;; scratch stack 18760..35144 (global sp, grows down), free memory from heapBase = 35144
 ;; curve bn254: y^2 = x^3 + 0x0 x + 0x3, r = 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001 (254 bits), h = 0x1
 ;; GLV: beta = 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe (cube root of 1 mod p), lambda = 0xb3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd (lambda * (x, y) = (beta * x, y))
 ;; basis v1 = (0x89d3256894d213e3, -0x6f4d8248eeb859fc8211bbeb7d4f1128), v2 = (0x6f4d8248eeb859fd0be4e1541221250b, 0x89d3256894d213e3), det = +r
 ;; c_i = s_i * floor((k * g_i + 2^255) / 2^256), s1 = 1, s2 = 1, g1 = 0x2d91d232ec7e0b3d7, g2 = 0x24ccef014a773d2cf7a7bd9d4391eb18e
 ;; |k0| <= 0x3f0ea8a599cfa4d8d79fb570a54d6634, |k1| <= 0x40c061a71150302926a662216e187060 (<= (1/2 + delta_1)|a1| + (... + delta_2)|a2|, likewise b): halfBits = 127
 ;; record: |k0| (4 u32), |k1| (4 u32), neg0 (u32), neg1 (u32) = 40 bytes
+;; G2 (prefix g2, over F_p2 = F_p[u] / (u^2 - -1), prefix fp2): y^2 = x^3 + (0x2b149d40ceb8aaae81be18991be06ac3b5b4c5e559dbefa33267e6dc24a138e5 + 0x9713b03af0fed4cd2cafadeed8fdf4a74fa084e52d1852e4a2bd0685c315d2 u), h = 0x30644e72e131a029b85045b68181585e06ceecda572a2489345f2299c0f9fa8d
+;; G2 GLV: (x, y) -> (0x30644e72e131a0295e6dd9e7e0acccb0c28f069fbb966e3de4bd44e5607cfd48 x, y) acts as lambda on G2: G1's scalar decomposition serves both
 (module
   (import "env" "memory" (memory 1))
-  (global $sp (export "fp_sp") (mut i32) (i32.const 35000))
-  (global $heapBase (export "fp_heapBase") i32 (i32.const 35000))
+  (global $sp (export "fp_sp") (mut i32) (i32.const 35144))
+  (global $heapBase (export "fp_heapBase") i32 (i32.const 35144))
   (global $sink (mut i32) (i32.const 0))
   ;; r2 @ 16: R^2 mod p (normal limbs): toMontgomery multiplies by it
   (data (i32.const 16) "\94\b7\53\2e\a0\d4\b6\10\12\ed\f5\01\cc\5c\89\14\a3\a6\3a\0e\75\aa\36\18\35\29\a1\26\6d\54\5b\20\15\0d\00\00")
@@ -35,6 +37,10 @@
   (data (i32.const 18536) "\cd\6b\6c\1f\05\7e\39\06\f7\0b\5d\17\7f\85\48\3e\c3\21\72\31\68\fa\69\20\ad\a6\8b\05\79\c1\7a\03\0b\16\00\00")
   ;; beta @ 18576: beta, a cube root of unity: lambda * (x, y) = (beta x, y) (Montgomery form)
   (data (i32.const 18576) "\c7\83\f1\00\fc\25\87\3c\48\0b\16\07\bd\08\9c\31\69\ed\1e\21\df\ed\18\0d\d3\76\21\10\1a\d7\e4\15\3a\14\00\00")
+  ;; g2B @ 18616: G2: the twist's coefficient b' in F_p2 (Montgomery form)
+  (data (i32.const 18616) "\3a\84\4d\1f\66\16\8c\28\7b\cf\05\0a\3e\b8\73\15\16\db\a2\20\0e\ca\a9\05\b0\56\bc\30\a0\77\d2\20\9d\1a\00\00\21\45\59\18\27\8a\aa\24\12\9c\64\26\47\63\5e\01\a7\1b\e6\2e\01\b8\32\0e\6f\f7\08\09\fc\91\78\15\ed\17\00\00")
+  ;; g2Omega @ 18688: G2: omega in F_p2, lambda * (x, y) = (omega x, y) on G2 (Montgomery form)
+  (data (i32.const 18688) "\fe\a9\3b\15\d1\45\13\02\7f\7c\46\25\90\50\6f\0f\74\d9\30\10\b0\36\e2\3e\4e\76\b3\10\23\de\6d\18\f2\24\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00")
 
   ;; fp_mul(out, x, y): out = x * y / R mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.
   ;; Product scanning with pair products (subtractive Karatsuba per pair of limbs): 106 limb products, two q limbs per reduction step.
@@ -2149,6 +2155,18 @@
     (call $fp_copy (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $pt) (i32.const 72)))
   )
 
+  ;; g_jacNeg(out, pt): out = -pt (Y negated). out may alias pt.
+  (func $g_jacNeg (export "g_jacNeg") (param $out i32) (param $pt i32)
+    (call $fp_copy (local.get $out) (local.get $pt))
+    (call $fp_neg (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $pt) (i32.const 36)))
+    (call $fp_copy (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $pt) (i32.const 72)))
+  )
+
+  ;; g_jacIsInfinity(pt): 1 if pt is the point at infinity (Z = 0), else 0.
+  (func $g_jacIsInfinity (export "g_jacIsInfinity") (param $pt i32) (result i32)
+    (call $fp_isZero (i32.add (local.get $pt) (i32.const 72)))
+  )
+
   ;; g_jacAdd(out, p1, p2): out = p1 + p2 (Jacobian), complete: infinity, p1 = p2 and p1 = -p2 handled.
   ;; out may alias p1 or p2.
   (func $g_jacAdd (export "g_jacAdd") (param $out i32) (param $p1 i32) (param $p2 i32)
@@ -2645,6 +2663,627 @@
         (br $next)
       )
     )
+  )
+
+  ;; fp2_add(out, x, y): out = x + y. Components in [0, 2p) in and out.
+  (func $fp2_add (export "fp2_add") (param $out i32) (param $x i32) (param $y i32)
+    (call $fp_add (local.get $out) (local.get $x) (local.get $y))
+    (call $fp_add (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $x) (i32.const 36)) (i32.add (local.get $y) (i32.const 36)))
+  )
+
+  ;; fp2_sub(out, x, y): out = x - y. Components in [0, 2p) in and out.
+  (func $fp2_sub (export "fp2_sub") (param $out i32) (param $x i32) (param $y i32)
+    (call $fp_sub (local.get $out) (local.get $x) (local.get $y))
+    (call $fp_sub (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $x) (i32.const 36)) (i32.add (local.get $y) (i32.const 36)))
+  )
+
+  ;; fp2_neg(out, x): out = -x.
+  (func $fp2_neg (export "fp2_neg") (param $out i32) (param $x i32)
+    (call $fp_neg (local.get $out) (local.get $x))
+    (call $fp_neg (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $x) (i32.const 36)))
+  )
+
+  ;; fp2_reduce(out, x): out = x with canonical components [0, p).
+  (func $fp2_reduce (export "fp2_reduce") (param $out i32) (param $x i32)
+    (call $fp_reduce (local.get $out) (local.get $x))
+    (call $fp_reduce (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $x) (i32.const 36)))
+  )
+
+  ;; fp2_copy(out, x): out = x (72 bytes).
+  (func $fp2_copy (export "fp2_copy") (param $out i32) (param $x i32)
+    (call $fp_copy (local.get $out) (local.get $x))
+    (call $fp_copy (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $x) (i32.const 36)))
+  )
+
+  ;; fp2_setZero(out): out = 0.
+  (func $fp2_setZero (export "fp2_setZero") (param $out i32)
+    (call $fp_setZero (local.get $out))
+    (call $fp_setZero (i32.add (local.get $out) (i32.const 36)))
+  )
+
+  ;; fp2_toMontgomery(out, x): both components to Montgomery form.
+  (func $fp2_toMontgomery (export "fp2_toMontgomery") (param $out i32) (param $x i32)
+    (call $fp_toMontgomery (local.get $out) (local.get $x))
+    (call $fp_toMontgomery (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $x) (i32.const 36)))
+  )
+
+  ;; fp2_fromMontgomery(out, x): both components from Montgomery form, canonical.
+  (func $fp2_fromMontgomery (export "fp2_fromMontgomery") (param $out i32) (param $x i32)
+    (call $fp_fromMontgomery (local.get $out) (local.get $x))
+    (call $fp_fromMontgomery (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $x) (i32.const 36)))
+  )
+
+  ;; fp2_setOne(out): out = 1 (c0 = R mod p, c1 = 0).
+  (func $fp2_setOne (export "fp2_setOne") (param $out i32)
+    (call $fp_setOne (local.get $out))
+    (call $fp_setZero (i32.add (local.get $out) (i32.const 36)))
+  )
+
+  ;; fp2_isZero(x): 1 if x = 0, else 0.
+  (func $fp2_isZero (export "fp2_isZero") (param $x i32) (result i32)
+    (i32.and (call $fp_isZero (local.get $x)) (call $fp_isZero (i32.add (local.get $x) (i32.const 36))))
+  )
+
+  ;; fp2_eq(x, y): 1 if x = y, else 0.
+  (func $fp2_eq (export "fp2_eq") (param $x i32) (param $y i32) (result i32)
+    (i32.and (call $fp_eq (local.get $x) (local.get $y)) (call $fp_eq (i32.add (local.get $x) (i32.const 36)) (i32.add (local.get $y) (i32.const 36))))
+  )
+
+  ;; fp2_fromBytes(out, src): c0 | c1 from 32-byte little-endian integers each (normal form, not converted).
+  ;; Returns 1 when both are < p, else 0.
+  (func $fp2_fromBytes (export "fp2_fromBytes") (param $out i32) (param $src i32) (result i32)
+    (i32.and (call $fp_fromBytes (local.get $out) (local.get $src)) (call $fp_fromBytes (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $src) (i32.const 32))))
+  )
+
+  ;; fp2_toBytes(dst, x): c0 | c1 as 32-byte little-endian integers (x canonical, normal form).
+  (func $fp2_toBytes (export "fp2_toBytes") (param $dst i32) (param $x i32)
+    (call $fp_toBytes (local.get $dst) (local.get $x))
+    (call $fp_toBytes (i32.add (local.get $dst) (i32.const 32)) (i32.add (local.get $x) (i32.const 36)))
+  )
+
+  ;; fp2_mul(out, x, y): out = x y, Karatsuba: t0 = x0 y0, t1 = x1 y1,
+  ;; c0 = t0 + beta t1, c1 = (x0 + x1)(y0 + y1) - t0 - t1 (beta = -1). 3 base products.
+  (func $fp2_mul (export "fp2_mul") (param $out i32) (param $x i32) (param $y i32)
+    (local $t0 i32)
+    (local $t1 i32)
+    (local $s i32)
+    (local $t i32)
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 144)))
+    (local.set $t0 (i32.add (global.get $sp) (i32.const 0)))
+    (local.set $t1 (i32.add (global.get $sp) (i32.const 36)))
+    (local.set $s (i32.add (global.get $sp) (i32.const 72)))
+    (local.set $t (i32.add (global.get $sp) (i32.const 108)))
+    (call $fp_mul (local.get $t0) (local.get $x) (local.get $y))
+    (call $fp_mul (local.get $t1) (i32.add (local.get $x) (i32.const 36)) (i32.add (local.get $y) (i32.const 36)))
+    (call $fp_add (local.get $s) (local.get $x) (i32.add (local.get $x) (i32.const 36)))
+    (call $fp_add (local.get $t) (local.get $y) (i32.add (local.get $y) (i32.const 36)))
+    (call $fp_mul (local.get $s) (local.get $s) (local.get $t))
+    ;; x and y are read for the last time above: out may alias them
+    (call $fp_sub (i32.add (local.get $out) (i32.const 36)) (local.get $s) (local.get $t0))
+    (call $fp_sub (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $out) (i32.const 36)) (local.get $t1))
+    (call $fp_sub (local.get $t0) (local.get $t0) (local.get $t1))
+    (call $fp_copy (local.get $out) (local.get $t0))
+    (global.set $sp (i32.add (global.get $sp) (i32.const 144)))
+  )
+
+  ;; fp2_sqr(out, x): out = x^2, complex method: v = x0 x1,
+  ;; c0 = (x0 + x1)(x0 + beta x1) - v - beta v, c1 = 2 v (beta = -1). 2 base products.
+  (func $fp2_sqr (export "fp2_sqr") (param $out i32) (param $x i32)
+    (local $v i32)
+    (local $s i32)
+    (local $t i32)
+    (local $tmp i32)
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 144)))
+    (local.set $v (i32.add (global.get $sp) (i32.const 0)))
+    (local.set $s (i32.add (global.get $sp) (i32.const 36)))
+    (local.set $t (i32.add (global.get $sp) (i32.const 72)))
+    (local.set $tmp (i32.add (global.get $sp) (i32.const 108)))
+    (call $fp_mul (local.get $v) (local.get $x) (i32.add (local.get $x) (i32.const 36)))
+    (call $fp_add (local.get $s) (local.get $x) (i32.add (local.get $x) (i32.const 36)))
+    (call $fp_copy (local.get $t) (local.get $x))
+    (call $fp_sub (local.get $t) (local.get $t) (i32.add (local.get $x) (i32.const 36)))
+    (call $fp_mul (local.get $s) (local.get $s) (local.get $t))
+    ;; x is read for the last time above
+    ;; beta = -1: - v - beta v = 0
+    (call $fp_copy (local.get $out) (local.get $s))
+    (call $fp_add (i32.add (local.get $out) (i32.const 36)) (local.get $v) (local.get $v))
+    (global.set $sp (i32.add (global.get $sp) (i32.const 144)))
+  )
+
+  ;; fp2_inv(out, x): out = 1 / x = (x0 - x1 u) / (x0^2 - beta x1^2): one base inversion of the norm,
+  ;; nonzero for x != 0 since beta is a non-residue; 0 maps to 0 (as the base field's inv). Variable time.
+  (func $fp2_inv (export "fp2_inv") (param $out i32) (param $x i32)
+    (local $n i32)
+    (local $t i32)
+    (local $tmp i32)
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 108)))
+    (local.set $n (i32.add (global.get $sp) (i32.const 0)))
+    (local.set $t (i32.add (global.get $sp) (i32.const 36)))
+    (local.set $tmp (i32.add (global.get $sp) (i32.const 72)))
+    (call $fp_sqr (local.get $n) (local.get $x))
+    (call $fp_sqr (local.get $t) (i32.add (local.get $x) (i32.const 36)))
+    (call $fp_add (local.get $n) (local.get $n) (local.get $t))
+    (call $fp_inv (local.get $n) (local.get $n))
+    (call $fp_mul (local.get $out) (local.get $x) (local.get $n))
+    (call $fp_mul (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $x) (i32.const 36)) (local.get $n))
+    (call $fp_neg (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $out) (i32.const 36)))
+    (global.set $sp (i32.add (global.get $sp) (i32.const 108)))
+  )
+
+  ;; g2_isOnCurve(pt): 1 if the affine point satisfies y^2 = x^3 + a x + b (or is infinity), else 0.
+  (func $g2_isOnCurve (export "g2_isOnCurve") (param $pt i32) (result i32)
+    (local $t0 i32)
+    (local $t1 i32)
+    (local $ok i32)
+    (if (i32.load offset=144 (local.get $pt))
+      (then
+        (return (i32.const 1))
+      )
+    )
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 144)))
+    (local.set $t0 (i32.add (global.get $sp) (i32.const 0)))
+    (local.set $t1 (i32.add (global.get $sp) (i32.const 72)))
+    ;; t0 = x^3 + a x + b
+    (call $fp2_sqr (local.get $t0) (local.get $pt))
+    (call $fp2_mul (local.get $t0) (local.get $t0) (local.get $pt))
+    (call $fp2_add (local.get $t0) (local.get $t0) (i32.const 18616))
+    ;; t1 = y^2
+    (call $fp2_sqr (local.get $t1) (i32.add (local.get $pt) (i32.const 72)))
+    (local.set $ok (call $fp2_eq (local.get $t0) (local.get $t1)))
+    (global.set $sp (i32.add (global.get $sp) (i32.const 144)))
+    (local.get $ok)
+  )
+
+  ;; g2_gather(dst, src, entries, count): dst[i] = +-src[entries[i] & 0x7fffffff], negated when bit 31 of
+  ;; entries[i] is set. Affine points of 152 bytes; entries are u32.
+  (func $g2_gather (export "g2_gather") (param $dst i32) (param $src i32) (param $entries i32) (param $count i32)
+    (local $e i32)
+    (local $s i32)
+    (local $end i32)
+    (local $groupEnd i32)
+    (local $ahead i32)
+    (local $aheadEnd i32)
+    (local $touch i32)
+    (local.set $end (i32.add (local.get $entries) (i32.shl (local.get $count) (i32.const 2))))
+    (block $done
+      (loop $group
+        (br_if $done (i32.ge_u (local.get $entries) (local.get $end)))
+        (local.set $groupEnd (i32.add (local.get $entries) (i32.const 128)))
+        (local.set $groupEnd (select (local.get $groupEnd) (local.get $end) (i32.lt_u (local.get $groupEnd) (local.get $end))))
+        ;; read one word of each cache line of the next group's points: a tight loop keeps many misses in flight
+        (local.set $ahead (local.get $groupEnd))
+        (local.set $aheadEnd (i32.add (local.get $ahead) (i32.const 128)))
+        (local.set $aheadEnd (select (local.get $aheadEnd) (local.get $end) (i32.lt_u (local.get $aheadEnd) (local.get $end))))
+        (block $touched
+          (loop $touch
+            (br_if $touched (i32.ge_u (local.get $ahead) (local.get $aheadEnd)))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 152))))
+            (local.set $touch (i32.xor (local.get $touch) (i32.load (local.get $s))))
+            (local.set $touch (i32.xor (local.get $touch) (i32.load offset=64 (local.get $s))))
+            (local.set $touch (i32.xor (local.get $touch) (i32.load offset=128 (local.get $s))))
+            (local.set $ahead (i32.add (local.get $ahead) (i32.const 4)))
+            (br $touch)
+          )
+        )
+        ;; copy this group (its lines were touched one group earlier)
+        (block $copied
+          (loop $copy
+            (br_if $copied (i32.ge_u (local.get $entries) (local.get $groupEnd)))
+            (local.set $e (i32.load (local.get $entries)))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 152))))
+            (call $fp2_copy (local.get $dst) (local.get $s))
+            (if (i32.shr_u (local.get $e) (i32.const 31))
+              (then
+                (call $fp2_neg (i32.add (local.get $dst) (i32.const 72)) (i32.add (local.get $s) (i32.const 72)))
+              )
+              (else
+                (call $fp2_copy (i32.add (local.get $dst) (i32.const 72)) (i32.add (local.get $s) (i32.const 72)))
+              )
+            )
+            (i32.store offset=144 (local.get $dst) (i32.load offset=144 (local.get $s)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 152)))
+            (local.set $entries (i32.add (local.get $entries) (i32.const 4)))
+            (br $copy)
+          )
+        )
+        (br $group)
+      )
+    )
+    ;; keep the look-ahead reads alive
+    (global.set $sink (local.get $touch))
+  )
+
+  ;; g2_endomorphism(dst, src, count): dst[i] = (beta * x, y) for count affine points (the GLV map lambda * P).
+  (func $g2_endomorphism (export "g2_endomorphism") (param $dst i32) (param $src i32) (param $count i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (local.get $count)))
+        (call $fp2_mul (local.get $dst) (local.get $src) (i32.const 18688))
+        (call $fp2_copy (i32.add (local.get $dst) (i32.const 72)) (i32.add (local.get $src) (i32.const 72)))
+        (i32.store offset=144 (local.get $dst) (i32.load offset=144 (local.get $src)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 152)))
+        (local.set $src (i32.add (local.get $src) (i32.const 152)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 1)))
+        (br $next)
+      )
+    )
+  )
+
+  ;; g2_batchAdd(pairs, count, scratch): for each (dst, src) u32 pointer pair, dst = dst + src (affine), with one
+  ;; field inversion for the whole batch. Every dst must be distinct and no src may be another pair's dst.
+  ;; Handles every degenerate case without poisoning the batch: src = infinity (dst kept), dst = infinity
+  ;; (dst = src), dst = src (doubling), dst = -src (infinity). scratch: count * 148 bytes.
+  (func $g2_batchAdd (export "g2_batchAdd") (param $pairs i32) (param $count i32) (param $scratch i32)
+    (local $i i32)
+    (local $dst i32)
+    (local $src i32)
+    (local $d i32)
+    (local $pre i32)
+    (local $kinds i32)
+    (local $lam i32)
+    (local $t i32)
+    (local $acc i32)
+    (local $kind i32)
+    (local.set $kinds (i32.add (local.get $scratch) (i32.mul (local.get $count) (i32.const 144))))
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 216)))
+    (local.set $acc (i32.add (global.get $sp) (i32.const 0)))
+    (local.set $lam (i32.add (global.get $sp) (i32.const 72)))
+    (local.set $t (i32.add (global.get $sp) (i32.const 144)))
+    (call $fp2_setOne (local.get $acc))
+    ;; forward: classify each pair, d_i = x2 - x1 (or 2 y1 to double), prefix products of the d_i
+    (local.set $i (i32.const 0))
+    (block $fwdDone
+      (loop $fwd
+        (br_if $fwdDone (i32.ge_u (local.get $i) (local.get $count)))
+        (local.set $dst (i32.load (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 3)))))
+        (local.set $src (i32.load offset=4 (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 3)))))
+        (local.set $d (i32.add (local.get $scratch) (i32.mul (local.get $i) (i32.const 72))))
+        (local.set $pre (i32.add (i32.add (local.get $scratch) (i32.mul (local.get $count) (i32.const 72))) (i32.mul (local.get $i) (i32.const 72))))
+        (local.set $kind (i32.const 0))
+        (if (i32.eqz (i32.load offset=144 (local.get $src)))
+          (then
+            (if (i32.load offset=144 (local.get $dst))
+              (then
+                ;; infinity + Q = Q
+                (call $fp2_copy (local.get $dst) (local.get $src))
+                (call $fp2_copy (i32.add (local.get $dst) (i32.const 72)) (i32.add (local.get $src) (i32.const 72)))
+                (i32.store offset=144 (local.get $dst) (i32.const 0))
+              )
+              (else
+                (call $fp2_sub (local.get $d) (local.get $src) (local.get $dst))
+                (local.set $kind (i32.const 1))
+                (if (call $fp2_isZero (local.get $d))
+                  (then
+                    ;; same x: P + P doubles (unless y = 0), P + (-P) is infinity
+                    (local.set $kind (i32.const 0))
+                    (if (i32.and (call $fp2_eq (i32.add (local.get $dst) (i32.const 72)) (i32.add (local.get $src) (i32.const 72))) (i32.eqz (call $fp2_isZero (i32.add (local.get $dst) (i32.const 72)))))
+                      (then
+                        (call $fp2_add (local.get $d) (i32.add (local.get $dst) (i32.const 72)) (i32.add (local.get $dst) (i32.const 72)))
+                        (local.set $kind (i32.const 2))
+                      )
+                      (else
+                        (i32.store offset=144 (local.get $dst) (i32.const 1))
+                      )
+                    )
+                  )
+                )
+              )
+            )
+          )
+        )
+        (i32.store (i32.add (local.get $kinds) (i32.shl (local.get $i) (i32.const 2))) (local.get $kind))
+        (if (local.get $kind)
+          (then
+            (call $fp2_copy (local.get $pre) (local.get $acc))
+            (call $fp2_mul (local.get $acc) (local.get $acc) (local.get $d))
+          )
+        )
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $fwd)
+      )
+    )
+    (call $fp2_inv (local.get $acc) (local.get $acc))
+    ;; backward: 1/d_i = prefix_i * acc, then acc *= d_i; lambda, x3 = lambda^2 - x1 - x2, y3 = lambda (x1 - x3) - y1
+    (block $bwdDone
+      (loop $bwd
+        (br_if $bwdDone (i32.eqz (local.get $i)))
+        (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+        (local.set $kind (i32.load (i32.add (local.get $kinds) (i32.shl (local.get $i) (i32.const 2)))))
+        (if (local.get $kind)
+          (then
+            (local.set $dst (i32.load (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 3)))))
+            (local.set $src (i32.load offset=4 (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 3)))))
+            (local.set $d (i32.add (local.get $scratch) (i32.mul (local.get $i) (i32.const 72))))
+            (local.set $pre (i32.add (i32.add (local.get $scratch) (i32.mul (local.get $count) (i32.const 72))) (i32.mul (local.get $i) (i32.const 72))))
+            (call $fp2_mul (local.get $pre) (local.get $pre) (local.get $acc))
+            (call $fp2_mul (local.get $acc) (local.get $acc) (local.get $d))
+            (if (i32.eq (local.get $kind) (i32.const 1))
+              (then
+                (call $fp2_sub (local.get $lam) (i32.add (local.get $src) (i32.const 72)) (i32.add (local.get $dst) (i32.const 72)))
+              )
+              (else
+                ;; doubling: numerator 3 x^2 + a
+                (call $fp2_sqr (local.get $t) (local.get $dst))
+                (call $fp2_add (local.get $lam) (local.get $t) (local.get $t))
+                (call $fp2_add (local.get $lam) (local.get $lam) (local.get $t))
+              )
+            )
+            (call $fp2_mul (local.get $lam) (local.get $lam) (local.get $pre))
+            (call $fp2_sqr (local.get $t) (local.get $lam))
+            (call $fp2_sub (local.get $t) (local.get $t) (local.get $dst))
+            (call $fp2_sub (local.get $t) (local.get $t) (local.get $src))
+            ;; y3 = lambda (x1 - x3) - y1, with x3 in t
+            (call $fp2_sub (local.get $pre) (local.get $dst) (local.get $t))
+            (call $fp2_mul (local.get $pre) (local.get $pre) (local.get $lam))
+            (call $fp2_sub (i32.add (local.get $dst) (i32.const 72)) (local.get $pre) (i32.add (local.get $dst) (i32.const 72)))
+            (call $fp2_copy (local.get $dst) (local.get $t))
+          )
+        )
+        (br $bwd)
+      )
+    )
+    (global.set $sp (i32.add (global.get $sp) (i32.const 216)))
+  )
+
+  ;; g2_fromBytes(dst, src, count): decode count affine points, each x | y as 64-byte little-endian integers
+  ;; (all zero = infinity), into Montgomery-form points at dst. Returns -1 when all are valid, else
+  ;; 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.
+  (func $g2_fromBytes (export "g2_fromBytes") (param $dst i32) (param $src i32) (param $count i32) (result i32)
+    (local $i i32)
+    (local $orAll i32)
+    (local $k i32)
+    (local.set $i (i32.const 0))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        ;; all-zero encoding = infinity
+        (local.set $orAll (i32.const 0))
+        (local.set $k (i32.const 0))
+        (block $scanDone
+          (loop $scan
+            (br_if $scanDone (i32.ge_u (local.get $k) (i32.const 128)))
+            (local.set $orAll (i32.or (local.get $orAll) (i32.load8_u (i32.add (local.get $src) (local.get $k)))))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $scan)
+          )
+        )
+        (if (i32.eqz (local.get $orAll))
+          (then
+            (call $fp2_setZero (local.get $dst))
+            (call $fp2_setZero (i32.add (local.get $dst) (i32.const 72)))
+            (i32.store offset=144 (local.get $dst) (i32.const 1))
+          )
+          (else
+            (if (i32.eqz (call $fp2_fromBytes (local.get $dst) (local.get $src)))
+              (then
+                (return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 1)))
+              )
+            )
+            (if (i32.eqz (call $fp2_fromBytes (i32.add (local.get $dst) (i32.const 72)) (i32.add (local.get $src) (i32.const 64))))
+              (then
+                (return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))
+              )
+            )
+            (call $fp2_toMontgomery (local.get $dst) (local.get $dst))
+            (call $fp2_toMontgomery (i32.add (local.get $dst) (i32.const 72)) (i32.add (local.get $dst) (i32.const 72)))
+            (i32.store offset=144 (local.get $dst) (i32.const 0))
+            (if (i32.eqz (call $g2_isOnCurve (local.get $dst)))
+              (then
+                (return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 3)))
+              )
+            )
+          )
+        )
+        (local.set $src (i32.add (local.get $src) (i32.const 128)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 152)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)
+      )
+    )
+    (i32.const -1)
+  )
+
+  ;; g2_toBytes(dst, pt): encode an affine point as x | y (64-byte little-endian each, canonical), infinity as zeros.
+  (func $g2_toBytes (export "g2_toBytes") (param $dst i32) (param $pt i32)
+    (local $t i32)
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 72)))
+    (local.set $t (i32.add (global.get $sp) (i32.const 0)))
+    (if (i32.load offset=144 (local.get $pt))
+      (then
+        (call $fp2_setZero (local.get $t))
+        (call $fp2_toBytes (local.get $dst) (local.get $t))
+        (call $fp2_toBytes (i32.add (local.get $dst) (i32.const 64)) (local.get $t))
+      )
+      (else
+        (call $fp2_fromMontgomery (local.get $t) (local.get $pt))
+        (call $fp2_toBytes (local.get $dst) (local.get $t))
+        (call $fp2_fromMontgomery (local.get $t) (i32.add (local.get $pt) (i32.const 72)))
+        (call $fp2_toBytes (i32.add (local.get $dst) (i32.const 64)) (local.get $t))
+      )
+    )
+    (global.set $sp (i32.add (global.get $sp) (i32.const 72)))
+  )
+
+  ;; g2_jacFromAffine(out, pt): Jacobian (x, y, 1), or Z = 0 for infinity.
+  (func $g2_jacFromAffine (export "g2_jacFromAffine") (param $out i32) (param $pt i32)
+    (if (i32.load offset=144 (local.get $pt))
+      (then
+        (call $fp2_setOne (local.get $out))
+        (call $fp2_setOne (i32.add (local.get $out) (i32.const 72)))
+        (call $fp2_setZero (i32.add (local.get $out) (i32.const 144)))
+      )
+      (else
+        (call $fp2_copy (local.get $out) (local.get $pt))
+        (call $fp2_copy (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $pt) (i32.const 72)))
+        (call $fp2_setOne (i32.add (local.get $out) (i32.const 144)))
+      )
+    )
+  )
+
+  ;; g2_jacToAffine(out, pt): affine (X/Z^2, Y/Z^3) with one inversion; Z = 0 gives infinity.
+  ;; Coordinates canonical [0, p).
+  (func $g2_jacToAffine (export "g2_jacToAffine") (param $out i32) (param $pt i32)
+    (local $zi i32)
+    (local $zz i32)
+    (if (call $fp2_isZero (i32.add (local.get $pt) (i32.const 144)))
+      (then
+        (call $fp2_setZero (local.get $out))
+        (call $fp2_setZero (i32.add (local.get $out) (i32.const 72)))
+        (i32.store offset=144 (local.get $out) (i32.const 1))
+        (return)
+      )
+    )
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 144)))
+    (local.set $zi (i32.add (global.get $sp) (i32.const 0)))
+    (local.set $zz (i32.add (global.get $sp) (i32.const 72)))
+    (call $fp2_inv (local.get $zi) (i32.add (local.get $pt) (i32.const 144)))
+    (call $fp2_sqr (local.get $zz) (local.get $zi))
+    (call $fp2_mul (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $pt) (i32.const 72)) (local.get $zz))
+    (call $fp2_mul (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $out) (i32.const 72)) (local.get $zi))
+    (call $fp2_mul (local.get $out) (local.get $pt) (local.get $zz))
+    (call $fp2_reduce (local.get $out) (local.get $out))
+    (call $fp2_reduce (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $out) (i32.const 72)))
+    (i32.store offset=144 (local.get $out) (i32.const 0))
+    (global.set $sp (i32.add (global.get $sp) (i32.const 144)))
+  )
+
+  ;; g2_jacDouble(out, pt): out = 2 pt (Jacobian). out may alias pt.
+  ;; XX = X^2, YY = Y^2, S = 4 X YY, M = 3 XX + a Z^4, X3 = M^2 - 2S, Y3 = M (S - X3) - 8 YY^2, Z3 = 2 Y Z.
+  (func $g2_jacDouble (export "g2_jacDouble") (param $out i32) (param $pt i32)
+    (local $xx i32)
+    (local $yy i32)
+    (local $s i32)
+    (local $m i32)
+    (local $t i32)
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 360)))
+    (local.set $xx (i32.add (global.get $sp) (i32.const 0)))
+    (local.set $yy (i32.add (global.get $sp) (i32.const 72)))
+    (local.set $s (i32.add (global.get $sp) (i32.const 144)))
+    (local.set $m (i32.add (global.get $sp) (i32.const 216)))
+    (local.set $t (i32.add (global.get $sp) (i32.const 288)))
+    (call $fp2_sqr (local.get $xx) (local.get $pt))
+    (call $fp2_sqr (local.get $yy) (i32.add (local.get $pt) (i32.const 72)))
+    (call $fp2_mul (local.get $s) (local.get $pt) (local.get $yy))
+    (call $fp2_add (local.get $s) (local.get $s) (local.get $s))
+    (call $fp2_add (local.get $s) (local.get $s) (local.get $s))
+    (call $fp2_add (local.get $m) (local.get $xx) (local.get $xx))
+    (call $fp2_add (local.get $m) (local.get $m) (local.get $xx))
+    ;; Z3 = 2 Y Z first, before Y is overwritten
+    (call $fp2_mul (i32.add (local.get $out) (i32.const 144)) (i32.add (local.get $pt) (i32.const 72)) (i32.add (local.get $pt) (i32.const 144)))
+    (call $fp2_add (i32.add (local.get $out) (i32.const 144)) (i32.add (local.get $out) (i32.const 144)) (i32.add (local.get $out) (i32.const 144)))
+    (call $fp2_sqr (local.get $t) (local.get $m))
+    (call $fp2_sub (local.get $t) (local.get $t) (local.get $s))
+    (call $fp2_sub (local.get $out) (local.get $t) (local.get $s))
+    (call $fp2_sub (local.get $t) (local.get $s) (local.get $out))
+    (call $fp2_mul (local.get $t) (local.get $t) (local.get $m))
+    (call $fp2_sqr (local.get $yy) (local.get $yy))
+    (call $fp2_add (local.get $yy) (local.get $yy) (local.get $yy))
+    (call $fp2_add (local.get $yy) (local.get $yy) (local.get $yy))
+    (call $fp2_add (local.get $yy) (local.get $yy) (local.get $yy))
+    (call $fp2_sub (i32.add (local.get $out) (i32.const 72)) (local.get $t) (local.get $yy))
+    (global.set $sp (i32.add (global.get $sp) (i32.const 360)))
+  )
+
+  ;; g2_jacCopy(out, pt): out = pt.
+  (func $g2_jacCopy (export "g2_jacCopy") (param $out i32) (param $pt i32)
+    (call $fp2_copy (local.get $out) (local.get $pt))
+    (call $fp2_copy (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $pt) (i32.const 72)))
+    (call $fp2_copy (i32.add (local.get $out) (i32.const 144)) (i32.add (local.get $pt) (i32.const 144)))
+  )
+
+  ;; g2_jacNeg(out, pt): out = -pt (Y negated). out may alias pt.
+  (func $g2_jacNeg (export "g2_jacNeg") (param $out i32) (param $pt i32)
+    (call $fp2_copy (local.get $out) (local.get $pt))
+    (call $fp2_neg (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $pt) (i32.const 72)))
+    (call $fp2_copy (i32.add (local.get $out) (i32.const 144)) (i32.add (local.get $pt) (i32.const 144)))
+  )
+
+  ;; g2_jacIsInfinity(pt): 1 if pt is the point at infinity (Z = 0), else 0.
+  (func $g2_jacIsInfinity (export "g2_jacIsInfinity") (param $pt i32) (result i32)
+    (call $fp2_isZero (i32.add (local.get $pt) (i32.const 144)))
+  )
+
+  ;; g2_jacAdd(out, p1, p2): out = p1 + p2 (Jacobian), complete: infinity, p1 = p2 and p1 = -p2 handled.
+  ;; out may alias p1 or p2.
+  (func $g2_jacAdd (export "g2_jacAdd") (param $out i32) (param $p1 i32) (param $p2 i32)
+    (local $z1z1 i32)
+    (local $z2z2 i32)
+    (local $u1 i32)
+    (local $u2 i32)
+    (local $s1 i32)
+    (local $s2 i32)
+    (local $h i32)
+    (local $r i32)
+    (local $hh i32)
+    (local $hhh i32)
+    (local $v i32)
+    (if (call $fp2_isZero (i32.add (local.get $p1) (i32.const 144)))
+      (then
+        (call $g2_jacCopy (local.get $out) (local.get $p2))
+        (return)
+      )
+    )
+    (if (call $fp2_isZero (i32.add (local.get $p2) (i32.const 144)))
+      (then
+        (call $g2_jacCopy (local.get $out) (local.get $p1))
+        (return)
+      )
+    )
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 792)))
+    (local.set $z1z1 (i32.add (global.get $sp) (i32.const 0)))
+    (local.set $z2z2 (i32.add (global.get $sp) (i32.const 72)))
+    (local.set $u1 (i32.add (global.get $sp) (i32.const 144)))
+    (local.set $u2 (i32.add (global.get $sp) (i32.const 216)))
+    (local.set $s1 (i32.add (global.get $sp) (i32.const 288)))
+    (local.set $s2 (i32.add (global.get $sp) (i32.const 360)))
+    (local.set $h (i32.add (global.get $sp) (i32.const 432)))
+    (local.set $r (i32.add (global.get $sp) (i32.const 504)))
+    (local.set $hh (i32.add (global.get $sp) (i32.const 576)))
+    (local.set $hhh (i32.add (global.get $sp) (i32.const 648)))
+    (local.set $v (i32.add (global.get $sp) (i32.const 720)))
+    (call $fp2_sqr (local.get $z1z1) (i32.add (local.get $p1) (i32.const 144)))
+    (call $fp2_sqr (local.get $z2z2) (i32.add (local.get $p2) (i32.const 144)))
+    (call $fp2_mul (local.get $u1) (local.get $p1) (local.get $z2z2))
+    (call $fp2_mul (local.get $u2) (local.get $p2) (local.get $z1z1))
+    (call $fp2_mul (local.get $s1) (i32.add (local.get $p1) (i32.const 72)) (i32.add (local.get $p2) (i32.const 144)))
+    (call $fp2_mul (local.get $s1) (local.get $s1) (local.get $z2z2))
+    (call $fp2_mul (local.get $s2) (i32.add (local.get $p2) (i32.const 72)) (i32.add (local.get $p1) (i32.const 144)))
+    (call $fp2_mul (local.get $s2) (local.get $s2) (local.get $z1z1))
+    (call $fp2_sub (local.get $h) (local.get $u2) (local.get $u1))
+    (call $fp2_sub (local.get $r) (local.get $s2) (local.get $s1))
+    (if (call $fp2_isZero (local.get $h))
+      (then
+        (if (call $fp2_isZero (local.get $r))
+          (then
+            ;; same point: double
+            (call $g2_jacDouble (local.get $out) (local.get $p1))
+          )
+          (else
+            ;; opposite points: infinity
+            (call $fp2_setOne (local.get $out))
+            (call $fp2_setOne (i32.add (local.get $out) (i32.const 72)))
+            (call $fp2_setZero (i32.add (local.get $out) (i32.const 144)))
+          )
+        )
+        (global.set $sp (i32.add (global.get $sp) (i32.const 792)))
+        (return)
+      )
+    )
+    ;; X3 = r^2 - H^3 - 2 U1 H^2, Y3 = r (U1 H^2 - X3) - S1 H^3, Z3 = Z1 Z2 H
+    (call $fp2_sqr (local.get $hh) (local.get $h))
+    (call $fp2_mul (local.get $hhh) (local.get $h) (local.get $hh))
+    (call $fp2_mul (local.get $v) (local.get $u1) (local.get $hh))
+    (call $fp2_mul (i32.add (local.get $out) (i32.const 144)) (i32.add (local.get $p1) (i32.const 144)) (i32.add (local.get $p2) (i32.const 144)))
+    (call $fp2_mul (i32.add (local.get $out) (i32.const 144)) (i32.add (local.get $out) (i32.const 144)) (local.get $h))
+    (call $fp2_sqr (local.get $u2) (local.get $r))
+    (call $fp2_sub (local.get $u2) (local.get $u2) (local.get $hhh))
+    (call $fp2_sub (local.get $u2) (local.get $u2) (local.get $v))
+    (call $fp2_sub (local.get $out) (local.get $u2) (local.get $v))
+    (call $fp2_sub (local.get $v) (local.get $v) (local.get $out))
+    (call $fp2_mul (local.get $v) (local.get $v) (local.get $r))
+    (call $fp2_mul (local.get $s1) (local.get $s1) (local.get $hhh))
+    (call $fp2_sub (i32.add (local.get $out) (i32.const 72)) (local.get $v) (local.get $s1))
+    (global.set $sp (i32.add (global.get $sp) (i32.const 792)))
   )
 
   ;; msm_digits(out, words, stride, count, wordCount, negs, negStride, c, K, m, first, pairStride): signed c-bit

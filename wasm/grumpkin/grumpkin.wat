@@ -2209,6 +2209,18 @@
     (call $fp_copy (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $pt) (i32.const 72)))
   )
 
+  ;; g_jacNeg(out, pt): out = -pt (Y negated). out may alias pt.
+  (func $g_jacNeg (export "g_jacNeg") (param $out i32) (param $pt i32)
+    (call $fp_copy (local.get $out) (local.get $pt))
+    (call $fp_neg (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $pt) (i32.const 36)))
+    (call $fp_copy (i32.add (local.get $out) (i32.const 72)) (i32.add (local.get $pt) (i32.const 72)))
+  )
+
+  ;; g_jacIsInfinity(pt): 1 if pt is the point at infinity (Z = 0), else 0.
+  (func $g_jacIsInfinity (export "g_jacIsInfinity") (param $pt i32) (result i32)
+    (call $fp_isZero (i32.add (local.get $pt) (i32.const 72)))
+  )
+
   ;; g_jacAdd(out, p1, p2): out = p1 + p2 (Jacobian), complete: infinity, p1 = p2 and p1 = -p2 handled.
   ;; out may alias p1 or p2.
   (func $g_jacAdd (export "g_jacAdd") (param $out i32) (param $p1 i32) (param $p2 i32)

@@ -3,6 +3,10 @@ export default Object.freeze({
   name: "grumpkin",
   p: 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n,
   r: 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47n,
+  rBits: 254,
+  scalarBytes: 32,
+  minPages: 1,
+  group: "G1",
   a: 0x0n,
   b: 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593effffff0n,
   h: 0x1n,
@@ -10,8 +14,6 @@ export default Object.freeze({
     x: 0x1n,
     y: 0x2cf135e7506a45d632d270d45f1181294833fc48d823f272cn,
   }),
-  rBits: 254,
-  scalarBytes: 32,
   field: Object.freeze({
     p: 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n,
     w: 30,
@@ -24,7 +26,6 @@ export default Object.freeze({
   affineBytes: 80,
   jacobianBytes: 108,
   infOffset: 72,
-  minPages: 1,
   glv: Object.freeze({
     lambda: 0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffen,
     halfBits: 126,

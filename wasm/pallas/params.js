@@ -3,6 +3,10 @@ export default Object.freeze({
   name: "pallas",
   p: 0x40000000000000000000000000000000224698fc094cf91b992d30ed00000001n,
   r: 0x40000000000000000000000000000000224698fc0994a8dd8c46eb2100000001n,
+  rBits: 255,
+  scalarBytes: 32,
+  minPages: 1,
+  group: "G1",
   a: 0x0n,
   b: 0x5n,
   h: 0x1n,
@@ -10,8 +14,6 @@ export default Object.freeze({
     x: 0x40000000000000000000000000000000224698fc094cf91b992d30ed00000000n,
     y: 0x2n,
   }),
-  rBits: 255,
-  scalarBytes: 32,
   field: Object.freeze({
     p: 0x40000000000000000000000000000000224698fc094cf91b992d30ed00000001n,
     w: 30,
@@ -24,7 +26,6 @@ export default Object.freeze({
   affineBytes: 80,
   jacobianBytes: 108,
   infOffset: 72,
-  minPages: 1,
   glv: Object.freeze({
     lambda: 0x6819a58283e528e511db4d81cf70f5a0fed467d47c033af2aa9d2e050aa0e4fn,
     halfBits: 128,

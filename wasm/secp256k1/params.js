@@ -3,6 +3,10 @@ export default Object.freeze({
   name: "secp256k1",
   p: 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn,
   r: 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n,
+  rBits: 256,
+  scalarBytes: 32,
+  minPages: 1,
+  group: "G1",
   a: 0x0n,
   b: 0x7n,
   h: 0x1n,
@@ -10,8 +14,6 @@ export default Object.freeze({
     x: 0x79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798n,
     y: 0x483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8n,
   }),
-  rBits: 256,
-  scalarBytes: 32,
   field: Object.freeze({
     p: 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn,
     w: 30,
@@ -24,7 +26,6 @@ export default Object.freeze({
   affineBytes: 80,
   jacobianBytes: 108,
   infOffset: 72,
-  minPages: 1,
   glv: Object.freeze({
     lambda: 0x5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72n,
     halfBits: 128,
