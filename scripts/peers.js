@@ -22,20 +22,25 @@ export async function ffjavascriptCurve(params, { threads = false } = {}) {
 /** How many workers an ffjavascript engine runs its MSM on (1 for the single-threaded engine). */
 export const ffjavascriptThreads = (ffCurve) => ffCurve.tm?.concurrency ?? 1;
 
-/** Our encodings to ffjavascript's: affine bases in Montgomery form (x * 2^(8 n8) mod p), scalars 32-byte LE. */
+/**
+ * Our encodings to ffjavascript's: affine bases in Montgomery form (x * 2^(8 n8) mod p, each F_p part of a G2
+ * coordinate in turn, c0 first), scalars 32-byte LE. G1 or G2 after params.group.
+ */
 export function toFfjavascriptInputs(ffCurve, params, pointBytes, scalarBytes) {
   const n8 = ffCurve.G1.F.n8;
   const p = params.p;
   const R = (1n << BigInt(8 * n8)) % p;
-  const points = decodePoints(pointBytes, params.field.bytes);
-  const bases = new Uint8Array(points.length * 2 * n8);
+  const points = decodePoints(pointBytes, params.field.bytes, params.field.degree);
+  const parts = (v) => (typeof v === 'bigint' ? [v] : [v.c0, v.c1]);
+  const perPoint = params.group === 'G2' ? 4 : 2;
+  const bases = new Uint8Array(points.length * perPoint * n8);
   points.forEach((P, i) => {
     if (P === null) throw new RangeError('ffjavascript inputs: infinity is not supported here');
-    for (const [k, v] of [[0, P.x], [1, P.y]]) {
+    [...parts(P.x), ...parts(P.y)].forEach((v, k) => {
       let m = (v * R) % p;
-      const o = (2 * i + k) * n8;
+      const o = (perPoint * i + k) * n8;
       for (let j = 0; j < n8; j++, m >>= 8n) bases[o + j] = Number(m & 0xffn);
-    }
+    });
   });
   const S = params.scalarBytes;
   const scalars = new Uint8Array(points.length * 32);
@@ -44,10 +49,10 @@ export function toFfjavascriptInputs(ffCurve, params, pointBytes, scalarBytes) {
 }
 
 /** Run ffjavascript's multiExpAffine and return the affine result as BigInts (or null). */
-export async function ffjavascriptMsm(ffCurve, bases, scalars) {
-  const res = await ffCurve.G1.multiExpAffine(bases, scalars);
-  const G1 = ffCurve.G1;
-  if (G1.isZero(res)) return null;
-  const [x, y] = G1.toObject(G1.toAffine(res));
-  return { x, y };
+export async function ffjavascriptMsm(ffCurve, bases, scalars, group = 'G1') {
+  const G = ffCurve[group];
+  const res = await G.multiExpAffine(bases, scalars);
+  if (G.isZero(res)) return null;
+  const [x, y] = G.toObject(G.toAffine(res));
+  return group === 'G2' ? { x: { c0: x[0], c1: x[1] }, y: { c0: y[0], c1: y[1] } } : { x, y };
 }
