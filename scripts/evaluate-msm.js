@@ -4,6 +4,9 @@
 // and a per-phase breakdown. --compare also times ffjavascript (single thread) on the same inputs.
 // --threads 1,2 times the thread pool (curve.threads) instead, at each thread count, with the speedup over
 // the pool's 1-thread row; --compare then times ffjavascript's default multi-threaded engine.
+// --group g2 runs each curve's G2 (curve.g2: bls12-381, bn254) instead of G1, in every mode and through the
+// same code (the group object stands where the curve object stood); --group both runs G1 then G2 and gives
+// each G2 row its median time over the matching G1 row's (g2OverG1). Every row carries group: 'G1' | 'G2'.
 
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
@@ -12,10 +15,13 @@ import { nobleMsm, ffjavascriptCurve, ffjavascriptThreads, toFfjavascriptInputs,
 
 const HELP = `usage: npm run evaluate-msm -- [options]
   --curve a,b     curves to run (default bls12-381,bn254; known: ${curveNames.join(', ')})
+  --group g       g1 (default), g2 or both: the group(s) to run, G2 being curve.g2 (bls12-381, bn254 only);
+                  every mode below runs on each group alike, and both adds G2/G1, the ratio of each G2 row's
+                  median to the matching G1 row's (g2OverG1 in --json)
   --sizes 12,14   log2 of the input sizes (default 12,14,16)
   --runs 5        timed runs per size (after one warm-up run)
   --window c      force the window size (default: chosen by N)
-  --compare       also time ffjavascript's single-threaded G1.multiExpAffine (bls12-381, bn254); with
+  --compare       also time ffjavascript's single-threaded G1/G2.multiExpAffine (bls12-381, bn254); with
                   --threads, its default multi-threaded engine (one worker per CPU) instead
   --check-size k  log2 size whose result is checked against @noble/curves (default: the smallest size)
   --threads 1,2   time the thread pool (await curve.threads({ count }).msmBytes) at each count; a 1-thread
@@ -28,6 +34,7 @@ const HELP = `usage: npm run evaluate-msm -- [options]
 
 const args = parseCli('evaluate-msm', HELP, {
   curve: { type: 'string', default: 'bls12-381,bn254' },
+  group: { type: 'string', default: 'g1' },
   sizes: { type: 'string', default: '12,14,16' },
   runs: { type: 'string', default: '5' },
   window: { type: 'string' },
@@ -54,6 +61,27 @@ if (args.prepared && (threadCounts || args.compare)) fail('--prepared runs on on
 const PATHS = { shared: ['shared'], messages: ['messages'], both: ['shared', 'messages'] };
 const paths = PATHS[args.path ?? 'shared'];
 if (!paths) fail('--path takes shared, messages or both');
+const GROUPS = { g1: ['G1'], g2: ['G2'], both: ['G1', 'G2'] };
+const groups = GROUPS[args.group.toLowerCase()];
+if (!groups) fail('--group takes g1, g2 or both');
+
+/**
+ * What the modes run, in order: each curve's selected groups, [{ name, group, label, curve }], where curve is
+ * the group object (the curve itself for G1, curve.g2 for G2) and label names it in messages.
+ */
+const targets = [];
+for (const name of curves) {
+  const curve = await loadCurve(name);
+  for (const group of groups) {
+    const g = group === 'G1' ? curve : curve.g2;
+    if (!g) {
+      const withG2 = [];
+      for (const c of curveNames) if ((await loadCurve(c)).g2) withG2.push(c);
+      fail(`--group ${args.group}: curve ${name} has no G2 (G2 exists for ${withG2.join(', ')})`);
+    }
+    targets.push({ name, group, label: group === 'G1' ? name : `${name} ${group}`, curve: g });
+  }
+}
 
 function fail(message) {
   console.error(`evaluate-msm: ${message}`);
@@ -68,7 +96,9 @@ const progress = (text) => {
   if (!args.json) process.stderr.write(`\r${text.padEnd(70)}`);
 };
 const results = [];
-const samePoint = (a, b) => (a === null ? b === null : b !== null && a.x === b.x && a.y === b.y);
+/** Affine points as decodePoint gives them (or null): coordinates are BigInts (G1) or { c0, c1 } (G2). */
+const sameCoordinate = (a, b) => (typeof a === 'bigint' ? a === b : typeof b === 'object' && a.c0 === b.c0 && a.c1 === b.c1);
+const samePoint = (a, b) => (a === null ? b === null : b !== null && sameCoordinate(a.x, b.x) && sameCoordinate(a.y, b.y));
 const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The @noble/curves check of size k (when k is the check size): 'matches @noble/curves', or exits 1. */
@@ -83,10 +113,29 @@ async function nobleCheck(curve, name, k, points, scalars, first) {
   return 'matches @noble/curves';
 }
 
+/**
+ * --compare: ffjavascript's engine for a target (null if it has none), built with `options` and kept for the
+ * next target of the same curve (its other group); the previous curve's engine is terminated first.
+ */
+let ffEngine = null;
+async function ffjavascriptFor({ name, curve }, options) {
+  if (!args.compare) return null;
+  if (ffEngine?.name !== name) {
+    await closeFfjavascript();
+    ffEngine = { name, ff: await ffjavascriptCurve(curve.params, options) };
+  }
+  return ffEngine.ff;
+}
+async function closeFfjavascript() {
+  if (ffEngine?.ff) await ffEngine.ff.terminate();
+  ffEngine = null;
+}
+
 /** ffjavascript on the same inputs: its result checked against ours (exits 1 if it differs), then runs timed. */
 async function timeFfjavascript(ff, curve, name, k, points, scalars, first) {
+  const group = curve.params.group;
   const { bases, scalars: ffScalars } = toFfjavascriptInputs(ff, curve.params, points, scalars);
-  const theirs = await ffjavascriptMsm(ff, bases, ffScalars);
+  const theirs = await ffjavascriptMsm(ff, bases, ffScalars, group);
   if (!samePoint(theirs, curve.decodePoint(first))) {
     console.error(`\nevaluate-msm: ${name} 2^${k}: result differs from ffjavascript`);
     process.exit(1);
@@ -94,7 +143,7 @@ async function timeFfjavascript(ff, curve, name, k, points, scalars, first) {
   const ffTimes = [];
   for (let r = 0; r < runs; r++) {
     const t0 = performance.now();
-    await ff.G1.multiExpAffine(bases, ffScalars);
+    await ff[group].multiExpAffine(bases, ffScalars);
     ffTimes.push(performance.now() - t0);
   }
   return median(ffTimes);
@@ -102,9 +151,9 @@ async function timeFfjavascript(ff, curve, name, k, points, scalars, first) {
 
 /** The default: the synchronous single-thread msmBytes (and ffjavascript's single-threaded engine). */
 async function runSingleThread() {
-  for (const name of curves) {
-    const curve = await loadCurve(name);
-    const ff = args.compare ? await ffjavascriptCurve(curve.params) : null;
+  for (const target of targets) {
+    const { label: name, group, curve } = target;
+    const ff = await ffjavascriptFor(target);
     for (const k of sizes) {
       const n = 2 ** k;
       progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
@@ -125,7 +174,7 @@ async function runSingleThread() {
         for (const [ph, ms] of Object.entries(timings)) if (ph !== 'window' && ph !== 'windows') (phases[ph] ??= []).push(ms);
       }
       const row = {
-        curve: name, logN: k, n, threads: 1, path: 'sync', window: windowUsed, medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
+        curve: target.name, group, logN: k, n, threads: 1, path: 'sync', window: windowUsed, medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
         phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])), check,
       };
       if (ff) {
@@ -135,8 +184,8 @@ async function runSingleThread() {
       }
       results.push(row);
     }
-    if (ff) await ff.terminate();
   }
+  await closeFfjavascript();
 }
 
 /**
@@ -144,8 +193,7 @@ async function runSingleThread() {
  * of each in turn (so the machine's drift hits all three alike); the setup (prepareBases) is timed once.
  */
 async function runPrepared() {
-  for (const name of curves) {
-    const curve = await loadCurve(name);
+  for (const { name: curveName, group, label: name, curve } of targets) {
     for (const k of sizes) {
       const n = 2 ** k;
       progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
@@ -180,7 +228,7 @@ async function runPrepared() {
       const base = median(variants[0].times);
       for (const v of variants) {
         results.push({
-          curve: name, logN: k, n, threads: 1, path: 'sync', prepared: v.prepared, ...(v.prepared && { precompute: v.precompute, setupMs: v.setupMs, tableBytes: v.bases.tableBytes }),
+          curve: curveName, group, logN: k, n, threads: 1, path: 'sync', prepared: v.prepared, ...(v.prepared && { precompute: v.precompute, setupMs: v.setupMs, tableBytes: v.bases.tableBytes }),
           window: v.window, medianMs: median(v.times), minMs: Math.min(...v.times), maxMs: Math.max(...v.times), speedupVsMsmBytes: base / median(v.times),
           phasesMs: Object.fromEntries(Object.entries(v.phases).map(([ph, xs]) => [ph, median(xs)])), check,
         });
@@ -199,11 +247,11 @@ let ffjsThreads = null;
  * multi-threaded engine on the same inputs.
  */
 async function runThreaded() {
-  for (const name of curves) {
-    const curve = await loadCurve(name);
-    const ff = args.compare ? await ffjavascriptCurve(curve.params, { threads: true }) : null;
-    if (ff) ffjsThreads = ffjavascriptThreads(ff);
-    try {
+  try {
+    for (const target of targets) {
+      const { label: name, group, curve } = target;
+      const ff = await ffjavascriptFor(target, { threads: true });
+      if (ff) ffjsThreads = ffjavascriptThreads(ff);
       for (const k of sizes) {
         const n = 2 ** k;
         progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
@@ -253,7 +301,7 @@ async function runThreaded() {
               await pool.close();
             }
             const row = {
-              curve: name, logN: k, n, threads: T, path, window: windowUsed,
+              curve: target.name, group, logN: k, n, threads: T, path, window: windowUsed,
               medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
               phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])),
               syncMs, check: `equals msmBytes${check === 'not checked' ? '' : `, which ${check}`}`,
@@ -270,15 +318,24 @@ async function runThreaded() {
         }
         results.push(...sizeRows);
       }
-    } finally {
-      if (ff) await ff.terminate();
     }
+  } finally {
+    await closeFfjavascript();
   }
 }
 
 if (threadCounts) await runThreaded();
 else if (args.prepared) await runPrepared();
 else await runSingleThread();
+/** --group both: each G2 row's median over that of the G1 row of the same curve, size and variant. */
+const rowKey = (r) => JSON.stringify([r.curve, r.logN, r.threads, r.path, r.prepared ?? null, r.precompute ?? null]);
+if (groups.length > 1) {
+  const g1Ms = new Map(results.filter((r) => r.group === 'G1').map((r) => [rowKey(r), r.medianMs]));
+  for (const r of results) if (r.group === 'G2' && g1Ms.has(rowKey(r))) r.g2OverG1 = r.medianMs / g1Ms.get(rowKey(r));
+}
+const ratioHeader = groups.length > 1 ? ['G2/G1'] : [];
+const ratioCells = (r) => (groups.length > 1 ? [r.g2OverG1 === undefined ? '-' : `${r.g2OverG1.toFixed(2)}x`] : []);
+const labelOf = (r) => (r.group === 'G1' ? r.curve : `${r.curve} ${r.group}`);
 progress('');
 if (!args.json) process.stderr.write('\r');
 
@@ -295,33 +352,33 @@ if (args.json) {
   console.log(JSON.stringify({ machine, runs, ...(threadCounts && { threads: threadCounts, paths, ffjsThreads }), results }, null, 2));
 } else if (args.prepared) {
   console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max), single thread, prepared bases`);
-  const header = ['curve', 'N', 'path', 'c', 'median ms', 'min-max', 'vs msmBytes', 'setup ms', 'table MiB', ...phaseNames];
+  const header = ['curve', 'group', 'N', 'path', 'c', 'median ms', 'min-max', 'vs msmBytes', ...ratioHeader, 'setup ms', 'table MiB', ...phaseNames];
   printTable(header, results.map((r) => [
-    r.curve, `2^${r.logN}`, r.prepared ? (r.precompute ? 'prepared, precompute' : 'prepared') : 'msmBytes', r.window, r.medianMs.toFixed(1),
-    `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`, `${r.speedupVsMsmBytes.toFixed(2)}x`, r.prepared ? r.setupMs.toFixed(0) : '-',
+    r.curve, r.group, `2^${r.logN}`, r.prepared ? (r.precompute ? 'prepared, precompute' : 'prepared') : 'msmBytes', r.window, r.medianMs.toFixed(1),
+    `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`, `${r.speedupVsMsmBytes.toFixed(2)}x`, ...ratioCells(r), r.prepared ? r.setupMs.toFixed(0) : '-',
     r.prepared ? (r.tableBytes / 2 ** 20).toFixed(1) : '-', ...phaseNames.map((ph) => (r.phasesMs[ph] ?? 0).toFixed(1)),
   ]));
-  for (const r of results) if (r.check !== 'not checked' && !r.prepared) console.log(`check: ${r.curve} 2^${r.logN} ${r.check}; prepared results equal msmBytes`);
+  for (const r of results) if (r.check !== 'not checked' && !r.prepared) console.log(`check: ${labelOf(r)} 2^${r.logN} ${r.check}; prepared results equal msmBytes`);
 } else if (!threadCounts) {
   console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max), single thread`);
-  const header = ['curve', 'N', 'c', 'median ms', 'min-max', ...(args.compare ? ['ffjavascript ms', 'speedup'] : []), ...phaseNames];
+  const header = ['curve', 'group', 'N', 'c', 'median ms', 'min-max', ...ratioHeader, ...(args.compare ? ['ffjavascript ms', 'speedup'] : []), ...phaseNames];
   printTable(header, results.map((r) => [
-    r.curve, `2^${r.logN}`, r.window, r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`,
+    r.curve, r.group, `2^${r.logN}`, r.window, r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`, ...ratioCells(r),
     ...(args.compare ? [r.ffjavascriptMedianMs?.toFixed(1) ?? '-', r.speedup ? `${r.speedup.toFixed(2)}x` : '-'] : []),
     ...phaseNames.map((ph) => (r.phasesMs[ph] ?? 0).toFixed(1)),
   ]));
-  for (const r of results) if (r.check !== 'not checked') console.log(`check: ${r.curve} 2^${r.logN} ${r.check}`);
+  for (const r of results) if (r.check !== 'not checked') console.log(`check: ${labelOf(r)} 2^${r.logN} ${r.check}`);
 } else {
   const ffNote = args.compare ? `; ffjavascript multi-threaded, ${ffjsThreads ?? '-'} workers` : '';
   console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max); thread pool, ${paths.join(' and ')} path${ffNote}`);
   const sync = !args['no-sync'];
-  const header = ['curve', 'N', 'path', 'T', 'c', 'median ms', 'min-max', 'vs 1 thread', ...(sync ? ['sync ms'] : []), ...(args.compare ? ['ffjs MT ms', 'vs ffjs'] : []), ...phaseNames];
+  const header = ['curve', 'group', 'N', 'path', 'T', 'c', 'median ms', 'min-max', 'vs 1 thread', ...ratioHeader, ...(sync ? ['sync ms'] : []), ...(args.compare ? ['ffjs MT ms', 'vs ffjs'] : []), ...phaseNames];
   printTable(header, results.map((r) => [
-    r.curve, `2^${r.logN}`, r.path, r.threads, r.window ?? '-', r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`, `${r.speedupVsOneThread.toFixed(2)}x`,
+    r.curve, r.group, `2^${r.logN}`, r.path, r.threads, r.window ?? '-', r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`, `${r.speedupVsOneThread.toFixed(2)}x`, ...ratioCells(r),
     ...(sync ? [r.syncMs.toFixed(1)] : []),
     ...(args.compare ? [r.ffjsMs?.toFixed(1) ?? '-', r.vsFfjs ? `${r.vsFfjs.toFixed(2)}x` : '-'] : []),
     ...phaseNames.map((ph) => (r.phasesMs[ph] === undefined ? '-' : r.phasesMs[ph].toFixed(1))),
   ]));
   console.log('check: every pool result equals the synchronous msmBytes');
-  for (const r of results) if (r.threads === 1 && r.path === paths[0] && r.check.includes('noble')) console.log(`check: ${r.curve} 2^${r.logN} matches @noble/curves`);
+  for (const r of results) if (r.threads === 1 && r.path === paths[0] && r.check.includes('noble')) console.log(`check: ${labelOf(r)} 2^${r.logN} matches @noble/curves`);
 }

@@ -129,6 +129,21 @@ function runFp2(inst, beta, rng) {
         expectEq(value2(y, 2n * p, `${name} (out = y) ${tag}`), want, `${name} (out = y) ${tag}`);
       }
     }
+    // norm (an F_p element) and conj(x) * s with s = the first component of y, also in place as batchAdd calls it
+    write2(x, a);
+    write2(y, b);
+    ex.fp2_norm(out, x);
+    const [a0, a1] = val(a);
+    const { v: normRaw, wide } = readRaw(out);
+    checks++;
+    if (wide || normRaw >= 2n * p || mod(normRaw * Rinv, p) !== mod(a0 * a0 - beta * a1 * a1, p)) failures.push(`norm ${tag}: got ${hex(normRaw)}`);
+    const s0 = val(b)[0];
+    const scaled = [mod(a0 * s0, p), mod(-a1 * s0, p)];
+    ex.fp2_conjScale(out, x, y);
+    expectEq(value2(out, 2n * p, `conjScale ${tag}`), scaled, `conjScale ${tag}`);
+    write2(out, b);
+    ex.fp2_conjScale(out, x, out);
+    expectEq(value2(out, 2n * p, `conjScale (s = out's c0) ${tag}`), scaled, `conjScale (s = out's c0) ${tag}`);
     write2(x, a);
     write2(y, b);
     ex.fp2_reduce(out, x);

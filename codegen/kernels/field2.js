@@ -26,7 +26,7 @@ function scaleBy(fp, k, out, x) {
  * @param options.fp the base field's name function; options.prefix the names of these kernels ('fp2')
  * @param options.nonResidue beta (BigInt, small, a non-residue mod p)
  * @returns [Func] with names prefix_add, _sub, _neg, _reduce, _copy, _setZero, _setOne, _isZero, _eq, _mul, _sqr,
- *   _inv, _toMontgomery, _fromMontgomery, _fromBytes, _toBytes
+ *   _norm, _conjScale, _inv, _toMontgomery, _fromMontgomery, _fromBytes, _toBytes
  */
 export function fp2Kernels(fieldParams, { fp, prefix = 'fp2', nonResidue }) {
   const E = fieldParams.elementBytes;
@@ -110,6 +110,21 @@ c0 = (x0 + x1)(x0 + beta x1) - v - beta v, c1 = 2 v (beta = ${beta}). 2 base pro
     call(fp('add'), c1('out'), local.get('v'), local.get('v')),
     release(4),
   ], { locals: ['v', 's', 't', 'tmp'] });
+
+  kernel('norm', ['out', 'x'], `out (an F_p element) = N(x) = x conj(x) = x0^2 - beta x1^2 (beta = ${beta}). 2 base products.`, [
+    reserve(2),
+    local.set('t', slot(0)), local.set('tmp', slot(1)),
+    call(fp('sqr'), local.get('t'), c1('x')),
+    call(fp('sqr'), local.get('out'), c0('x')),
+    ...addBetaTimes(local.get('out'), local.get('t'), local.get('tmp'), -1),
+    release(2),
+  ], { locals: ['t', 'tmp'] });
+
+  kernel('conjScale', ['out', 'x', 's'], `out = conj(x) s = (x0 s, -x1 s) for s in F_p. c1 is written first, so s may be out's c0.`, [
+    call(fp('mul'), c1('out'), c1('x'), local.get('s')),
+    call(fp('neg'), c1('out'), c1('out')),
+    call(fp('mul'), c0('out'), c0('x'), local.get('s')),
+  ]);
 
   kernel('inv', ['out', 'x'], `out = 1 / x = (x0 - x1 u) / (x0^2 - beta x1^2): one base inversion of the norm,
 nonzero for x != 0 since beta is a non-residue; 0 maps to 0 (as the base field's inv). Variable time.`, [

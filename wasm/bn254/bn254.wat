@@ -2790,6 +2790,26 @@
     (global.set $sp (i32.add (global.get $sp) (i32.const 144)))
   )
 
+  ;; fp2_norm(out, x): out (an F_p element) = N(x) = x conj(x) = x0^2 - beta x1^2 (beta = -1). 2 base products.
+  (func $fp2_norm (export "fp2_norm") (param $out i32) (param $x i32)
+    (local $t i32)
+    (local $tmp i32)
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 72)))
+    (local.set $t (i32.add (global.get $sp) (i32.const 0)))
+    (local.set $tmp (i32.add (global.get $sp) (i32.const 36)))
+    (call $fp_sqr (local.get $t) (i32.add (local.get $x) (i32.const 36)))
+    (call $fp_sqr (local.get $out) (local.get $x))
+    (call $fp_add (local.get $out) (local.get $out) (local.get $t))
+    (global.set $sp (i32.add (global.get $sp) (i32.const 72)))
+  )
+
+  ;; fp2_conjScale(out, x, s): out = conj(x) s = (x0 s, -x1 s) for s in F_p. c1 is written first, so s may be out's c0.
+  (func $fp2_conjScale (export "fp2_conjScale") (param $out i32) (param $x i32) (param $s i32)
+    (call $fp_mul (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $x) (i32.const 36)) (local.get $s))
+    (call $fp_neg (i32.add (local.get $out) (i32.const 36)) (i32.add (local.get $out) (i32.const 36)))
+    (call $fp_mul (local.get $out) (local.get $x) (local.get $s))
+  )
+
   ;; fp2_inv(out, x): out = 1 / x = (x0 - x1 u) / (x0^2 - beta x1^2): one base inversion of the norm,
   ;; nonzero for x != 0 since beta is a non-residue; 0 maps to 0 (as the base field's inv). Variable time.
   (func $fp2_inv (export "fp2_inv") (param $out i32) (param $x i32)
@@ -2929,7 +2949,7 @@
     (local.set $acc (i32.add (global.get $sp) (i32.const 0)))
     (local.set $lam (i32.add (global.get $sp) (i32.const 72)))
     (local.set $t (i32.add (global.get $sp) (i32.const 144)))
-    (call $fp2_setOne (local.get $acc))
+    (call $fp_setOne (local.get $acc))
     ;; forward: classify each pair, d_i = x2 - x1 (or 2 y1 to double), prefix products of the d_i
     (local.set $i (i32.const 0))
     (block $fwdDone
@@ -2974,15 +2994,17 @@
         (i32.store (i32.add (local.get $kinds) (i32.shl (local.get $i) (i32.const 2))) (local.get $kind))
         (if (local.get $kind)
           (then
-            (call $fp2_copy (local.get $pre) (local.get $acc))
-            (call $fp2_mul (local.get $acc) (local.get $acc) (local.get $d))
+            ;; pre = (prefix product of the norms, N(d_i)) in F_p, acc *= N(d_i)
+            (call $fp_copy (local.get $pre) (local.get $acc))
+            (call $fp2_norm (i32.add (local.get $pre) (i32.const 36)) (local.get $d))
+            (call $fp_mul (local.get $acc) (local.get $acc) (i32.add (local.get $pre) (i32.const 36)))
           )
         )
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $fwd)
       )
     )
-    (call $fp2_inv (local.get $acc) (local.get $acc))
+    (call $fp_inv (local.get $acc) (local.get $acc))
     ;; backward: 1/d_i = prefix_i * acc, then acc *= d_i; lambda, x3 = lambda^2 - x1 - x2, y3 = lambda (x1 - x3) - y1
     (block $bwdDone
       (loop $bwd
@@ -2995,8 +3017,10 @@
             (local.set $src (i32.load offset=4 (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 3)))))
             (local.set $d (i32.add (local.get $scratch) (i32.mul (local.get $i) (i32.const 72))))
             (local.set $pre (i32.add (i32.add (local.get $scratch) (i32.mul (local.get $count) (i32.const 72))) (i32.mul (local.get $i) (i32.const 72))))
-            (call $fp2_mul (local.get $pre) (local.get $pre) (local.get $acc))
-            (call $fp2_mul (local.get $acc) (local.get $acc) (local.get $d))
+            ;; 1/N(d_i) = prefix_i * acc, acc *= N(d_i), then 1/d_i = conj(d_i) / N(d_i)
+            (call $fp_mul (local.get $pre) (local.get $pre) (local.get $acc))
+            (call $fp_mul (local.get $acc) (local.get $acc) (i32.add (local.get $pre) (i32.const 36)))
+            (call $fp2_conjScale (local.get $pre) (local.get $d) (local.get $pre))
             (if (i32.eq (local.get $kind) (i32.const 1))
               (then
                 (call $fp2_sub (local.get $lam) (i32.add (local.get $src) (i32.const 72)) (i32.add (local.get $dst) (i32.const 72)))
