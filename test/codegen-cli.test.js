@@ -213,6 +213,8 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
   });
 });
 
+const g2Section = (changes = {}) => ({ nonResidue: '-1', b: ['0x1', '0x1'], h: '0x1', generator: { x: ['0x1', '0x0'], y: ['0x1', '0x0'] }, ...changes });
+
 describe('codegen curve: bad params files', () => {
   const base = () => structuredClone(readJson(join(examples, 'secp256k1-clone.json')));
   const CASES = [
@@ -233,6 +235,12 @@ describe('codegen curve: bad params files', () => {
     ['bad name', (j) => (j.name = 'My Curve'), /: "name" must be lowercase letters, digits and dashes/],
     ['w out of range', (j) => (j.w = 40), /: "w" must be an integer in 26\.\.32, got 40$/],
     ['p too large', (j) => (j.p = '0x' + 'f'.repeat(200)), /: p has 800 bits; supported sizes are 8\.\.768 bits$/],
+    // G2 sections (secp256k1's p = 3 mod 4, so -1 is a non-residue)
+    ['g2 off the twist', (j) => (j.g2 = g2Section()), /: g2\.generator is not on y\^2 = x\^3 \+ b' over F_p2$/],
+    ['g2 with a square as non-residue', (j) => (j.g2 = g2Section({ nonResidue: '4' })), /: g2\.nonResidue must be a quadratic non-residue mod p/],
+    ['g2 unknown field', (j) => (j.g2 = g2Section({ twist: 'M' })), /: "g2" has unknown field "twist" \(allowed: nonResidue, b, h, generator\)$/],
+    ['g2 b not a pair', (j) => (j.g2 = g2Section({ b: '0x3' })), /: "g2\.b" must be an array \[c0, c1\]/],
+    ['g2 missing generator', (j) => (j.g2 = g2Section({ generator: undefined })), /: missing field "g2\.generator"$/],
   ];
   const results = {};
   let badDir;
