@@ -98,6 +98,7 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       expect(report.result).toEqual(shown);
       expect(report.nobleMatch, 'the page compared with @noble/curves').toBe(true);
       expect(report.preparedSame, 'prepared bases (precompute) on the main thread give the same result').toBe(true);
+      expect(report.g2Match, 'G2 on the main thread equals @noble/curves G2').toBe(true);
       expect(Object.keys(report.phasesMs)).toEqual(expect.arrayContaining(['prepare', 'accumulate', 'reduce', 'combine']));
       expect(wasmFetched(server.requests.slice(before)), 'Wasm chunks fetched').toEqual([curveName]);
       expect(workerScriptFetched(server.requests.slice(before)), 'the worker script is fetched only for a pool').toBe(false);
@@ -143,6 +144,7 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       expect(shown, `${what}: the result shown on the page`).toEqual(await oracle(curveName, LOGN));
       expect(report.result).toEqual(shown);
       expect(report.preparedSame, `${what}: prepared bases on the pool give the same result`).toBe(true);
+      expect(report.g2Match, `${what}: G2 on a pool equals @noble/curves G2`).toBe(true);
       if (isolated) expect(Object.keys(report.phasesMs)).toEqual(expect.arrayContaining(['prepare', 'lanes', 'combine']));
       const requests = server.requests.slice(before);
       expect(wasmFetched(requests), 'Wasm chunks fetched').toEqual([curveName]);

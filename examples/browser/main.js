@@ -151,6 +151,27 @@ async function run(opts) {
     report.preparedMs = performance.now() - t0;
     report.preparedSame = preparedBytes.every((b, i) => b === resultBytes[i]);
     await bases.free();
+    // G2 (bls12-381, bn254): the same MSM over F_p2, on the same kind of thread(s), checked against @noble/curves' G2.
+    if (curve.g2) {
+      const g2 = curve.g2;
+      const k = Math.min(n, 64);
+      const g2Points = g2.randomPointsBytes(k, { seed: opts.pointSeed });
+      const g2Scalars = scalars.subarray(0, k * g2.scalarBytes);
+      status(`G2 MSM of ${k} points on ${where}…`);
+      await paint();
+      const g2Pool = pool ? await g2.threads({ count: pool.count, sharedMemory: pool.sharedMemory }) : null;
+      try {
+        t0 = performance.now();
+        const g2Bytes = g2Pool ? await g2Pool.msmBytes(g2Points, g2Scalars) : g2.msmBytes(g2Points, g2Scalars);
+        report.g2Ms = performance.now() - t0;
+        const show = (P) => (P === null ? 'infinity' : [P.x.c0, P.x.c1, P.y.c0, P.y.c1].map(hex).join());
+        report.g2Match = show(g2.decodePoint(g2Bytes)) === show(await pureJsMsm(g2.params, g2Points, g2Scalars));
+        row('times', [`G2 MSM of ${k} points on ${where}`, fmt(report.g2Ms), report.g2Match ? 'same result as @noble/curves G2' : 'DIFFERENT result']);
+      } finally {
+        await g2Pool?.close();
+      }
+      if (!report.g2Match) throw new Error('G2: the Wasm MSM and @noble/curves disagree');
+    }
   } finally {
     await pool?.close();
   }
