@@ -4,6 +4,16 @@
 import { deriveFieldParams } from './field.js';
 import { bitLength, isProbablePrime, mod, modInverse, toBigInt } from './number-theory.js';
 
+/** k * P by double-and-add over any affine `add` (null = infinity). */
+export function doubleAndAdd(add, P, k) {
+  let acc = null;
+  for (let i = bitLength(k) - 1; i >= 0; i--) {
+    acc = add(acc, acc);
+    if ((k >> BigInt(i)) & 1n) acc = add(acc, P);
+  }
+  return acc;
+}
+
 /** Plain BigInt affine arithmetic, enough to validate a generator at generation time. */
 export function affineOps(p, a) {
   const add = (P, Q) => {
@@ -19,14 +29,7 @@ export function affineOps(p, a) {
     const x = mod(l * l - P.x - Q.x, p);
     return { x, y: mod(l * (P.x - x) - P.y, p) };
   };
-  const mul = (P, k) => {
-    let acc = null;
-    for (let i = bitLength(k) - 1; i >= 0; i--) {
-      acc = add(acc, acc);
-      if ((k >> BigInt(i)) & 1n) acc = add(acc, P);
-    }
-    return acc;
-  };
+  const mul = (P, k) => doubleAndAdd(add, P, k);
   const onCurve = (P, b) => P === null || mod(P.y * P.y - (P.x * P.x * P.x + a * P.x + b), p) === 0n;
   return { add, mul, onCurve };
 }

@@ -4,7 +4,8 @@
 // order-r subgroup as lambda or lambda^2; we pick the omega whose eigenvalue is G1's lambda, so G1 and G2
 // share one scalar decomposition.
 
-import { bitLength, isProbablePrime, mod, modInverse, modPow, toBigInt } from './number-theory.js';
+import { isProbablePrime, mod, modInverse, modPow, toBigInt } from './number-theory.js';
+import { doubleAndAdd } from './curve.js';
 
 /** F_p2 = F_p[u] / (u^2 - beta) on { c0, c1 } BigInts (c0 + c1 u). The reference the kernels are tested against. */
 export function fp2Ops(p, beta) {
@@ -48,14 +49,7 @@ export function twistOps(F, b) {
     const x = F.sub(F.sub(F.sqr(l), P.x), Q.x);
     return { x, y: F.sub(F.mul(l, F.sub(P.x, x)), P.y) };
   };
-  const mul = (P, k) => {
-    let acc = null;
-    for (let i = bitLength(k) - 1; i >= 0; i--) {
-      acc = add(acc, acc);
-      if ((k >> BigInt(i)) & 1n) acc = add(acc, P);
-    }
-    return acc;
-  };
+  const mul = (P, k) => doubleAndAdd(add, P, k);
   const onCurve = (P) => P === null || F.eq(F.sqr(P.y), F.add(F.mul(F.sqr(P.x), P.x), b));
   const eq = (P, Q) => (P === null || Q === null ? P === Q : F.eq(P.x, Q.x) && F.eq(P.y, Q.y));
   return { add, mul, onCurve, eq };
