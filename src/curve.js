@@ -93,7 +93,7 @@ export class Curve {
     this.module = module; // the compiled WebAssembly.Module, sent to thread pools
     this.moduleBytes = moduleBytes; // its bytes, from which a pool derives the shared-memory variant
     this.heap = shared?.heap ?? new Heap(memory, exports.fp_heapBase.value);
-    this.fp = shared?.fp ?? new Field(exports, runtime.field, this.heap, 'fp');
+    this.fp = shared?.fp ?? new Field(exports, runtime.field.base ?? runtime.field, this.heap, 'fp');
     this.#coordinate = coordinateCodec(runtime);
     this.coordinateBytes = runtime.field.bytes;
     this.pointBytes = 2 * runtime.field.bytes;
