@@ -164,6 +164,8 @@ entries[i] is set. Affine points of ${affineBytes} bytes; entries are u32.`,
     const SKIP = 0;
     const ADD = 1;
     const DOUBLE = 2;
+    // the field of the batch inversion's running product: F_p itself, or F_p for the norms of F_p2 elements
+    const accFp = base ? base.fp : fp;
     const fn = new Func(g('batchAdd'), {
       params: [['pairs', 'i32'], ['count', 'i32'], ['scratch', 'i32']], exportName: g('batchAdd'),
       doc: `${g('batchAdd')}(pairs, count, scratch): for each (dst, src) u32 pointer pair, dst = dst + src (affine), with one
@@ -188,7 +190,7 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
       local.set('acc', S.slot(0)),
       local.set('lam', S.slot(1)),
       local.set('t', S.slot(2)),
-      base ? call(base.fp('setOne'), local.get('acc')) : call(fp('setOne'), local.get('acc')),
+      call(accFp('setOne'), local.get('acc')),
       comment('forward: classify each pair, d_i = x2 - x1 (or 2 y1 to double), prefix products of the d_i'),
       local.set('i', i32.const(0)),
       block('fwdDone', [
@@ -230,7 +232,7 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
           br('fwd'),
         ]),
       ]),
-      base ? call(base.fp('inv'), local.get('acc'), local.get('acc')) : call(fp('inv'), local.get('acc'), local.get('acc')),
+      call(accFp('inv'), local.get('acc'), local.get('acc')),
       comment('backward: 1/d_i = prefix_i * acc, then acc *= d_i; lambda, x3 = lambda^2 - x1 - x2, y3 = lambda (x1 - x3) - y1'),
       block('bwdDone', [
         loop('bwd', [
