@@ -4,32 +4,53 @@
 import { deriveFieldParams } from './field.js';
 import { bitLength, isProbablePrime, mod, modInverse, toBigInt } from './number-theory.js';
 
-/** k * P by double-and-add over any affine `add` (null = infinity). */
-export function doubleAndAdd(add, P, k) {
-  let acc = null;
-  for (let i = bitLength(k) - 1; i >= 0; i--) {
-    acc = add(acc, acc);
-    if ((k >> BigInt(i)) & 1n) acc = add(acc, P);
-  }
-  return acc;
-}
-
-/** Plain BigInt affine arithmetic, enough to validate a generator at generation time. */
-export function affineOps(p, a) {
+/**
+ * The affine group law of y^2 = x^3 + a x + b over a field F ({ add, sub, mul, sqr, inv, eq, isZero } on its
+ * elements; a is one of them), null = infinity: add, and mul(P, k) by double-and-add. Plain BigInt arithmetic for
+ * the generation-time checks of G1 (F_p, affineOps) and G2 (F_p2, params/g2.js).
+ */
+export function affineLaw(F, a) {
   const add = (P, Q) => {
     if (P === null) return Q;
     if (Q === null) return P;
     let l;
-    if (P.x === Q.x) {
-      if (mod(P.y + Q.y, p) === 0n) return null;
-      l = mod((3n * P.x * P.x + a) * modInverse(2n * P.y, p), p);
+    if (F.eq(P.x, Q.x)) {
+      if (F.isZero(F.add(P.y, Q.y))) return null;
+      const xx = F.sqr(P.x);
+      l = F.mul(F.add(F.add(F.add(xx, xx), xx), a), F.inv(F.add(P.y, P.y)));
     } else {
-      l = mod((Q.y - P.y) * modInverse(Q.x - P.x, p), p);
+      l = F.mul(F.sub(Q.y, P.y), F.inv(F.sub(Q.x, P.x)));
     }
-    const x = mod(l * l - P.x - Q.x, p);
-    return { x, y: mod(l * (P.x - x) - P.y, p) };
+    const x = F.sub(F.sub(F.sqr(l), P.x), Q.x);
+    return { x, y: F.sub(F.mul(l, F.sub(P.x, x)), P.y) };
   };
-  const mul = (P, k) => doubleAndAdd(add, P, k);
+  const mul = (P, k) => {
+    let acc = null;
+    for (let i = bitLength(k) - 1; i >= 0; i--) {
+      acc = add(acc, acc);
+      if ((k >> BigInt(i)) & 1n) acc = add(acc, P);
+    }
+    return acc;
+  };
+  return { add, mul };
+}
+
+/** F_p on BigInts, for affineLaw. */
+function primeField(p) {
+  return {
+    add: (x, y) => mod(x + y, p),
+    sub: (x, y) => mod(x - y, p),
+    mul: (x, y) => mod(x * y, p),
+    sqr: (x) => mod(x * x, p),
+    inv: (x) => modInverse(x, p),
+    eq: (x, y) => mod(x - y, p) === 0n,
+    isZero: (x) => mod(x, p) === 0n,
+  };
+}
+
+/** Plain BigInt affine arithmetic over F_p, enough to validate a generator at generation time. */
+export function affineOps(p, a) {
+  const { add, mul } = affineLaw(primeField(p), mod(a, p));
   const onCurve = (P, b) => P === null || mod(P.y * P.y - (P.x * P.x * P.x + a * P.x + b), p) === 0n;
   return { add, mul, onCurve };
 }

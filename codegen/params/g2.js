@@ -5,7 +5,7 @@
 // share one scalar decomposition.
 
 import { isProbablePrime, mod, modInverse, modPow, toBigInt } from './number-theory.js';
-import { doubleAndAdd } from './curve.js';
+import { affineLaw } from './curve.js';
 
 /** F_p2 = F_p[u] / (u^2 - beta) on { c0, c1 } BigInts (c0 + c1 u). The reference the kernels are tested against. */
 export function fp2Ops(p, beta) {
@@ -35,21 +35,7 @@ export function fp2Ops(p, beta) {
 
 /** Affine arithmetic on y^2 = x^3 + b over a field F (a = 0), null = infinity. Enough to validate at generation time. */
 export function twistOps(F, b) {
-  const add = (P, Q) => {
-    if (P === null) return Q;
-    if (Q === null) return P;
-    let l;
-    if (F.eq(P.x, Q.x)) {
-      if (F.isZero(F.add(P.y, Q.y))) return null;
-      const xx = F.sqr(P.x);
-      l = F.mul(F.add(F.add(xx, xx), xx), F.inv(F.add(P.y, P.y)));
-    } else {
-      l = F.mul(F.sub(Q.y, P.y), F.inv(F.sub(Q.x, P.x)));
-    }
-    const x = F.sub(F.sub(F.sqr(l), P.x), Q.x);
-    return { x, y: F.sub(F.mul(l, F.sub(P.x, x)), P.y) };
-  };
-  const mul = (P, k) => doubleAndAdd(add, P, k);
+  const { add, mul } = affineLaw(F, F.ZERO);
   const onCurve = (P) => P === null || F.eq(F.sqr(P.y), F.add(F.mul(F.sqr(P.x), P.x), b));
   const eq = (P, Q) => (P === null || Q === null ? P === Q : F.eq(P.x, Q.x) && F.eq(P.y, Q.y));
   return { add, mul, onCurve, eq };
