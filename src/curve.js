@@ -7,7 +7,7 @@ import { Field } from './field.js';
 import { PreparedBases } from './bases.js';
 import { bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, convertPoints, msmBytesOn } from './msm/bytes.js';
 import {
-  noFormatOptions, decodePointBatch, encodePointBatch, fromPointObject, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions,
+  coordinateCodec, noFormatOptions, decodePointBatch, encodePointBatch, fromPointObject, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions,
   resultFromNative, scalarFormatsOf, toPointObject,
 } from './codecs.js';
 
@@ -35,41 +35,6 @@ function randomBelow(rng, bound, bits) {
     x &= (1n << BigInt(bits)) - 1n;
     if (x < bound) return x;
   }
-}
-
-/**
- * How one coordinate is checked, written and read: a BigInt in [0, p) (G1), or { c0, c1 } for c0 + c1 u in
- * F_p2 (G2), written c0 then c1, each little-endian in the base field's bytes.
- */
-function coordinateCodec(params) {
-  const p = params.p;
-  if (params.field.degree !== 2) {
-    return {
-      shape: 'bigint',
-      check: (v, what) => {
-        if (typeof v !== 'bigint') throw new TypeError(`${what} must be a bigint`);
-        if (v < 0n || v >= p) throw new RangeError(`${what} is not in [0, p)`);
-      },
-      isZero: (v) => v === 0n,
-      write: (v, out, at, B) => bigIntToBytesLE(v, out, at, B),
-      read: (bytes, at, B) => bytesToBigIntLE(bytes, at, B),
-    };
-  }
-  return {
-    shape: '{ c0: bigint, c1: bigint }',
-    check: (v, what) => {
-      if (v === null || typeof v !== 'object' || typeof v.c0 !== 'bigint' || typeof v.c1 !== 'bigint') {
-        throw new TypeError(`${what} must be { c0: bigint, c1: bigint } (c0 + c1 u in F_p2)`);
-      }
-      for (const c of ['c0', 'c1']) if (v[c] < 0n || v[c] >= p) throw new RangeError(`${what}.${c} is not in [0, p)`);
-    },
-    isZero: (v) => v.c0 === 0n && v.c1 === 0n,
-    write: (v, out, at, B) => {
-      bigIntToBytesLE(v.c0, out, at, B / 2);
-      bigIntToBytesLE(v.c1, out, at + B / 2, B / 2);
-    },
-    read: (bytes, at, B) => ({ c0: bytesToBigIntLE(bytes, at, B / 2), c1: bytesToBigIntLE(bytes, at + B / 2, B / 2) }),
-  };
 }
 
 export class Curve {
@@ -113,8 +78,7 @@ export class Curve {
    * randomPoints, ...) with points { x: { c0, c1 }, y: { c0, c1 } }. Shares this curve's memory and module.
    */
   get g2() {
-    if (this.group !== 'G1') return undefined;
-    if (!this.params.g2) return undefined;
+    if (this.group !== 'G1' || !this.params.g2) return undefined;
     this.#g2 ??= new Curve(this.params.g2, groupExports(this.exports, 'G2'), this.memory, this.module, this.moduleBytes, { heap: this.heap, fp: this.fp });
     return this.#g2;
   }
