@@ -5,10 +5,13 @@ import wabtInit from 'wabt';
 let wabtPromise = null;
 const getWabt = () => (wabtPromise ??= wabtInit());
 
-/** Assemble and validate WAT text; throws with wabt's message (file:line) on any error. */
-export async function compileWat(watText, fileName = 'module.wat') {
+/**
+ * Assemble and validate WAT text; throws with wabt's message (file:line) on any error. `relaxedSimd` admits the
+ * relaxed-SIMD opcodes (a module holding one fails validation on engines without them, Safari among them).
+ */
+export async function compileWat(watText, fileName = 'module.wat', { relaxedSimd = false } = {}) {
   const wabt = await getWabt();
-  const module = wabt.parseWat(fileName, watText, { mutable_globals: true });
+  const module = wabt.parseWat(fileName, watText, { mutable_globals: true, relaxed_simd: relaxedSimd });
   try {
     module.resolveNames();
     module.validate();

@@ -34,6 +34,34 @@ export const i64 = {
 };
 i32.wrap_i64 = (x) => op('i32.wrap_i64', x);
 
+/**
+ * SIMD (v128) ops for the lane-parallel kernels. Lane indices and memargs are immediates, written before the
+ * operands as the text format wants them.
+ */
+const lanes = (type, names) => Object.fromEntries(names.map((name) => [name, (...args) => op(`${type}.${name}`, ...args)]));
+export const v128 = {
+  ...lanes('v128', ['and', 'or', 'xor']),
+  load: (ptr, offset = 0) => `(v128.load${memarg(offset)} ${ptr})`,
+  store: (ptr, value, offset = 0) => `(v128.store${memarg(offset)} ${ptr} ${value})`,
+  /** [mem64(ptr + offset), 0] */
+  load64_zero: (ptr, offset = 0) => `(v128.load64_zero${memarg(offset)} ${ptr})`,
+  /** vec with lane `lane` replaced by mem64(ptr + offset) */
+  load64_lane: (lane, ptr, vec, offset = 0) => `(v128.load64_lane${memarg(offset)} ${lane} ${ptr} ${vec})`,
+  /** mem64(ptr + offset) = lane `lane` of vec */
+  store64_lane: (lane, ptr, vec, offset = 0) => `(v128.store64_lane${memarg(offset)} ${lane} ${ptr} ${vec})`,
+};
+export const i64x2 = {
+  ...lanes('i64x2', ['add', 'sub', 'shr_u', 'shr_s', 'shl', 'splat']),
+  extract_lane: (lane, vec) => op(`i64x2.extract_lane ${lane}`, vec),
+  replace_lane: (lane, vec, value) => op(`i64x2.replace_lane ${lane}`, vec, value),
+};
+export const f64x2 = {
+  ...lanes('f64x2', ['add', 'sub', 'mul', 'splat']),
+  /** a * b + c, fused or not as the engine chooses (relaxed SIMD): the loader checks it is fused */
+  relaxed_madd: (a, b, c) => op('f64x2.relaxed_madd', a, b, c),
+};
+export const f64 = { const: (value) => `(f64.const ${value})` };
+
 export const local = {
   get: (name) => `(local.get $${name})`,
   set: (name, value) => `(local.set $${name} ${value})`,

@@ -1,0 +1,233 @@
+// Montgomery product with f64 fused multiply-add (relaxed SIMD): two products per f64x2 op, one per lane.
+//
+// A limb product a*b with a, b < 2^W (W <= 52) is split exactly into a*b = H 2^W + L by two FMAs:
+//   hi = fma(a, b, C)          C = 2^(W+52): C + ab stays in [C, 2C), where one ulp is 2^W, so
+//                              hi = C + H 2^W with H = round(ab / 2^W) in [0, 2^W)
+//   lo = fma(a, b, C + K - hi) = ab - H 2^W + K = L + K, with K = 1.5 * 2^52 and L in [-2^(W-1), 2^(W-1)]:
+//                              an integer in [2^52, 2^53], exact in an f64
+// (for W = 52, C + K has no f64, so lo = fma(a, b, C - hi) + K, one more op). Read as integers, the bits of
+// hi and lo are H + bits(C) and L + bits(K): the limb products' halves are summed in i64x2 columns as raw
+// bits, and each column starts from minus the bias its terms will bring, so no op is spent per term.
+//
+// The product scans columns (k = 0 .. 2n-1). Column k < n picks q_k = (column mod 2^W) mu mod 2^W (an i64.mul
+// per lane: shorter than an FMA split on the dependency chain that runs through the q), adds q_k p, and
+// carries column / 2^W into column k+1. Columns k >= n are the result's limbs. Every column holds its true
+// value + 2^62, which makes the carry a logical shift (i64x2.shr_s has no x64 instruction below AVX-512); the
+// generator proves each column's true value stays in (-2^62, 2^62).
+//
+// Two paired products run interleaved (`lanes: 4`): the q chain of one product is long, and the other's
+// independent work fills its latency (measured: 1.6-1.7x the throughput of one pair per call).
+
+import { Func, i32, i64, i64x2, f64x2, v128, local, comment } from '../wat/index.js';
+import { bitLength, modInverse } from '../params/number-theory.js';
+
+const F64_MANTISSA = 52;
+
+/** The IEEE-754 bits of an f64, as a BigInt. */
+export function f64Bits(x) {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  return view.getBigUint64(0);
+}
+
+/** An f64 constant in text: decimal for integers below 2^53, else the exact hex float of its bits. */
+function f64Literal(x) {
+  if (Number.isSafeInteger(x)) return String(x);
+  const bits = f64Bits(x);
+  const exponent = Number((bits >> 52n) & 0x7ffn) - 1023;
+  if (x <= 0 || exponent === 1024 || exponent === -1023) throw new RangeError(`${x}: only positive normal constants here`);
+  return `0x1.${(bits & ((1n << 52n) - 1n)).toString(16).padStart(13, '0')}p+${exponent}`;
+}
+
+/**
+ * Limb size and count for the FMA kernels of prime p: W = 51 (three ops per split) unless W = 52 saves a limb.
+ * n is the least count with 4p < R = 2^(nW), the lazy-reduction condition of the integer kernels.
+ */
+export function deriveFmaParams(p) {
+  if (typeof p !== 'bigint' || p < 3n || (p & 1n) === 0n) throw new RangeError(`p must be an odd BigInt >= 3, got ${p}`);
+  const bits = bitLength(p);
+  const limbsFor = (W) => Math.ceil((bits + 2) / W);
+  const W = limbsFor(52) < limbsFor(51) ? 52 : 51;
+  const n = limbsFor(W);
+  const BW = BigInt(W);
+  const mask = (1n << BW) - 1n;
+  const R = 1n << (BW * BigInt(n));
+  if (!(4n * p < R)) throw new Error('unreachable: n is chosen so that 4p < R');
+  const pLimbs = Array.from({ length: n }, (_, j) => (p >> (BW * BigInt(j))) & mask);
+  return Object.freeze({
+    p,
+    bits,
+    W,
+    n,
+    R,
+    elementBytes: 8 * n, // n little-endian u64 words, one W-bit limb each
+    mu: (1n << BW) - modInverse(p % (1n << BW), 1n << BW), // -p^-1 mod 2^W
+    pLimbs: Object.freeze(pLimbs),
+    splitOps: W <= 51 ? 3 : 4,
+  });
+}
+
+/**
+ * The constants of the split for limb size W, checked: the facts the header comment relies on, proven with
+ * exact integer arithmetic on the f64 values (IEEE-754 round-to-nearest, the only mode Wasm has).
+ */
+function splitConstants(W) {
+  const C = 2 ** (W + F64_MANTISSA);
+  const K = 1.5 * 2 ** F64_MANTISSA;
+  const ulp = (x) => 2n ** BigInt(Math.floor(Math.log2(x)) - F64_MANTISSA);
+  const limbMax = (1n << BigInt(W)) - 1n;
+  // C + ab with ab <= limbMax^2 stays below 2C, so hi keeps C's exponent and its ulp 2^W
+  if (!(limbMax * limbMax < BigInt(C)) || ulp(C) !== 1n << BigInt(W)) throw new Error(`split: W = ${W} leaves C's binade`);
+  // L + K in [2^52, 2^53] for |L| <= 2^(W-1): an integer the f64 holds exactly; bits(lo) - bits(K) = L also at 2^53
+  const halfUlp = 1n << BigInt(W - 1);
+  if (!(BigInt(K) - halfUlp >= 1n << 52n && BigInt(K) + halfUlp <= 1n << 53n)) throw new Error(`split: W = ${W} leaves K's binade`);
+  // C + K as one f64 (three-op split): exact iff K is a multiple of C's ulp
+  const fusedSub = BigInt(K) % ulp(C) === 0n;
+  return { C, K, fusedSub, bitsC: f64Bits(C), bitsK: f64Bits(K), bits52: f64Bits(2 ** 52) };
+}
+
+/** 2^62: every column holds true value + COLUMN_OFFSET, so (column >> W) is a logical shift. */
+const COLUMN_OFFSET = 1n << 62n;
+
+/**
+ * `${name}(out_0, x_0, y_0, ..., out_(L-1), x_(L-1), y_(L-1))`: out_l = x_l y_l / R mod p for each of the
+ * `lanes` = 2 or 4 products. Elements are n u64 words of W-bit limbs (deriveFmaParams); inputs in [0, 2p) with
+ * limbs below 2^W, outputs in [0, 2p) with limbs below 2^W. Every load precedes every store, so any out may
+ * alias any input. Needs relaxed SIMD with a fused f64x2.relaxed_madd (the loader checks before it uses it).
+ */
+export function fmaMontgomeryMul(fp, { name = 'mulFma', lanes = 4, exportName = name } = {}) {
+  if (lanes !== 2 && lanes !== 4) throw new RangeError(`lanes must be 2 or 4, got ${lanes}`);
+  const { W, n } = fp;
+  const consts = splitConstants(W);
+  const pairs = lanes / 2;
+  const args = [];
+  for (let l = 0; l < lanes; l++) args.push([`out${l}`, 'i32'], [`x${l}`, 'i32'], [`y${l}`, 'i32']);
+  const fn = new Func(name, {
+    params: args,
+    exportName,
+    doc: `${name}(${args.map(([a]) => a).join(', ')}): out_l = x_l * y_l / R mod p for l < ${lanes}, two per f64x2 (lane l % 2
+of pair l >> 1). R = 2^${n * W}: ${n} limbs of W = ${W} bits in u64 words. Inputs in [0, 2p), outputs in [0, 2p);
+any out may alias any input. Limb products split exactly by FMA (${fp.splitOps} f64 ops each), columns summed in i64x2.`,
+  });
+  const streams = Array.from({ length: pairs }, (_, s) => pairedProduct(fn, fp, consts, s));
+  // interleave the two pairs' statements so each fills the other's latency
+  const body = [];
+  const longest = Math.max(...streams.map((s) => s.length));
+  for (let i = 0; i < longest; i++) for (const s of streams) if (i < s.length) body.push(s[i]);
+  const firstStore = body.findIndex((s) => typeof s === 'string' && s.includes('store64_lane'));
+  const lastLoad = body.findLastIndex((s) => typeof s === 'string' && s.includes('load64'));
+  if (!(lastLoad < firstStore)) throw new Error('fma kernel: a store precedes a load, out could not alias an input');
+  fn.push(body);
+  return fn;
+}
+
+/** The statements of one paired product: lanes 2s and 2s + 1. */
+function pairedProduct(fn, fp, { C, K, fusedSub, bitsC, bitsK, bits52 }, s) {
+  const { W, n, mu, pLimbs } = fp;
+  const BW = BigInt(W);
+  const mask = (1n << BW) - 1n;
+  const [l0, l1] = [2 * s, 2 * s + 1];
+  const v = (name) => fn.local(`${name}_${s}`, 'v128');
+  const get = (name) => local.get(`${name}_${s}`);
+  const fc = (x) => f64x2.splat(`(f64.const ${f64Literal(x)})`);
+  const ic = (x) => i64x2.splat(i64.const(`0x${BigInt.asUintN(64, x).toString(16)}`));
+  const toF64 = (ints) => f64x2.sub(v128.or(ints, ic(bits52)), fc(2 ** 52)); // exact for ints < 2^52
+  const out = [];
+
+  // Load limb j of lane 2s and lane 2s+1 into one vector, as f64
+  for (let j = 0; j < n; j++) {
+    for (const x of ['x', 'y']) {
+      const pair = v128.load64_lane(1, local.get(`${x}${l1}`), v128.load64_zero(local.get(`${x}${l0}`), 8 * j), 8 * j);
+      out.push(local.set(v(`${x}${j}`), toF64(pair)));
+    }
+  }
+
+  // Terms per column, with the true-value bounds of the proof, and the bias their raw bits bring
+  const columns = Array.from({ length: 2 * n + 1 }, () => ({ bias: 0n, lo: 0n, hi: 0n, started: false }));
+  const H_MAX = (mask * mask + (1n << (BW - 1n))) >> BW; // round(ab / 2^W) for a, b <= 2^W - 1
+  const L_MAX = 1n << (BW - 1n);
+  // Column k's limb products before its q: x_i y_(k-i), and q_i p_(k-i) for the q already chosen (none for a zero limb of p)
+  const columnProducts = (k) => {
+    const list = [];
+    for (let i = Math.max(0, k - n + 1); i <= Math.min(k, n - 1); i++) list.push([`x${i}`, get(`x${i}`), get(`y${k - i}`)]);
+    for (let i = Math.max(0, k - n + 1); i <= Math.min(k - 1, n - 1); i++) {
+      if (pLimbs[k - i] !== 0n) list.push([`q${i}`, get(`q${i}`), fc(Number(pLimbs[k - i]))]);
+    }
+    return list;
+  };
+  const terms = []; // [column, 'L' | 'H' | 'Lq'] for every half the columns receive; Lq: the low half of q_k p_0
+  for (let k = 0; k < 2 * n; k++) {
+    for (const _ of columnProducts(k)) terms.push([k, 'L'], [k + 1, 'H']);
+    if (k < n) terms.push([k, 'Lq'], [k + 1, 'H']);
+  }
+  for (const [k, half] of terms) {
+    const c = columns[k];
+    if (half === 'H') { c.bias += bitsC; c.hi += H_MAX; } else { c.lo -= L_MAX; c.hi += L_MAX; }
+    // Lq: W = 52 makes bits(K) nonzero mod 2^W, so that bias is taken off the term itself, not in advance
+    if (half === 'L' || (half === 'Lq' && bitsK % (1n << BW) === 0n)) c.bias += bitsK;
+    if (half === 'Lq' && bitsK % (1n << BW) !== 0n) c.lqOwnBias = true;
+  }
+  // Carries: column k passes floor(column / 2^W) to k + 1. Bounds on the true values, proven in order.
+  for (let k = 0; k < 2 * n; k++) {
+    const c = columns[k];
+    if (!(c.lo > -COLUMN_OFFSET && c.hi < COLUMN_OFFSET)) throw new Error(`fma kernel: column ${k} could leave (-2^62, 2^62)`);
+    const next = columns[k + 1];
+    next.lo += c.lo >> BW; // floor division of the bounds
+    next.hi += c.hi >> BW;
+  }
+  const init = (k) => {
+    let bias = -columns[k].bias + COLUMN_OFFSET;
+    if (k > 0) bias -= COLUMN_OFFSET >> BW; // the carry in brings 2^62 / 2^W of offset along
+    return ic(bias);
+  };
+  const acc = (k) => `a${k}`;
+  const add = (k, term) => {
+    const c = columns[k];
+    if (!c.started) {
+      c.started = true;
+      out.push(local.set(v(acc(k)), i64x2.add(init(k), term)));
+    } else out.push(local.set(v(acc(k)), i64x2.add(get(acc(k)), term)));
+  };
+  let tmp = 0;
+  /** a * b split into [hi, lo] as raw bits: H + bits(C), L + bits(K). */
+  const product = (a, b) => {
+    const id = tmp++ % 4;
+    const [hi, lo] = [v(`h${id}`), v(`l${id}`)];
+    out.push(local.set(hi, f64x2.relaxed_madd(a, b, fc(C))));
+    out.push(
+      local.set(lo, fusedSub
+        ? f64x2.relaxed_madd(a, b, f64x2.sub(fc(C + K), local.get(hi)))
+        : f64x2.add(f64x2.relaxed_madd(a, b, f64x2.sub(fc(C), local.get(hi))), fc(K))),
+    );
+    return [local.get(hi), local.get(lo)];
+  };
+  const carry = (k) => i64x2.shr_u(get(acc(k)), i32.const(W));
+  const muConst = i64.const(`0x${mu.toString(16)}`);
+
+  for (let k = 0; k < 2 * n; k++) {
+    out.push(comment(`column ${k}${k < n ? `: x_i y_(${k}-i), q_i p_(${k}-i) for i < ${k}; then q_${k} = t mu mod 2^${W}, t += q_${k} p_0; carry t >> ${W}` : `: x_i y_(${k}-i), q_i p_(${k}-i); limb ${k - n} of the result`}`));
+    for (const [, a, b] of columnProducts(k)) {
+      const [h, l] = product(a, b);
+      add(k, l);
+      add(k + 1, h);
+    }
+    if (k < n) {
+      // q_k per lane with i64.mul: the low W bits of the column (the offset 2^62 is 0 mod 2^W) times mu
+      const laneQ = (lane) => i64.mul(i64x2.extract_lane(lane, get(acc(k))), muConst);
+      const q = v128.and(i64x2.replace_lane(1, i64x2.splat(laneQ(0)), laneQ(1)), ic(mask));
+      out.push(local.set(v(`q${k}`), toF64(q)));
+      const [h, l] = product(get(`q${k}`), fc(Number(pLimbs[0])));
+      add(k, columns[k].lqOwnBias ? i64x2.sub(l, ic(bitsK)) : l);
+      add(k + 1, h);
+      add(k + 1, carry(k));
+    } else {
+      const limb = k < 2 * n - 1 ? v128.and(get(acc(k)), ic(mask)) : i64x2.sub(get(acc(k)), ic(COLUMN_OFFSET));
+      if (k < 2 * n - 1) add(k + 1, carry(k));
+      // the top column is below 2^W (the output is below 2p < R), so it is stored whole
+      out.push(local.set(v('r'), limb));
+      out.push(v128.store64_lane(0, local.get(`out${l0}`), get('r'), 8 * (k - n)));
+      out.push(v128.store64_lane(1, local.get(`out${l1}`), get('r'), 8 * (k - n)));
+    }
+  }
+  return out;
+}
