@@ -205,7 +205,12 @@ function pairedProduct(fn, fp, { C, K, fusedSub, bitsC, bitsK, bits52 }, s) {
   const muConst = i64.const(`0x${mu.toString(16)}`);
 
   for (let k = 0; k < 2 * n; k++) {
-    out.push(comment(`column ${k}${k < n ? `: x_i y_(${k}-i), q_i p_(${k}-i) for i < ${k}; then q_${k} = t mu mod 2^${W}, t += q_${k} p_0; carry t >> ${W}` : `: x_i y_(${k}-i), q_i p_(${k}-i); limb ${k - n} of the result`}`));
+    // one comment per column for both interleaved pairs
+    if (s === 0) {
+      out.push(comment(k < n
+        ? `column ${k}: x_i y_j${k > 0 ? ` and q_i p_j (i < ${k})` : ''} with i + j = ${k}, low halves here, high halves to column ${k + 1};\nq_${k} = (column mod 2^${W}) mu mod 2^${W}, column += q_${k} p_0 (now 0 mod 2^${W}), column ${k + 1} += column >> ${W}`
+        : `column ${k}: x_i y_j and q_i p_j with i + j = ${k}; limb ${k - n} of the result${k < 2 * n - 1 ? `, column ${k + 1} += column >> ${W}` : ' (the rest of the value)'}`));
+    }
     for (const [, a, b] of columnProducts(k)) {
       const [h, l] = product(a, b);
       add(k, l);
