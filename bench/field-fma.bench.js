@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { Bench } from 'tinybench';
 import { deriveFieldParams, compileWat } from '../codegen/index.js';
 import { buildFieldModule } from '../codegen/modules/field-module.js';
-import { instantiateFma } from '../codegen/modules/fma-module.js';
+import { instantiateFma, fmaElements } from '../codegen/modules/fma-module.js';
+import { toLimbs, fromLimbs } from '../codegen/params/field.js';
 import { Func, i32, local, loop, br_if, call } from '../codegen/wat/index.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
 import { modInv } from '../src/bigint/field.js';
@@ -53,17 +54,9 @@ async function integerKernel(p, w) {
   const memory = new WebAssembly.Memory({ initial: layout.minPages + 1 });
   const { instance } = await WebAssembly.instantiate(bytes, { env: { memory } });
   const base = instance.exports.heapBase.value;
-  const limbs = (x) => Array.from({ length: params.n }, (_, j) => Number((x >> BigInt(j * w)) & ((1n << BigInt(w)) - 1n)));
-  const write = (ptr, x) => new Uint32Array(memory.buffer, ptr, params.n).set(limbs(x));
-  const read = (ptr) => [...new Uint32Array(memory.buffer, ptr, params.n)].reduceRight((acc, l) => (acc << BigInt(w)) + BigInt(l), 0n);
+  const write = (ptr, x) => new Uint32Array(memory.buffer, ptr, params.n).set(toLimbs(x, w, params.n).map(Number));
+  const read = (ptr) => fromLimbs([...new Uint32Array(memory.buffer, ptr, params.n)], w);
   return { exports: instance.exports, x: base, y: base + 4 * E, write, read, E, R: params.R };
-}
-
-function fmaMemory(memory, fp) {
-  const BW = BigInt(fp.W);
-  const write = (ptr, x) => new BigUint64Array(memory.buffer, ptr, fp.n).set(Array.from({ length: fp.n }, (_, j) => (x >> (BW * BigInt(j))) & ((1n << BW) - 1n)));
-  const read = (ptr) => [...new BigUint64Array(memory.buffer, ptr, fp.n)].reduceRight((acc, l) => (acc << BW) + l, 0n);
-  return { write, read };
 }
 
 const rows = [];
@@ -72,7 +65,7 @@ for (const name of curves) {
   const p = BigInt(json.p);
   const int = await integerKernel(p, json.w ?? 30);
   const fma = await instantiateFma(p, { chainKernels: true });
-  const fm = fmaMemory(fma.memory, fma.fp);
+  const fm = fmaElements(fma.memory, fma.fp);
   const xs = [3n, p - 2n, 12345678901234567890n % p, p / 3n];
   const ys = [p - 5n, 7n, p / 5n, 98765432109876543210n % p];
   // check both against BigInt on one 4-chain step of 50
@@ -86,7 +79,7 @@ for (const name of curves) {
   int.exports.chain4(int.x, int.y, steps);
   fma.exports.mulFmaChain(4096, 8192, steps);
   for (let l = 0; l < 4; l++) {
-    for (const [label, got, R] of [['integer', int.read(int.x + l * int.E), int.R], ['fma', fm.read(4096 + l * fma.fp.elementBytes), fma.fp.R]]) {
+    for (const [label, got, R] of [['integer', int.read(int.x + l * int.E), int.R], ['fma', fm.read(4096 + l * fma.fp.elementBytes).x, fma.fp.R]]) {
       let x = xs[l];
       const Rinv = modInv(R % p, p);
       for (let i = 0; i < steps; i++) x = (x * ys[l] * Rinv) % p;

@@ -5,7 +5,7 @@
 
 import { describe, it, expect } from 'vitest';
 import { deriveFmaParams, fmaMontgomeryMul, f64Bits } from '../codegen/kernels/field-mul-fma.js';
-import { fmaModuleWat, instantiateFma } from '../codegen/modules/fma-module.js';
+import { fmaModuleWat, instantiateFma, fmaElements } from '../codegen/modules/fma-module.js';
 import { compileWat } from '../codegen/compile.js';
 import { relaxedFmaSupport, relaxedFmaProbeBytes, RELAXED_FMA_PROBE_WAT } from '../src/runtime/features.js';
 import { modInv } from '../src/bigint/field.js';
@@ -29,30 +29,6 @@ function fmaPrimes() {
     }
   }
   return list;
-}
-
-function memoryView(memory, fp) {
-  const { n, W } = fp;
-  const BW = BigInt(W);
-  const mask = (1n << BW) - 1n;
-  const words = () => new BigUint64Array(memory.buffer);
-  return {
-    write(ptr, x) {
-      const m = words();
-      for (let j = 0; j < n; j++) m[ptr / 8 + j] = (x >> (BW * BigInt(j))) & mask;
-    },
-    /** The value, and whether every limb is below 2^W (the output contract). */
-    read(ptr) {
-      const m = words();
-      let x = 0n;
-      let normalized = true;
-      for (let j = n - 1; j >= 0; j--) {
-        if (m[ptr / 8 + j] > mask) normalized = false;
-        x = (x << BW) + m[ptr / 8 + j];
-      }
-      return { x, normalized };
-    },
-  };
 }
 
 describe('FMA kernel parameters (generation time)', () => {
@@ -110,7 +86,7 @@ describe.runIf(SUPPORT === 'fused')('FMA Montgomery product vs BigInt', () => {
   for (const { name, p } of primes) {
     it(`${name} (${p.toString(2).length} bits)`, async () => {
       const { exports, memory, fp } = await instantiateFma(p, { chainKernels: true });
-      const mem = memoryView(memory, fp);
+      const mem = fmaElements(memory, fp);
       const E = fp.elementBytes;
       const Rinv = modInv(fp.R % p, p);
       const rng = makeRng(`field-fma ${name}`);

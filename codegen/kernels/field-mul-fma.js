@@ -21,6 +21,7 @@
 
 import { Func, i32, i64, i64x2, f64x2, v128, local, comment } from '../wat/index.js';
 import { bitLength, modInverse } from '../params/number-theory.js';
+import { toLimbs } from '../params/field.js';
 
 const F64_MANTISSA = 52;
 
@@ -51,10 +52,9 @@ export function deriveFmaParams(p) {
   const W = limbsFor(52) < limbsFor(51) ? 52 : 51;
   const n = limbsFor(W);
   const BW = BigInt(W);
-  const mask = (1n << BW) - 1n;
   const R = 1n << (BW * BigInt(n));
   if (!(4n * p < R)) throw new Error('unreachable: n is chosen so that 4p < R');
-  const pLimbs = Array.from({ length: n }, (_, j) => (p >> (BW * BigInt(j))) & mask);
+  const pLimbs = toLimbs(p, W, n);
   return Object.freeze({
     p,
     bits,

@@ -4,6 +4,7 @@
 import { Module, Func, i32, local, loop, br_if, call } from '../wat/index.js';
 import { deriveFmaParams, fmaMontgomeryMul } from '../kernels/field-mul-fma.js';
 import { compileWat } from '../compile.js';
+import { toLimbs, fromLimbs } from '../params/field.js';
 
 /**
  * WAT text with `mulFma` (four products per call), `mulFma2` (two) and, with `chainKernels`, `mulFmaChain(x, y, k)`:
@@ -43,4 +44,19 @@ export async function instantiateFma(p, options = {}) {
   const memory = new WebAssembly.Memory({ initial: 2 });
   const { instance } = await WebAssembly.instantiate(bytes, { env: { memory } });
   return { exports: instance.exports, memory, fp, wat, bytes };
+}
+
+/**
+ * Elements in the FMA layout in `memory`: write(ptr, x) stores x (in [0, 2^(nW))) as n W-bit limbs; read(ptr) gives
+ * { x, normalized }, normalized false when some limb word is 2^W or more (the kernels' outputs must not be).
+ */
+export function fmaElements(memory, fp) {
+  const words = (ptr) => new BigUint64Array(memory.buffer, ptr, fp.n);
+  return {
+    write: (ptr, x) => words(ptr).set(toLimbs(x, fp.W, fp.n)),
+    read(ptr) {
+      const limbs = [...words(ptr)];
+      return { x: fromLimbs(limbs, fp.W), normalized: limbs.every((l) => l >> BigInt(fp.W) === 0n) };
+    },
+  };
 }
