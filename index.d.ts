@@ -20,10 +20,15 @@ export interface Fp2 {
 }
 
 /** Plain-data parameters of a curve module (wasm/<curve>/params.js, or a codegen output). */
+/** The build of a curve's Wasm: integer limbs (every engine) or relaxed-SIMD FMA products (engines with a fused relaxed_madd). */
+export type Kernel = 'int' | 'fma';
+
 export interface CurveParams<C = bigint> {
   readonly name: string;
   /** 'G1', or 'G2' for the params of curve.g2. */
   readonly group: 'G1' | 'G2';
+  /** The build these params describe: a shipped params.js is the integer build's, with the FMA build's differences in `fma`. */
+  readonly kernel: Kernel;
   /** Base-field modulus. */
   readonly p: bigint;
   /** Order of the group the MSM works in (scalars are in [0, r)). */
@@ -48,7 +53,7 @@ export interface CurveParams<C = bigint> {
     readonly bits: number;
     /** Bytes per coordinate in the msmBytes encoding. */
     readonly bytes: number;
-    /** Bytes per field element in Wasm memory (4n). */
+    /** Bytes per field element in Wasm memory (4n: u32 limb words; 8n in the FMA build: u64 words). */
     readonly elementBytes: number;
     /** G2: 2 (coordinates in F_p2; bytes and elementBytes count both parts). */
     readonly degree?: number;
@@ -70,6 +75,18 @@ export interface CurveParams<C = bigint> {
   } | null;
   /** The curve's G2, when its module has one (BLS12-381, BN254, a generated curve that declares g2). */
   readonly g2?: CurveParams<Fp2>;
+  /** Shipped curves: what the FMA build changes (kernel, field shape, sizes, minPages; g2 likewise). */
+  readonly fma?: Partial<Omit<CurveParams<C>, 'g2' | 'fma'>> & { readonly g2?: Partial<CurveParams<Fp2>> };
+}
+
+/** loadCurve's and a curve loader's options. */
+export interface LoadOptions {
+  /**
+   * 'auto' (default): the FMA build where the engine validates relaxed SIMD and its relaxed_madd is fused (Node >= 22,
+   * Chrome, Firefox), else the integer build (Node 20, Safari). 'int' or 'fma' forces one; 'fma' rejects with a
+   * RangeError where it cannot run. The two give the same results.
+   */
+  readonly kernel?: 'auto' | Kernel;
 }
 
 /**
@@ -268,6 +285,8 @@ export declare class Curve<C = bigint> {
   readonly name: string;
   /** 'G1', or 'G2' for curve.g2. */
   readonly group: 'G1' | 'G2';
+  /** Which build of the Wasm runs: 'fma' or 'int' (LoadOptions.kernel). */
+  readonly kernel: Kernel;
   readonly params: CurveParams<C>;
   readonly p: bigint;
   readonly r: bigint;
@@ -350,11 +369,16 @@ export declare const curveNames: readonly CurveName[];
  * Load a shipped curve: fetches (bundlers: a lazy chunk) and compiles its Wasm on the first call, later calls
  * resolve to the same Curve. Rejects with RangeError for an unknown name.
  */
-export declare function loadCurve(name: CurveName): Promise<Curve>;
+export declare function loadCurve(name: CurveName, options?: LoadOptions): Promise<Curve>;
 
 /**
- * Make a `load()` for a curve module (as src/curves/<curve>.js do, and as a codegen'd curve can): the first
- * call imports the base64 Wasm (`importWasm` resolves to a module whose default export is that string),
- * compiles and instantiates it; later calls resolve to the same Curve. A failed load is retried next call.
+ * Make a `load(options)` for a curve module (as src/curves/<curve>.js do, and as a codegen'd curve can): the first
+ * call for a build imports its base64 Wasm (`importWasm`, or `importFmaWasm` for the FMA build when params has
+ * `fma`, resolves to a module whose default export is that string), compiles and instantiates it; later calls
+ * resolve to the same Curve. A failed load is retried next call.
  */
-export declare function curveLoader(params: CurveParams, importWasm: () => Promise<{ default: string }>): () => Promise<Curve>;
+export declare function curveLoader(
+  params: CurveParams,
+  importWasm: () => Promise<{ default: string }>,
+  importFmaWasm?: () => Promise<{ default: string }>,
+): (options?: LoadOptions) => Promise<Curve>;

@@ -17,14 +17,16 @@ export const curveNames = Object.freeze(Object.keys(loaders));
 /**
  * Load a shipped curve: compiles its Wasm once, later calls return the same curve object.
  * @param {string} name one of curveNames
+ * @param {{ kernel?: 'auto' | 'int' | 'fma' }} [options] which build: 'auto' (default) runs the FMA build where the
+ *   engine has a fused relaxed-SIMD multiply-add, else the integer build; curve.kernel says which runs
  * @returns {Promise<import('./src/curve.js').Curve>}
  */
-export async function loadCurve(name) {
+export async function loadCurve(name, options) {
   if (typeof name !== 'string' || !Object.hasOwn(loaders, name)) {
     throw new RangeError(`unknown curve ${JSON.stringify(name)}; known curves: ${curveNames.join(', ')}`);
   }
   const { load } = await loaders[name]();
-  return load();
+  return load(options);
 }
 
 export { Curve } from './src/curve.js';

@@ -20,10 +20,10 @@ export function generateFieldWat({ p, w = 30, mulShape = 'auto' } = {}) {
  * is the pointer-level Field for code that works in Wasm memory. With `chainKernels: true` it also has
  * `chains.mul(x, y, k)` and `chains.sqr(x, k)`: k dependent products inside Wasm, for benchmarks.
  */
-export async function instantiateField({ p, w = 30, mulShape = 'auto', chainKernels = false } = {}) {
-  const params = deriveFieldParams({ p, w });
+export async function instantiateField({ p, w = 30, mulShape = 'auto', chainKernels = false, kernel = 'int' } = {}) {
+  const params = deriveFieldParams({ p, w, kernel });
   const { wat, layout } = fieldModuleWat(params, { mulShape, chainKernels });
-  const bytes = await compileWat(wat, `field-${params.bits}-w${w}.wat`);
+  const bytes = await compileWat(wat, `field-${params.bits}-w${params.w}${kernel === 'fma' ? '-fma' : ''}.wat`, { relaxedSimd: kernel === 'fma' });
   const { exports, memory } = await instantiate(await WebAssembly.compile(bytes), { minPages: layout.minPages + 1 });
   const heap = new Heap(memory, exports.heapBase.value);
   const field = new Field(exports, params, heap);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // npm run build:wasm (also `prepack` and the `pre` script of test, evaluate-msm, the benches, the example and build):
-// compile every wasm/**/*.wat with wabt into <same>.wasm and <same>.wasm.js (base64 bytes as an ES module),
+// compile every wasm/**/*.wat with wabt into <same>.wasm and <same>.wasm.js (base64 bytes as an ES module; *.fma.wat
+// with relaxed SIMD),
 // and bundle the browser's pool thread (src/threads/worker-browser.js and what it imports) with esbuild into
 // one self-contained script, exported as a string by wasm/threads-worker.js (src/threads/host-browser.js
 // starts it from a blob: URL). All outputs are git-ignored. Prints one summary line; on error, the file and
@@ -23,7 +24,8 @@ let bytesTotal = 0;
 for (const path of files) {
   let bytes;
   try {
-    bytes = await compileWat(readFileSync(join(repoRoot, path), 'utf8'), path);
+    // <curve>.fma.wat: the FMA build, relaxed SIMD (loaded only where the engine runs it, src/runtime/kernels.js)
+    bytes = await compileWat(readFileSync(join(repoRoot, path), 'utf8'), path, { relaxedSimd: path.endsWith('.fma.wat') });
   } catch (e) {
     fail('build:wasm', new Error(`${path}: ${e.message}`));
   }

@@ -40,10 +40,11 @@ Options for curve:
                        or loop
   --no-check           skip the self-check (a small MSM compared with a BigInt double-and-add)
 
-  Writes <dir>/index.js (exports async function load(), resolving to the same kind of curve object as
-  loadCurve: msm, msmBytes, p, r, randomPoints, ...), <dir>/params.js (the runtime parameters),
+  Writes <dir>/index.js (exports async function load({ kernel }), resolving to the same kind of curve object
+  as loadCurve: msm, msmBytes, p, r, randomPoints, ...), <dir>/params.js (the runtime parameters),
   <dir>/<name>.wat (readable, derived parameters in its header), <dir>/<name>.wasm and <dir>/<name>.wasm.js
-  (the bytes as an ES module), plus <dir>/package.json ({"type": "module"}) when the folder is not already
+  (the bytes as an ES module), the FMA build likewise as <dir>/<name>.fma.wat / .wasm / .wasm.js (relaxed
+  SIMD; load() picks it where the engine runs it, as loadCurve does), plus <dir>/package.json ({"type": "module"}) when the folder is not already
   inside an ES-module package.
 
 Params file (JSON; numbers as "0x"-hex or decimal strings; a and b may be negative, e.g. "-3"):
@@ -403,15 +404,15 @@ import params from './params.js';
 
 export { params };
 
-const loadOnce = curveLoader(params, () => import('./${name}.wasm.js'));
+const loadOnce = curveLoader(params, () => import('./${name}.wasm.js'), () => import('./${name}.fma.wasm.js'));
 
 /**
  * Compile (once) and instantiate the ${name} module. Resolves to the same kind of object as loadCurve:
  * msm(points, scalars), msmBytes(pointBytes, scalarBytes), p, r, a, b, generator, randomPoints, ...
- * Later calls return the same object.
+ * Later calls return the same object. options.kernel: 'auto' (default), 'int' or 'fma', as loadCurve's.
  */
-export async function load() {
-  return loadOnce();
+export async function load(options) {
+  return loadOnce(options);
 }
 `;
 }
@@ -419,12 +420,12 @@ export async function load() {
 /** Types for the generated index.js; TypeScript maps a '.js' specifier to the '.d.ts' beside it. */
 function indexDts(specifier) {
   return `// Types of the generated index.js (wasmsm codegen curve); do not edit.
-import type { Curve, CurveParams } from '${specifier}';
+import type { Curve, CurveParams, LoadOptions } from '${specifier}';
 
 /** The curve's plain-data parameters (no Wasm is loaded to read them). */
 export declare const params: CurveParams;
-/** Compile and instantiate the curve's Wasm on the first call; later calls resolve to the same Curve. */
-export declare function load(): Promise<Curve>;
+/** Compile and instantiate the curve's Wasm (options.kernel picks the build) on the first call; later calls resolve to the same Curve. */
+export declare function load(options?: LoadOptions): Promise<Curve>;
 `;
 }
 
@@ -435,6 +436,8 @@ export declare function load(): Promise<Curve>;
 async function selfCheck(runtime, bytes, curve) {
   const { Curve } = await import('../src/curve.js');
   const { affineOps } = await import('../codegen/params/curve.js');
+  const { relaxedFmaSupport } = await import('../src/runtime/features.js');
+  if (runtime.kernel === 'fma' && relaxedFmaSupport() !== 'fused') return false;
   const b64 = Buffer.from(bytes).toString('base64');
   const c = await Curve.load({ ...runtime, name: `codegen-self-check:${runtime.name}` }, () => b64);
   const ops = affineOps(curve.p, curve.a);
@@ -452,7 +455,8 @@ async function selfCheck(runtime, bytes, curve) {
   let want = null;
   for (let i = 0; i < n; i++) want = ops.add(want, points[i] && ops.mul(points[i], scalars[i]));
   const same = got === null || want === null ? got === want : got.x === want.x && got.y === want.y;
-  if (!same) throw new Error(`self-check failed: the generated MSM disagrees with the BigInt reference (please report this with the params file; --no-check skips the check)`);
+  if (!same) throw new Error(`self-check failed: the ${c.kernel === 'fma' ? 'FMA' : 'integer'} build's MSM disagrees with the BigInt reference (please report this with the params file; --no-check skips the check)`);
+  return true;
 }
 
 async function curveCommand(values) {
@@ -522,7 +526,7 @@ async function curveCommand(values) {
   const regenerate = `npx wasmsm codegen curve --params ${shown(paramsPath)} --out ${outShown} --w ${w}${values['no-glv'] ? ' --no-glv' : ''}${values.shape ? ` --shape ${mulShape}` : ''}${values.runtime ? ` --runtime ${values.runtime}` : ''}`;
   let generated;
   try {
-    generated = generateCurve(params, { w, glv: !values['no-glv'], mulShape, generator: 'scripts/codegen.js curve' });
+    generated = generateCurve(params, { w, glv: !values['no-glv'], mulShape, generator: 'scripts/codegen.js curve', fma: true });
   } catch (e) {
     if (!values['no-glv'] && /GLV|lambda|beta/i.test(e.message)) throw new Error(`GLV derivation failed: ${e.message} (rerun with --no-glv to generate without the endomorphism)`);
     throw e;
@@ -530,6 +534,7 @@ async function curveCommand(values) {
   const { glv, runtime } = generated;
   const note = '(regenerate with npm run gen)';
   const wat = generated.wat.replace(note, `(regenerate: ${regenerate})`);
+  const fmaWat = generated.fmaWat.replace(note, `(regenerate: ${regenerate})`);
   const paramsJs = generated.paramsJs.replace(note, `(regenerate: ${regenerate})`);
   for (const line of describeFieldParams(generated.curve.field)) console.log(`  ${line}`);
   if (glv) {
@@ -543,9 +548,12 @@ async function curveCommand(values) {
   }
 
   const bytes = await compileWat(wat, `${name}.wat`);
+  const fmaBytes = await compileWat(fmaWat, `${name}.fma.wat`, { relaxedSimd: true });
   if (!values['no-check']) {
-    await selfCheck(runtime, bytes, generated.curve);
-    console.log('Self-check: a 12-point MSM (with infinity, a repeated point, P and -P, scalars 0, 1, r - 1) matches a BigInt reference');
+    const { runtimeForKernel } = await import('../src/runtime/kernels.js');
+    await selfCheck(runtimeForKernel(runtime, 'int'), bytes, generated.curve);
+    const fmaChecked = await selfCheck(runtimeForKernel(runtime, 'fma'), fmaBytes, generated.curve);
+    console.log(`Self-check: a 12-point MSM (with infinity, a repeated point, P and -P, scalars 0, 1, r - 1) matches a BigInt reference (integer build${fmaChecked ? ' and FMA build' : '; the FMA build is not checked: this engine does not run relaxed SIMD fused'})`);
   }
 
   const writePackageJson = !insideEsmPackage(outDir);
@@ -556,11 +564,14 @@ async function curveCommand(values) {
     [`${name}.wat`, wat],
     [`${name}.wasm`, bytes],
     [`${name}.wasm.js`, wasmJsModule(bytes, { source: `${name}.wat` })],
+    [`${name}.fma.wat`, fmaWat],
+    [`${name}.fma.wasm`, fmaBytes],
+    [`${name}.fma.wasm.js`, wasmJsModule(fmaBytes, { source: `${name}.fma.wat` })],
   ];
   files.push(['index.d.ts', indexDts(specifier)]);
   if (writePackageJson) files.push(['package.json', JSON.stringify({ type: 'module', private: true }, null, 2) + '\n']);
   for (const [file, content] of files) writeFileSync(join(outDir, file), content);
-  console.log(`Wrote ${outShown}${sep}: ${files.map(([file]) => file).join(', ')} (${bytes.length} bytes of Wasm)`);
+  console.log(`Wrote ${outShown}${sep}: ${files.map(([file]) => file).join(', ')} (${bytes.length} bytes of Wasm, ${fmaBytes.length} in the FMA build)`);
 
   if (specifier === 'wasmsm') {
     try {

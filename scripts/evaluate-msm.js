@@ -7,6 +7,9 @@
 // --group g2 runs each curve's G2 (curve.g2: bls12-381, bn254) instead of G1, in every mode and through the
 // same code (the group object stands where the curve object stood); --group both runs G1 then G2 and gives
 // each G2 row its median time over the matching G1 row's (g2OverG1). Every row carries group: 'G1' | 'G2'.
+// --kernel picks the build of each curve's Wasm (loadCurve's option; default auto); --kernel both runs the
+// integer build, then the FMA build, of each curve in every mode and gives each FMA row the matching integer row's
+// median over its own (fmaSpeedup). Every row carries kernel: 'int' | 'fma' and node (the Node version).
 
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
@@ -30,6 +33,9 @@ const HELP = `usage: npm run evaluate-msm -- [options]
   --no-sync       with --threads: do not time the synchronous msmBytes (shown for reference)
   --prepared      time prepared bases (curve.prepareBases, without and with precompute) against msmBytes on
                   the same inputs, runs interleaved; rows carry prepared: true, precompute and setupMs
+  --kernel k      auto (default: the FMA build where this engine's relaxed SIMD multiply-add is fused), int,
+                  fma, or both: each curve with the integer build, then the FMA build, and the FMA rows'
+                  speedup over the integer ones (fmaSpeedup in --json)
   --json          print the results as JSON instead of a table`;
 
 const args = parseCli('evaluate-msm', HELP, {
@@ -44,6 +50,7 @@ const args = parseCli('evaluate-msm', HELP, {
   path: { type: 'string' },
   'no-sync': { type: 'boolean', default: false },
   prepared: { type: 'boolean', default: false },
+  kernel: { type: 'string', default: 'auto' },
   json: { type: 'boolean', default: false },
 });
 const curves = args.curve.split(',').map((s) => s.trim());
@@ -64,14 +71,22 @@ if (!paths) fail('--path takes shared, messages or both');
 const GROUPS = { g1: ['G1'], g2: ['G2'], both: ['G1', 'G2'] };
 const groups = GROUPS[args.group.toLowerCase()];
 if (!groups) fail('--group takes g1, g2 or both');
+const KERNEL_CHOICES = { auto: ['auto'], int: ['int'], fma: ['fma'], both: ['int', 'fma'] };
+const kernels = KERNEL_CHOICES[args.kernel];
+if (!kernels) fail('--kernel takes auto, int, fma or both');
 
 /**
  * What the modes run, in order: each curve's selected groups, [{ name, group, label, curve }], where curve is
  * the group object (the curve itself for G1, curve.g2 for G2) and label names it in messages.
  */
 const targets = [];
-for (const name of curves) {
-  const curve = await loadCurve(name);
+for (const name of curves) for (const kernel of kernels) {
+  let curve;
+  try {
+    curve = await loadCurve(name, { kernel });
+  } catch (e) {
+    fail(`--kernel ${args.kernel}: ${e.message}`);
+  }
   for (const group of groups) {
     const g = group === 'G1' ? curve : curve.g2;
     if (!g) {
@@ -79,7 +94,7 @@ for (const name of curves) {
       for (const c of curveNames) if ((await loadCurve(c)).g2) withG2.push(c);
       fail(`--group ${args.group}: curve ${name} has no G2 (G2 exists for ${withG2.join(', ')})`);
     }
-    targets.push({ name, group, label: group === 'G1' ? name : `${name} ${group}`, curve: g });
+    targets.push({ name, group, label: `${group === 'G1' ? name : `${name} ${group}`}${kernels.length > 1 ? ` (${curve.kernel})` : ''}`, curve: g });
   }
 }
 
@@ -174,7 +189,7 @@ async function runSingleThread() {
         for (const [ph, ms] of Object.entries(timings)) if (ph !== 'window' && ph !== 'windows') (phases[ph] ??= []).push(ms);
       }
       const row = {
-        curve: target.name, group, logN: k, n, threads: 1, path: 'sync', window: windowUsed, medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
+        curve: target.name, group, kernel: curve.kernel, node: process.version, logN: k, n, threads: 1, path: 'sync', window: windowUsed, medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
         phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])), check,
       };
       if (ff) {
@@ -228,7 +243,7 @@ async function runPrepared() {
       const base = median(variants[0].times);
       for (const v of variants) {
         results.push({
-          curve: curveName, group, logN: k, n, threads: 1, path: 'sync', prepared: v.prepared, ...(v.prepared && { precompute: v.precompute, setupMs: v.setupMs, tableBytes: v.bases.tableBytes }),
+          curve: curveName, group, kernel: curve.kernel, node: process.version, logN: k, n, threads: 1, path: 'sync', prepared: v.prepared, ...(v.prepared && { precompute: v.precompute, setupMs: v.setupMs, tableBytes: v.bases.tableBytes }),
           window: v.window, medianMs: median(v.times), minMs: Math.min(...v.times), maxMs: Math.max(...v.times), speedupVsMsmBytes: base / median(v.times),
           phasesMs: Object.fromEntries(Object.entries(v.phases).map(([ph, xs]) => [ph, median(xs)])), check,
         });
@@ -301,7 +316,7 @@ async function runThreaded() {
               await pool.close();
             }
             const row = {
-              curve: target.name, group, logN: k, n, threads: T, path, window: windowUsed,
+              curve: target.name, group, kernel: target.curve.kernel, node: process.version, logN: k, n, threads: T, path, window: windowUsed,
               medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
               phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])),
               syncMs, check: `equals msmBytes${check === 'not checked' ? '' : `, which ${check}`}`,
@@ -327,15 +342,23 @@ async function runThreaded() {
 if (threadCounts) await runThreaded();
 else if (args.prepared) await runPrepared();
 else await runSingleThread();
-/** --group both: each G2 row's median over that of the G1 row of the same curve, size and variant. */
-const rowKey = (r) => JSON.stringify([r.curve, r.logN, r.threads, r.path, r.prepared ?? null, r.precompute ?? null]);
+/** --group both: each G2 row's median over that of the G1 row of the same curve, kernel, size and variant. */
+const rowKey = (r, fields) => JSON.stringify([r.curve, r.logN, r.threads, r.path, r.prepared ?? null, r.precompute ?? null, ...fields.map((f) => r[f])]);
 if (groups.length > 1) {
-  const g1Ms = new Map(results.filter((r) => r.group === 'G1').map((r) => [rowKey(r), r.medianMs]));
-  for (const r of results) if (r.group === 'G2' && g1Ms.has(rowKey(r))) r.g2OverG1 = r.medianMs / g1Ms.get(rowKey(r));
+  const g1Ms = new Map(results.filter((r) => r.group === 'G1').map((r) => [rowKey(r, ['kernel']), r.medianMs]));
+  for (const r of results) if (r.group === 'G2' && g1Ms.has(rowKey(r, ['kernel']))) r.g2OverG1 = r.medianMs / g1Ms.get(rowKey(r, ['kernel']));
 }
-const ratioHeader = groups.length > 1 ? ['G2/G1'] : [];
-const ratioCells = (r) => (groups.length > 1 ? [r.g2OverG1 === undefined ? '-' : `${r.g2OverG1.toFixed(2)}x`] : []);
-const labelOf = (r) => (r.group === 'G1' ? r.curve : `${r.curve} ${r.group}`);
+/** --kernel both: each FMA row's speedup, the integer row's median (same curve, group, size and variant) over its own. */
+if (kernels.length > 1) {
+  const intMs = new Map(results.filter((r) => r.kernel === 'int').map((r) => [rowKey(r, ['group']), r.medianMs]));
+  for (const r of results) if (r.kernel === 'fma' && intMs.has(rowKey(r, ['group']))) r.fmaSpeedup = intMs.get(rowKey(r, ['group'])) / r.medianMs;
+}
+const ratioHeader = [...(groups.length > 1 ? ['G2/G1'] : []), ...(kernels.length > 1 ? ['kernel', 'FMA vs int'] : [])];
+const ratioCells = (r) => [
+  ...(groups.length > 1 ? [r.g2OverG1 === undefined ? '-' : `${r.g2OverG1.toFixed(2)}x`] : []),
+  ...(kernels.length > 1 ? [r.kernel, r.fmaSpeedup === undefined ? '-' : `${r.fmaSpeedup.toFixed(2)}x`] : []),
+];
+const labelOf = (r) => `${r.group === 'G1' ? r.curve : `${r.curve} ${r.group}`}${kernels.length > 1 ? ` (${r.kernel})` : ''}`;
 progress('');
 if (!args.json) process.stderr.write('\r');
 

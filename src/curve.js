@@ -2,6 +2,7 @@
 // Points in memory follow the layout in codegen/kernels/curve.js: affine x | y | infinity flag.
 
 import { base64ToBytes, groupExports, instantiate } from './runtime/loader.js';
+import { resolveKernel, runtimeForKernel } from './runtime/kernels.js';
 import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
 import { PreparedBases } from './bases.js';
@@ -48,6 +49,8 @@ export class Curve {
     this.name = runtime.name;
     /** 'G1', or 'G2' for curve.g2 */
     this.group = runtime.group ?? 'G1';
+    /** 'int' or 'fma': which build of the module runs (loadCurve's `kernel` option) */
+    this.kernel = runtime.kernel ?? 'int';
     this.p = runtime.p;
     this.r = runtime.r;
     this.a = runtime.a;
@@ -306,18 +309,25 @@ export class Curve {
 }
 
 /**
- * A `load()` for one curve: compiles and instantiates on first call, then returns the same Curve.
- * importWasm resolves to a module whose default export is the base64 Wasm (a generated .wasm.js).
+ * A `load({ kernel })` for one curve: compiles and instantiates a build on its first call, then returns the same
+ * Curve for that build. importWasm (and importFmaWasm, for a curve whose runtime has an `fma` build) resolves to a
+ * module whose default export is the base64 Wasm (a generated .wasm.js). kernel: 'auto' (default), 'int' or 'fma'
+ * (src/runtime/kernels.js).
  */
-export function curveLoader(runtime, importWasm) {
-  let curve = null;
-  return function load() {
-    curve ??= importWasm()
-      .then((wasmModule) => Curve.load(runtime, () => wasmModule.default))
-      .catch((e) => {
-        curve = null;
-        throw e;
-      });
-    return curve;
+export function curveLoader(runtime, importWasm, importFmaWasm = null) {
+  const curves = new Map();
+  return function load({ kernel = 'auto' } = {}) {
+    const chosen = resolveKernel(importFmaWasm ? runtime : { ...runtime, fma: undefined }, kernel);
+    if (!curves.has(chosen)) {
+      const params = runtimeForKernel(runtime, chosen);
+      const importChosen = chosen === 'fma' ? importFmaWasm : importWasm;
+      curves.set(chosen, importChosen()
+        .then((wasmModule) => Curve.load(params, () => wasmModule.default))
+        .catch((e) => {
+          curves.delete(chosen);
+          throw e;
+        }));
+    }
+    return curves.get(chosen);
   };
 }

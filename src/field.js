@@ -19,7 +19,7 @@ export class Field {
     this.mask = (1n << BigInt(shape.w)) - 1n;
     for (const name of [
       'mul', 'sqr', 'add', 'addNoReduce', 'sub', 'subNoReduce', 'neg', 'reduce', 'isZero', 'eq', 'copy', 'setZero', 'setOne',
-      'toMontgomery', 'fromMontgomery', 'fromBytes', 'toBytes', 'inv', 'batchInverse', 'pow', 'sqrt', 'mulUnrolled', 'mulLoop',
+      'toMontgomery', 'fromMontgomery', 'fromBytes', 'toBytes', 'inv', 'batchInverse', 'pow', 'sqrt', 'mulUnrolled', 'mulLoop', 'mul2', 'mul4',
     ]) {
       if (f(name)) this[name] = f(name);
     }
@@ -40,18 +40,28 @@ export class Field {
 
   /** Write x (any value below R) as raw limbs, no Montgomery conversion. */
   writeLimbs(ptr, x) {
-    const words = new Uint32Array(this.memory.buffer, ptr, this.n);
     const w = BigInt(this.w);
+    if (this.#wide) {
+      const words = new BigUint64Array(this.memory.buffer, ptr, this.n);
+      for (let j = 0; j < this.n; j++, x >>= w) words[j] = x & this.mask;
+      return;
+    }
+    const words = new Uint32Array(this.memory.buffer, ptr, this.n);
     for (let j = 0; j < this.n; j++, x >>= w) words[j] = Number(x & this.mask);
   }
 
   /** Raw limbs at ptr as an integer (no conversion). */
   readLimbs(ptr) {
-    const words = new Uint32Array(this.memory.buffer, ptr, this.n);
+    const words = this.#wide ? new BigUint64Array(this.memory.buffer, ptr, this.n) : new Uint32Array(this.memory.buffer, ptr, this.n);
     let x = 0n;
     const w = BigInt(this.w);
     for (let j = this.n - 1; j >= 0; j--) x = (x << w) | BigInt(words[j]);
     return x;
+  }
+
+  /** Limbs in u64 words (the FMA kernels' layout) rather than u32 words. */
+  get #wide() {
+    return this.elementBytes === 8 * this.n;
   }
 
   /** The canonical value of the Montgomery-form element at ptr. */

@@ -52,8 +52,8 @@ async function oracle(curveName, logn) {
   return oracleCache.get(key);
 }
 
-/** Chunk files the page fetched that hold a curve's Wasm, as curve names. */
-const wasmFetched = (requests) => [...new Set(requests.map((p) => p.match(/\/([a-z0-9-]+)\.wasm-[^/]*\.js$/)?.[1]).filter(Boolean))];
+/** Chunk files the page fetched that hold a curve's Wasm, as curve names (<curve>.fma for its FMA build). */
+const wasmFetched = (requests) => [...new Set(requests.map((p) => p.match(/\/([a-z0-9-]+(?:\.fma)?)\.wasm-[^/]*\.js$/)?.[1]).filter(Boolean))];
 /** Whether the page fetched the chunk of the pool's worker script (wasm/threads-worker.js). */
 const workerScriptFetched = (requests) => requests.some((p) => /\/threads-worker-[^/]*\.js$/.test(p));
 
@@ -82,10 +82,11 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
   });
 
   /** Open the page for one curve and check everything it shows; resolves to the page's report. */
-  async function check(bundler, curveName, { screenshot = false } = {}) {
+  async function check(bundler, curveName, { screenshot = false, kernel } = {}) {
     const server = servers[bundler];
     const before = server.requests.length;
-    const { page, report, shown, logs, status } = await openExample(browser, server.url, { curve: curveName, logn: LOGN, runs: 1, noble: 1, ...SEEDS });
+    const query = { curve: curveName, logn: LOGN, runs: 1, noble: 1, ...SEEDS, ...(kernel && { kernel }) };
+    const { page, report, shown, logs, status } = await openExample(browser, server.url, query);
     try {
       if (screenshot) {
         const path = join(screenshotDir, `e2e-${bundler}-${curveName}.png`);
@@ -100,7 +101,9 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       expect(report.preparedSame, 'prepared bases (precompute) on the main thread give the same result').toBe(true);
       expect(report.g2Match, 'G2 on the main thread equals @noble/curves G2').toBe(true);
       expect(Object.keys(report.phasesMs)).toEqual(expect.arrayContaining(['prepare', 'accumulate', 'reduce', 'combine']));
-      expect(wasmFetched(server.requests.slice(before)), 'Wasm chunks fetched').toEqual([curveName]);
+      // auto: Chromium's relaxed_madd is fused (x86-64 with FMA, as every machine this runs on), so the FMA build
+      expect(report.kernel, 'the build that ran').toBe(kernel ?? 'fma');
+      expect(wasmFetched(server.requests.slice(before)), 'Wasm chunks fetched: the build that ran, only').toEqual([report.kernel === 'fma' ? `${curveName}.fma` : curveName]);
       expect(workerScriptFetched(server.requests.slice(before)), 'the worker script is fetched only for a pool').toBe(false);
       console.log(`${bundler} ${curveName} 2^${LOGN}: MSM ${report.msmMedianMs.toFixed(1)} ms in ${report.userAgent.match(/(Headless)?Chrome\/[\d.]+/)?.[0]}, @noble/curves ${report.nobleMs.toFixed(0)} ms`);
       return report;
@@ -113,8 +116,9 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
     await check('esbuild', 'bls12-381', { screenshot: true });
   });
 
-  it('esbuild bundle, BN254: shows the oracle result', { timeout: 120_000 }, async () => {
+  it('esbuild bundle, BN254: shows the oracle result, with the FMA build (auto) and the integer build (kernel=int)', { timeout: 120_000 }, async () => {
     await check('esbuild', 'bn254');
+    await check('esbuild', 'bn254', { kernel: 'int' });
   });
 
   it('Vite bundle, BLS12-381 and BN254: shows the oracle result', { timeout: 120_000 }, async () => {
@@ -147,7 +151,7 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       expect(report.g2Match, `${what}: G2 on a pool equals @noble/curves G2`).toBe(true);
       if (isolated) expect(Object.keys(report.phasesMs)).toEqual(expect.arrayContaining(['prepare', 'lanes', 'combine']));
       const requests = server.requests.slice(before);
-      expect(wasmFetched(requests), 'Wasm chunks fetched').toEqual([curveName]);
+      expect(wasmFetched(requests), 'Wasm chunks fetched').toEqual([`${curveName}.fma`]);
       expect(workerScriptFetched(requests), 'the worker script chunk').toBe(true);
       console.log(`${what}: pool.sharedMemory = ${report.sharedMemory}, start ${report.poolMs.toFixed(0)} ms, MSM ${report.msmMedianMs.toFixed(1)} ms (2 threads, 2^${LOGN})`);
     } finally {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { makeCurve } from '../src/bigint/curve.js';
+import { relaxedFmaSupport } from '../src/runtime/features.js';
 import { shippedModules } from '../codegen/modules/shipped.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -107,7 +108,7 @@ async function checkGenerated(key, json, { glv, n }) {
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(glv ? /GLV: lambda = 0x/ : /GLV: none/);
   expect(r.stdout).toMatch(/import \{ load \} from '/);
-  for (const f of ['index.js', 'index.d.ts', 'params.js', `${json.name}.wat`, `${json.name}.wasm`, `${json.name}.wasm.js`]) {
+  for (const f of ['index.js', 'index.d.ts', 'params.js', ...['', '.fma'].flatMap((k) => [`${json.name}${k}.wat`, `${json.name}${k}.wasm`, `${json.name}${k}.wasm.js`])]) {
     expect(existsSync(join(out[key], f)), f).toBe(true);
   }
   const mod = await import(pathToFileURL(join(out[key], 'index.js')).href);
@@ -130,6 +131,13 @@ async function checkGenerated(key, json, { glv, n }) {
   const want = oracle.msm(points, scalars);
   const got = curve.msm(points, scalars);
   expect(got).toEqual(want);
+  // Both builds: the integer one everywhere, the FMA one where this engine runs it (auto picked it above then).
+  expect(curve.kernel).toBe(relaxedFmaSupport() === 'fused' ? 'fma' : 'int');
+  for (const kernel of relaxedFmaSupport() === 'fused' ? ['int', 'fma'] : ['int']) {
+    const built = await mod.load({ kernel });
+    expect(built.kernel).toBe(kernel);
+    expect(built.msm(points, scalars), kernel).toEqual(want);
+  }
   // The bytes path agrees with the BigInt path.
   const bytes = curve.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars));
   expect(curve.decodePoint(bytes)).toEqual(want);

@@ -45,7 +45,7 @@ describe('FMA kernel parameters (generation time)', () => {
 
   it('rejects what it cannot build', () => {
     expect(() => deriveFmaParams(10n)).toThrow(RangeError);
-    expect(() => fmaMontgomeryMul(deriveFmaParams(BN254_P), { lanes: 3 })).toThrow(/lanes must be 2 or 4/);
+    expect(() => fmaMontgomeryMul(deriveFmaParams(BN254_P), { lanes: 3 })).toThrow(/lanes must be 1, 2 or 4/);
   });
 
   it('writes the split constants exactly (hex floats where decimal could round)', () => {

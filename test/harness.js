@@ -279,8 +279,20 @@ const hex = (x) => (typeof x === 'bigint' ? (x < 0n ? '-0x' + (-x).toString(16) 
 export { hex };
 
 /** u32 words of the element at ptr, fresh view (memory may have grown). */
-function words(memory, ptr, n) {
-  return new Uint32Array(memory.buffer, ptr, n);
+/**
+ * n limb words at ptr as Numbers: u32 words (integer kernels) or u64 words (FMA kernels: limbs below 2^53, so a
+ * Number holds a well-formed one exactly; a word past 2^53 reads as >= 2^53, still caught as too wide).
+ */
+function words(memory, ptr, n, limbBytes = 4) {
+  if (limbBytes === 4) return new Uint32Array(memory.buffer, ptr, n);
+  const big = new BigUint64Array(memory.buffer, ptr, n);
+  return {
+    every: (f) => Array.from(big, Number).every(f),
+    fill: (x) => big.fill(BigInt(x)),
+    get length() { return n; },
+    [Symbol.iterator]: () => Array.from(big, Number)[Symbol.iterator](),
+    set: (j, x) => { big[j] = BigInt(x); },
+  };
 }
 
 /**
@@ -290,32 +302,37 @@ function words(memory, ptr, n) {
 export function rawAccess(inst) {
   const { field } = inst;
   const { n, w } = field;
+  const limbBytes = field.elementBytes / n;
   const W = BigInt(w);
   const limbMax = 2 ** w - 1;
+  const at = (ptr, count) => words(field.memory, ptr, count, limbBytes);
   return {
     n,
     w,
     write(ptr, x) {
       if (x < 0n || x >> BigInt(n * w)) throw new RangeError(`rawAccess.write: ${hex(x)} does not fit ${n} limbs of ${w} bits`);
-      const a = words(field.memory, ptr, n);
-      for (let j = 0; j < n; j++, x >>= W) a[j] = Number(x & ((1n << W) - 1n));
+      const a = at(ptr, n);
+      for (let j = 0; j < n; j++, x >>= W) {
+        if (limbBytes === 4) a[j] = Number(x & ((1n << W) - 1n));
+        else a.set(j, Number(x & ((1n << W) - 1n)));
+      }
     },
     /** { value, badLimb } where badLimb is the first word index holding more than w bits, or -1. */
     read(ptr) {
-      const a = words(field.memory, ptr, n);
+      const a = Array.from(at(ptr, n));
       let value = 0n;
       let badLimb = -1;
       for (let j = n - 1; j >= 0; j--) {
         if (a[j] > limbMax) badLimb = j;
         value = (value << W) + BigInt(a[j]);
       }
-      return { value, badLimb, words: Array.from(a) };
+      return { value, badLimb, words: a };
     },
     fill(ptr, count, word) {
-      words(field.memory, ptr, count).fill(word);
+      at(ptr, count).fill(word);
     },
     same(ptr, count, word) {
-      return words(field.memory, ptr, count).every((x) => x === word);
+      return at(ptr, count).every((x) => x === word);
     },
   };
 }

@@ -11,6 +11,7 @@
 
 import { describe, it, expect, beforeAll } from 'vitest';
 import { loadCurve, curveNames } from '../index.js';
+import { relaxedFmaSupport } from '../src/runtime/features.js';
 import { nobleMsm, noblePointClass } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
 import { pointsToBytes, scalarsToBytes } from './harness.js';
@@ -356,5 +357,61 @@ for (const name of curveNames) {
       curve.msmBytes(curve.randomPointsBytes(8), curve.randomScalarsBytes(8), { timings: bytesTimings });
       expect(Object.keys(bytesTimings)).toEqual(expect.arrayContaining(['prepare', 'accumulate', 'combine']));
     });
+
+    // ---- the other build -------------------------------------------------------------------------------------
+
+    it(`the integer build (the fallback) and the FMA build give the same results, where this engine runs both`, async () => {
+      expect(curve.kernel).toBe(relaxedFmaSupport() === 'fused' ? 'fma' : 'int');
+      const int = await loadCurve(name, { kernel: 'int' });
+      expect(int.kernel).toBe('int');
+      if (relaxedFmaSupport() !== 'fused') {
+        await expect(loadCurve(name, { kernel: 'fma' })).rejects.toThrow(/kernel 'fma' needs relaxed SIMD|fused/);
+        return;
+      }
+      const fma = await loadCurve(name, { kernel: 'fma' });
+      expect(fma).toBe(curve);
+      // batches with doublings, cancellations, infinity and zero scalars inside the four-lane groups, and tails of 1..3
+      for (const n of [1, 2, 3, 4, 5, 6, 7, 9, 64, 333, 399]) {
+        const points = pool.slice(0, n);
+        const scalars = randomScalars(n, 3000 + n);
+        for (let i = 0; i + 3 < n; i += 7) {
+          points[i + 1] = points[i];
+          scalars[i + 1] = scalars[i];
+          points[i + 2] = oracle.neg(points[i]);
+          scalars[i + 2] = scalars[i];
+          points[i + 3] = null;
+        }
+        if (n > 4) scalars[4] = 0n;
+        const label = `n = ${n}, scalars seed ${3000 + n}`;
+        const want = show(await nobleSum(curve, points, scalars));
+        expect(show(int.msm(points, scalars)), `int ${label}`).toBe(want);
+        expect(show(fma.msm(points, scalars)), `fma ${label}`).toBe(want);
+        for (const c of [2, 7]) expect(show(fma.msm(points, scalars, { window: c })), `fma ${label}, window ${c}`).toBe(want);
+      }
+      const pb = int.randomPointsBytes(300, { seed: 5 });
+      const sb = int.randomScalarsBytes(300, { seed: 6 });
+      expect(fma.msmBytes(pb, sb)).toEqual(int.msmBytes(pb, sb));
+    });
   });
 }
+
+describe('kernel selection (loadCurve options.kernel)', () => {
+  it(`auto takes the FMA build exactly where relaxed_madd is fused (here: ${relaxedFmaSupport()}); a bad kernel is a RangeError`, async () => {
+    const auto = await loadCurve('bn254');
+    expect(auto.kernel).toBe(relaxedFmaSupport() === 'fused' ? 'fma' : 'int');
+    expect(await loadCurve('bn254', { kernel: 'auto' })).toBe(auto);
+    expect(auto.params.kernel).toBe(auto.kernel);
+    expect(auto.params.fma).toBeUndefined();
+    const int = await loadCurve('bn254', { kernel: 'int' });
+    expect(int.params.E).toBe(int.params.field.n * 4);
+    expect(int.g2.kernel).toBe('int');
+    await expect(loadCurve('bn254', { kernel: 'simd' })).rejects.toThrow(/kernel must be one of 'auto', 'int', 'fma', got "simd"/);
+    if (relaxedFmaSupport() === 'fused') {
+      const fma = await loadCurve('bn254', { kernel: 'fma' });
+      expect(fma.params.E).toBe(fma.params.field.n * 8);
+      expect(fma.g2.kernel).toBe('fma');
+      expect(fma.exports.fp_mul4).toBeTypeOf('function');
+      expect(int.exports.fp_mul4).toBeUndefined();
+    }
+  });
+});

@@ -45,7 +45,7 @@ function scratch(E) {
  *   N(d) = d conj(d) in F_p (one batch over F_p) and takes 1/d = conj(d) / N(d): 7 base products per pair for
  *   the inversion instead of 9 (three F_p2 products of 3 each). Needs fp('norm') and fp('conjScale').
  */
-export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism, prefix = 'g', base = null }) {
+export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism, prefix = 'g', base = null, batchedProducts = false }) {
   const { E, affineBytes, infOffset } = curveSizes(fieldParams);
   const g = (name) => `${prefix}_${name}`;
   const S = scratch(E);
@@ -55,6 +55,8 @@ export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism
   const INF = (p) => i32.load(local.get(p), infOffset);
   const setInf = (p, v) => i32.store(local.get(p), i32.const(v), infOffset);
   const funcs = [];
+  // the FMA build's field has fp mul2 / mul4 (two / four products per call, for about the time of one / two)
+  const batched = batchedProducts;
 
   // --- affine -----------------------------------------------------------------------------------
   {
@@ -70,13 +72,13 @@ export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism
       S.reserve(2),
       local.set('t0', S.slot(0)),
       local.set('t1', S.slot(1)),
-      comment('t0 = x^3 + a x + b'),
-      call(fp('sqr'), local.get('t0'), X('pt')),
+      comment('t0 = x^3 + a x + b, t1 = y^2'),
+      batched
+        ? call(fp('mul2'), local.get('t0'), X('pt'), X('pt'), local.get('t1'), Y('pt'), Y('pt'))
+        : [call(fp('sqr'), local.get('t0'), X('pt')), call(fp('sqr'), local.get('t1'), Y('pt'))],
       aIsZero ? [] : call(fp('add'), local.get('t0'), local.get('t0'), i32.const(layout.curveA)),
       call(fp('mul'), local.get('t0'), local.get('t0'), X('pt')),
       call(fp('add'), local.get('t0'), local.get('t0'), i32.const(layout.curveB)),
-      comment('t1 = y^2'),
-      call(fp('sqr'), local.get('t1'), Y('pt')),
       local.set('ok', call(fp('eq'), local.get('t0'), local.get('t1'))),
       S.release(2),
       local.get('ok'),
@@ -143,16 +145,32 @@ entries[i] is set. Affine points of ${affineBytes} bytes; entries are u32.`,
       params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32']], exportName: g('endomorphism'),
       doc: `${g('endomorphism')}(dst, src, count): dst[i] = (beta * x, y) for count affine points (the GLV map lambda * P).`,
     });
+    const step = (k) => [
+      local.set('dst', i32.add(local.get('dst'), i32.const(k * affineBytes))),
+      local.set('src', i32.add(local.get('src'), i32.const(k * affineBytes))),
+      local.set('count', i32.sub(local.get('count'), i32.const(k))),
+    ];
+    const at = (p, k, part) => i32.add(local.get(p), i32.const(k * affineBytes + part * E));
     fn.push(
+      batched
+        ? block('groupsDone', [
+          loop('group', [
+            comment('four points per product call; their y and flags below, one point at a time'),
+            br_if('groupsDone', i32.lt_u(local.get('count'), i32.const(4))),
+            call(fp('mul4'), ...[0, 1, 2, 3].flatMap((k) => [at('dst', k, 0), at('src', k, 0), i32.const(layout.beta)])),
+            ...[0, 1, 2, 3].flatMap((k) => [call(fp('copy'), at('dst', k, 1), at('src', k, 1)), i32.store(at('dst', k, 0), i32.load(at('src', k, 0), infOffset), infOffset)]),
+            ...step(4),
+            br('group'),
+          ]),
+        ])
+        : [],
       block('done', [
         loop('next', [
           br_if('done', i32.eqz(local.get('count'))),
           call(fp('mul'), X('dst'), X('src'), i32.const(layout.beta)),
           call(fp('copy'), Y('dst'), Y('src')),
           i32.store(local.get('dst'), INF('src'), infOffset),
-          local.set('dst', i32.add(local.get('dst'), i32.const(affineBytes))),
-          local.set('src', i32.add(local.get('src'), i32.const(affineBytes))),
-          local.set('count', i32.sub(local.get('count'), i32.const(1))),
+          ...step(1),
           br('next'),
         ]),
       ]),
@@ -184,98 +202,106 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
       local.set('d', dAt(local.get('i'))),
       local.set('pre', preAt(local.get('i'))),
     ];
-    fn.push(
-      local.set('kinds', i32.add(local.get('scratch'), i32.mul(local.get('count'), i32.const(2 * E)))),
-      S.reserve(3),
-      local.set('acc', S.slot(0)),
-      local.set('lam', S.slot(1)),
-      local.set('t', S.slot(2)),
-      call(accFp('setOne'), local.get('acc')),
-      comment('forward: classify each pair, d_i = x2 - x1 (or 2 y1 to double), prefix products of the d_i'),
-      local.set('i', i32.const(0)),
-      block('fwdDone', [
-        loop('fwd', [
-          br_if('fwdDone', i32.ge_u(local.get('i'), local.get('count'))),
-          ...loadPair,
-          local.set('kind', i32.const(SKIP)),
-          if_(i32.eqz(INF('src')), [
-            if_(
-              INF('dst'),
-              [comment('infinity + Q = Q'), call(fp('copy'), X('dst'), X('src')), call(fp('copy'), Y('dst'), Y('src')), setInf('dst', 0)],
-              [
-                call(fp('sub'), local.get('d'), X('src'), X('dst')),
-                local.set('kind', i32.const(ADD)),
-                if_(call(fp('isZero'), local.get('d')), [
-                  comment('same x: P + P doubles (unless y = 0), P + (-P) is infinity'),
-                  local.set('kind', i32.const(SKIP)),
-                  if_(
-                    i32.and(call(fp('eq'), Y('dst'), Y('src')), i32.eqz(call(fp('isZero'), Y('dst')))),
-                    [call(fp('add'), local.get('d'), Y('dst'), Y('dst')), local.set('kind', i32.const(DOUBLE))],
-                    [setInf('dst', 1)],
-                  ),
-                ]),
-              ],
-            ),
-          ]),
-          i32.store(kindAt(local.get('i')), local.get('kind')),
-          if_(local.get('kind'), [
-            ...(base
-              ? [
-                comment('pre = (prefix product of the norms, N(d_i)) in F_p, acc *= N(d_i)'),
-                call(base.fp('copy'), local.get('pre'), local.get('acc')),
-                call(fp('norm'), i32.add(local.get('pre'), i32.const(base.E)), local.get('d')),
-                call(base.fp('mul'), local.get('acc'), local.get('acc'), i32.add(local.get('pre'), i32.const(base.E))),
-              ]
-              : [call(fp('copy'), local.get('pre'), local.get('acc')), call(fp('mul'), local.get('acc'), local.get('acc'), local.get('d'))]),
-          ]),
-          local.set('i', i32.add(local.get('i'), i32.const(1))),
-          br('fwd'),
-        ]),
+    // pair i (loadPair done): kind_i, and d_i = x2 - x1 (or 2 y1 to double) when it adds; the dst-only cases done here
+    const classify = [
+      local.set('kind', i32.const(SKIP)),
+      if_(i32.eqz(INF('src')), [
+        if_(
+          INF('dst'),
+          [comment('infinity + Q = Q'), call(fp('copy'), X('dst'), X('src')), call(fp('copy'), Y('dst'), Y('src')), setInf('dst', 0)],
+          [
+            call(fp('sub'), local.get('d'), X('src'), X('dst')),
+            local.set('kind', i32.const(ADD)),
+            if_(call(fp('isZero'), local.get('d')), [
+              comment('same x: P + P doubles (unless y = 0), P + (-P) is infinity'),
+              local.set('kind', i32.const(SKIP)),
+              if_(
+                i32.and(call(fp('eq'), Y('dst'), Y('src')), i32.eqz(call(fp('isZero'), Y('dst')))),
+                [call(fp('add'), local.get('d'), Y('dst'), Y('dst')), local.set('kind', i32.const(DOUBLE))],
+                [setInf('dst', 1)],
+              ),
+            ]),
+          ],
+        ),
       ]),
-      call(accFp('inv'), local.get('acc'), local.get('acc')),
-      comment('backward: 1/d_i = prefix_i * acc, then acc *= d_i; lambda, x3 = lambda^2 - x1 - x2, y3 = lambda (x1 - x3) - y1'),
-      block('bwdDone', [
-        loop('bwd', [
-          br_if('bwdDone', i32.eqz(local.get('i'))),
-          local.set('i', i32.sub(local.get('i'), i32.const(1))),
-          local.set('kind', i32.load(kindAt(local.get('i')))),
-          if_(local.get('kind'), [
+      i32.store(kindAt(local.get('i')), local.get('kind')),
+    ];
+    if (batched && !base) {
+      funcs.push(batchAddFourLanes({ fn, E, affineBytes, layout, aIsZero, fp, S, X, Y, loadPair, classify, kindAt, dAt, preAt, SKIP, DOUBLE }));
+    } else {
+      fn.push(
+        local.set('kinds', i32.add(local.get('scratch'), i32.mul(local.get('count'), i32.const(2 * E)))),
+        S.reserve(3),
+        local.set('acc', S.slot(0)),
+        local.set('lam', S.slot(1)),
+        local.set('t', S.slot(2)),
+        call(accFp('setOne'), local.get('acc')),
+        comment('forward: classify each pair, d_i = x2 - x1 (or 2 y1 to double), prefix products of the d_i'),
+        local.set('i', i32.const(0)),
+        block('fwdDone', [
+          loop('fwd', [
+            br_if('fwdDone', i32.ge_u(local.get('i'), local.get('count'))),
             ...loadPair,
-            ...(base
-              ? [
-                comment('1/N(d_i) = prefix_i * acc, acc *= N(d_i), then 1/d_i = conj(d_i) / N(d_i)'),
-                call(base.fp('mul'), local.get('pre'), local.get('pre'), local.get('acc')),
-                call(base.fp('mul'), local.get('acc'), local.get('acc'), i32.add(local.get('pre'), i32.const(base.E))),
-                call(fp('conjScale'), local.get('pre'), local.get('d'), local.get('pre')),
-              ]
-              : [call(fp('mul'), local.get('pre'), local.get('pre'), local.get('acc')), call(fp('mul'), local.get('acc'), local.get('acc'), local.get('d'))]),
-            if_(
-              i32.eq(local.get('kind'), i32.const(ADD)),
-              [call(fp('sub'), local.get('lam'), Y('src'), Y('dst'))],
-              [
-                comment('doubling: numerator 3 x^2 + a'),
-                call(fp('sqr'), local.get('t'), X('dst')),
-                call(fp('add'), local.get('lam'), local.get('t'), local.get('t')),
-                call(fp('add'), local.get('lam'), local.get('lam'), local.get('t')),
-                aIsZero ? [] : call(fp('add'), local.get('lam'), local.get('lam'), i32.const(layout.curveA)),
-              ],
-            ),
-            call(fp('mul'), local.get('lam'), local.get('lam'), local.get('pre')),
-            call(fp('sqr'), local.get('t'), local.get('lam')),
-            call(fp('sub'), local.get('t'), local.get('t'), X('dst')),
-            call(fp('sub'), local.get('t'), local.get('t'), X('src')),
-            comment('y3 = lambda (x1 - x3) - y1, with x3 in t'),
-            call(fp('sub'), local.get('pre'), X('dst'), local.get('t')),
-            call(fp('mul'), local.get('pre'), local.get('pre'), local.get('lam')),
-            call(fp('sub'), Y('dst'), local.get('pre'), Y('dst')),
-            call(fp('copy'), X('dst'), local.get('t')),
+            ...classify,
+            if_(local.get('kind'), [
+              ...(base
+                ? [
+                  comment('pre = (prefix product of the norms, N(d_i)) in F_p, acc *= N(d_i)'),
+                  call(base.fp('copy'), local.get('pre'), local.get('acc')),
+                  call(fp('norm'), i32.add(local.get('pre'), i32.const(base.E)), local.get('d')),
+                  call(base.fp('mul'), local.get('acc'), local.get('acc'), i32.add(local.get('pre'), i32.const(base.E))),
+                ]
+                : [call(fp('copy'), local.get('pre'), local.get('acc')), call(fp('mul'), local.get('acc'), local.get('acc'), local.get('d'))]),
+            ]),
+            local.set('i', i32.add(local.get('i'), i32.const(1))),
+            br('fwd'),
           ]),
-          br('bwd'),
         ]),
-      ]),
-      S.release(3),
-    );
-    funcs.push(fn);
+        call(accFp('inv'), local.get('acc'), local.get('acc')),
+        comment('backward: 1/d_i = prefix_i * acc, then acc *= d_i; lambda, x3 = lambda^2 - x1 - x2, y3 = lambda (x1 - x3) - y1'),
+        block('bwdDone', [
+          loop('bwd', [
+            br_if('bwdDone', i32.eqz(local.get('i'))),
+            local.set('i', i32.sub(local.get('i'), i32.const(1))),
+            local.set('kind', i32.load(kindAt(local.get('i')))),
+            if_(local.get('kind'), [
+              ...loadPair,
+              ...(base
+                ? [
+                  comment('1/N(d_i) = prefix_i * acc, acc *= N(d_i), then 1/d_i = conj(d_i) / N(d_i)'),
+                  call(base.fp('mul'), local.get('pre'), local.get('pre'), local.get('acc')),
+                  call(base.fp('mul'), local.get('acc'), local.get('acc'), i32.add(local.get('pre'), i32.const(base.E))),
+                  call(fp('conjScale'), local.get('pre'), local.get('d'), local.get('pre')),
+                ]
+                : [call(fp('mul'), local.get('pre'), local.get('pre'), local.get('acc')), call(fp('mul'), local.get('acc'), local.get('acc'), local.get('d'))]),
+              if_(
+                i32.eq(local.get('kind'), i32.const(ADD)),
+                [call(fp('sub'), local.get('lam'), Y('src'), Y('dst'))],
+                [
+                  comment('doubling: numerator 3 x^2 + a'),
+                  call(fp('sqr'), local.get('t'), X('dst')),
+                  call(fp('add'), local.get('lam'), local.get('t'), local.get('t')),
+                  call(fp('add'), local.get('lam'), local.get('lam'), local.get('t')),
+                  aIsZero ? [] : call(fp('add'), local.get('lam'), local.get('lam'), i32.const(layout.curveA)),
+                ],
+              ),
+              call(fp('mul'), local.get('lam'), local.get('lam'), local.get('pre')),
+              call(fp('sqr'), local.get('t'), local.get('lam')),
+              call(fp('sub'), local.get('t'), local.get('t'), X('dst')),
+              call(fp('sub'), local.get('t'), local.get('t'), X('src')),
+              comment('y3 = lambda (x1 - x3) - y1, with x3 in t'),
+              call(fp('sub'), local.get('pre'), X('dst'), local.get('t')),
+              call(fp('mul'), local.get('pre'), local.get('pre'), local.get('lam')),
+              call(fp('sub'), Y('dst'), local.get('pre'), Y('dst')),
+              call(fp('copy'), X('dst'), local.get('t')),
+            ]),
+            br('bwd'),
+          ]),
+        ]),
+        S.release(3),
+      );
+      funcs.push(fn);
+    }
   }
 
   {
@@ -311,8 +337,9 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
             [
               if_(i32.eqz(call(fp('fromBytes'), X('dst'), local.get('src'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 1)))`]),
               if_(i32.eqz(call(fp('fromBytes'), Y('dst'), i32.add(local.get('src'), i32.const(B)))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))`]),
-              call(fp('toMontgomery'), X('dst'), X('dst')),
-              call(fp('toMontgomery'), Y('dst'), Y('dst')),
+              batched
+                ? [comment('to Montgomery form: x R = mont(x, R^2), and y'), call(fp('mul2'), X('dst'), X('dst'), i32.const(layout.r2), Y('dst'), Y('dst'), i32.const(layout.r2))]
+                : [call(fp('toMontgomery'), X('dst'), X('dst')), call(fp('toMontgomery'), Y('dst'), Y('dst'))],
               setInf('dst', 0),
               if_(i32.eqz(call(g('isOnCurve'), local.get('dst'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 3)))`]),
             ],
@@ -491,4 +518,122 @@ out may alias p1 or p2.`,
     funcs.push(copy, neg, isInf, fn);
   }
   return funcs;
+}
+
+/**
+ * g_batchAdd with its products four at a time (the FMA build's fp mul4, which runs four products in about the time
+ * of two): the same contract and the same formulas as the one-at-a-time loop. Pair i joins prefix-product stream
+ * i mod 4, so the forward and backward chains run four abreast; the four stream totals share one inversion; then
+ * each group of four pairs takes its inverses, lambdas, squares and y products four per call. A pair that does not
+ * add gets d_i = 1 and works on a zero dummy point, and lanes past the end read the constant 1: no lane branches
+ * around a four-lane call.
+ */
+function batchAddFourLanes({ fn, E, affineBytes, layout, aIsZero, fp, S, X, Y, classify, loadPair, kindAt, dAt, preAt, SKIP, DOUBLE }) {
+  const LANES = [0, 1, 2, 3];
+  const dummySlots = Math.ceil(affineBytes / E);
+  // stack: acc_s, lam_s, t_s (4 each), spare (the pre of a lane past the end), 3 temporaries, the dummy point
+  const reserved = 16 + dummySlots;
+  for (const name of ['spare', 'tmp0', 'tmp1', 'tmp2', 'dummy', 'at']) fn.local(name, 'i32');
+  for (const s of LANES) for (const name of ['acc', 'lam', 't', 'dst', 'src', 'd', 'pre', 'kind']) fn.local(`${name}${s}`, 'i32');
+  const get = (name) => local.get(name);
+  const four = (kernel, out, x, y) => call(fp(kernel), ...LANES.flatMap((s) => [get(`${out}${s}`), get(`${x}${s}`), get(`${y}${s}`)]));
+  const perLane = (body) => LANES.flatMap(body);
+  const index = (s) => i32.add(get('i'), i32.const(s));
+  const inRange = (s) => i32.lt_u(index(s), get('count'));
+  const pairWord = (s, offset) => i32.load(i32.add(get('pairs'), i32.shl(index(s), i32.const(3))), offset);
+  // d_s and pre_s of lane s: pair i + s, or the constant 1 and the spare slot past the end
+  const laneSlots = (s) => [
+    local.set(`d${s}`, select(dAt(index(s)), i32.const(layout.oneMont), inRange(s))),
+    local.set(`pre${s}`, select(preAt(index(s)), get('spare'), inRange(s))),
+  ];
+  fn.push(
+    local.set('kinds', i32.add(get('scratch'), i32.mul(get('count'), i32.const(2 * E)))),
+    S.reserve(reserved),
+    ...perLane((s) => [
+      local.set(`acc${s}`, S.slot(s)),
+      local.set(`lam${s}`, S.slot(4 + s)),
+      local.set(`t${s}`, S.slot(8 + s)),
+      call(fp('setOne'), get(`acc${s}`)),
+    ]),
+    local.set('spare', S.slot(12)),
+    local.set('tmp0', S.slot(13)),
+    local.set('tmp1', S.slot(14)),
+    local.set('tmp2', S.slot(15)),
+    local.set('dummy', S.slot(16)),
+    call(fp('setZero'), X('dummy')),
+    call(fp('setZero'), Y('dummy')),
+    comment('classify every pair, d_i = x2 - x1 (or 2 y1 to double); a pair that does not add gets d_i = 1'),
+    local.set('i', i32.const(0)),
+    block('classified', [
+      loop('classify', [
+        br_if('classified', i32.ge_u(get('i'), get('count'))),
+        ...loadPair,
+        ...classify,
+        if_(i32.eqz(get('kind')), [call(fp('setOne'), get('d'))]),
+        local.set('i', i32.add(get('i'), i32.const(1))),
+        br('classify'),
+      ]),
+    ]),
+    comment('forward, four streams: pre_i = product of the d_j with j < i, j = i mod 4; acc_s = the product of stream s'),
+    local.set('i', i32.const(0)),
+    block('fwdDone', [
+      loop('fwd', [
+        br_if('fwdDone', i32.ge_u(get('i'), get('count'))),
+        ...perLane((s) => [...laneSlots(s), call(fp('copy'), get(`pre${s}`), get(`acc${s}`))]),
+        four('mul4', 'acc', 'acc', 'd'),
+        local.set('i', i32.add(get('i'), i32.const(4))),
+        br('fwd'),
+      ]),
+    ]),
+    comment('one inversion for the four streams: 1/acc_0 = acc_1 / (acc_0 acc_1 acc_2 acc_3), and so on'),
+    call(fp('mul2'), get('tmp0'), get('acc0'), get('acc1'), get('tmp1'), get('acc2'), get('acc3')),
+    call(fp('mul'), get('tmp2'), get('tmp0'), get('tmp1')),
+    call(fp('inv'), get('tmp2'), get('tmp2')),
+    call(fp('mul2'), get('tmp0'), get('tmp2'), get('tmp1'), get('tmp1'), get('tmp2'), get('tmp0')),
+    call(fp('mul4'), get('acc0'), get('tmp0'), get('acc1'), get('acc1'), get('tmp0'), get('acc0'), get('acc2'), get('tmp1'), get('acc3'), get('acc3'), get('tmp1'), get('acc2')),
+    comment('backward, four pairs at a time from the last group: 1/d_i = pre_i acc_s, then acc_s *= d_i; lambda, x3, y3'),
+    local.set('i', i32.and(i32.add(get('count'), i32.const(3)), i32.const(-4))),
+    block('bwdDone', [
+      loop('bwd', [
+        br_if('bwdDone', i32.eqz(get('i'))),
+        local.set('i', i32.sub(get('i'), i32.const(4))),
+        ...perLane((s) => [
+          ...laneSlots(s),
+          local.set(`kind${s}`, i32.const(SKIP)),
+          if_(inRange(s), [local.set(`kind${s}`, i32.load(kindAt(index(s))))]),
+          local.set(`dst${s}`, get('dummy')),
+          local.set(`src${s}`, get('dummy')),
+          if_(get(`kind${s}`), [local.set(`dst${s}`, pairWord(s, 0)), local.set(`src${s}`, pairWord(s, 4))]),
+        ]),
+        four('mul4', 'pre', 'pre', 'acc'),
+        four('mul4', 'acc', 'acc', 'd'),
+        ...perLane((s) => [
+          if_(
+            i32.eq(get(`kind${s}`), i32.const(DOUBLE)),
+            [
+              comment('doubling: numerator 3 x^2 + a'),
+              call(fp('sqr'), get(`t${s}`), X(`dst${s}`)),
+              call(fp('add'), get(`lam${s}`), get(`t${s}`), get(`t${s}`)),
+              call(fp('add'), get(`lam${s}`), get(`lam${s}`), get(`t${s}`)),
+              aIsZero ? [] : call(fp('add'), get(`lam${s}`), get(`lam${s}`), i32.const(layout.curveA)),
+            ],
+            [call(fp('sub'), get(`lam${s}`), Y(`src${s}`), Y(`dst${s}`))],
+          ),
+        ]),
+        four('mul4', 'lam', 'lam', 'pre'),
+        four('mul4', 't', 'lam', 'lam'),
+        ...perLane((s) => [
+          call(fp('sub'), get(`t${s}`), get(`t${s}`), X(`dst${s}`)),
+          call(fp('sub'), get(`t${s}`), get(`t${s}`), X(`src${s}`)),
+          call(fp('sub'), get(`pre${s}`), X(`dst${s}`), get(`t${s}`)),
+        ]),
+        comment('y3 = lambda (x1 - x3) - y1, x3 = t'),
+        four('mul4', 'pre', 'pre', 'lam'),
+        ...perLane((s) => [call(fp('sub'), Y(`dst${s}`), get(`pre${s}`), Y(`dst${s}`)), call(fp('copy'), X(`dst${s}`), get(`t${s}`))]),
+        br('bwd'),
+      ]),
+    ]),
+    S.release(reserved),
+  );
+  return fn;
 }

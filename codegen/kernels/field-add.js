@@ -2,26 +2,28 @@
 // Conditional corrections are branch-free: a borrow travels as 0 / -1 and masks the correction.
 
 import { Func, i32, i64, local, comment } from '../wat/index.js';
-import { loadLimb, storeLimb, limbConst, chain } from './limbs.js';
+import { limbAccess, limbConst, chain } from './limbs.js';
 
 const ptrParams = (...names) => names.map((n) => [n, 'i32']);
 
 /** out = z + (m & borrowMask), where borrowMask is 0 or -1 (all ones): adds m back when the last step went negative. */
-function addMaskedAndStore(fn, { n, w }, src, limbsOfM, maskLocal) {
+function addMaskedAndStore(fn, params, src, limbsOfM, maskLocal) {
+  const { n, w } = params;
   // The sum may carry past the top limb exactly when the borrow is undone (that carry is R): mask it off.
   return chain(fn, {
     n, w, dst: 'r', keepTopCarry: true,
     term: (j) => (limbsOfM[j] === 0n ? local.get(`${src}${j}`) : i64.add(local.get(`${src}${j}`), i64.and(limbConst(limbsOfM[j]), local.get(maskLocal)))),
-  }).concat(Array.from({ length: n }, (_, j) => storeLimb('out', j, local.get(`r${j}`))));
+  }).concat(storeLocals(params, 'r'));
 }
 
-function storeLocals(n, src) {
-  return Array.from({ length: n }, (_, j) => storeLimb('out', j, local.get(`${src}${j}`)));
+function storeLocals(params, src) {
+  const { store } = limbAccess(params);
+  return Array.from({ length: params.n }, (_, j) => store('out', j, local.get(`${src}${j}`)));
 }
 
 /** z = x + y (no reduction): the shared first half of add and addNoReduce. */
 const sumChain = (fn, p, a = 'x', b = 'y') =>
-  chain(fn, { ...p, dst: 'z', term: (j) => i64.add(loadLimb(a, j), loadLimb(b, j)) });
+  chain(fn, { ...p, dst: 'z', term: (j) => i64.add(limbAccess(p).load(a, j), limbAccess(p).load(b, j)) });
 
 /** d = z - m with the borrow kept in `carry` (0 or -1). */
 const subConstChain = (fn, p, src, m) =>
@@ -43,13 +45,14 @@ export function fieldAddNoReduce(params, { name = 'addNoReduce' } = {}) {
     params: ptrParams('out', 'x', 'y'), exportName: name,
     doc: `${name}(out, x, y): out = x + y as integers. Inputs in [0, p), output in [0, 2p). out may alias x or y.`,
   });
-  fn.push(sumChain(fn, params), storeLocals(params.n, 'z'));
+  fn.push(sumChain(fn, params), storeLocals(params, 'z'));
   return fn;
 }
 
 /** out = x - y, plus m when it went negative. */
 function subThenMaskAdd(fn, params, m) {
-  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(loadLimb('x', j), loadLimb('y', j)) }));
+  const { load } = limbAccess(params);
+  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(load('x', j), load('y', j)) }));
   fn.push(local.set(fn.local('m'), local.get('carry')), addMaskedAndStore(fn, params, 'd', m, 'm'));
 }
 
@@ -68,8 +71,9 @@ export function fieldSubNoReduce(params, { name = 'subNoReduce' } = {}) {
     params: ptrParams('out', 'x', 'y'), exportName: name,
     doc: `${name}(out, x, y): out = x - y + p as integers. Inputs in [0, p), output in (0, 2p). out may alias x or y.`,
   });
-  fn.push(chain(fn, { ...params, dst: 'z', signed: true, term: (j) => i64.sub(i64.add(loadLimb('x', j), limbConst(params.pLimbs[j])), loadLimb('y', j)) }));
-  fn.push(storeLocals(params.n, 'z'));
+  const { load } = limbAccess(params);
+  fn.push(chain(fn, { ...params, dst: 'z', signed: true, term: (j) => i64.sub(i64.add(load('x', j), limbConst(params.pLimbs[j])), load('y', j)) }));
+  fn.push(storeLocals(params, 'z'));
   return fn;
 }
 
@@ -79,7 +83,7 @@ export function fieldNeg(params, { name = 'neg' } = {}) {
     doc: `${name}(out, x): out = -x mod p. Input in [0, 2p), output in [0, 2p) (0 maps to 0). out may alias x.`,
   });
   fn.push(comment('d = 0 - x; add 2p unless x = 0'));
-  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(i64.const(0), loadLimb('x', j)) }));
+  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(i64.const(0), limbAccess(params).load('x', j)) }));
   fn.push(local.set(fn.local('m'), local.get('carry')), addMaskedAndStore(fn, params, 'd', params.twoPLimbs, 'm'));
   return fn;
 }
@@ -89,7 +93,7 @@ export function fieldReduce(params, { name = 'reduce' } = {}) {
     params: ptrParams('out', 'x'), exportName: name,
     doc: `${name}(out, x): out = x mod p, canonical. Input in [0, 2p), output in [0, p). out may alias x.`,
   });
-  fn.push(chain(fn, { ...params, dst: 'z', term: (j) => loadLimb('x', j) }));
+  fn.push(chain(fn, { ...params, dst: 'z', term: (j) => limbAccess(params).load('x', j) }));
   fn.push(comment('d = x - p; add p back when that borrowed'), subConstChain(fn, params, 'z', params.pLimbs));
   fn.push(local.set(fn.local('m'), local.get('carry')), addMaskedAndStore(fn, params, 'd', params.pLimbs, 'm'));
   return fn;
@@ -114,7 +118,7 @@ export function fieldIsZero(params, { name = 'isZero' } = {}) {
     params: ptrParams('x'), result: 'i32', exportName: name,
     doc: `${name}(x): 1 if x = 0 mod p, else 0. Input in [0, 2p).`,
   });
-  for (let j = 0; j < params.n; j++) fn.push(local.set(fn.local(`z${j}`), loadLimb('x', j)));
+  for (let j = 0; j < params.n; j++) fn.push(local.set(fn.local(`z${j}`), limbAccess(params).load('x', j)));
   fn.push(isZeroExpr(params, 'z'));
   return fn;
 }
@@ -125,7 +129,8 @@ export function fieldEq(params, { name = 'eq' } = {}) {
     doc: `${name}(x, y): 1 if x = y mod p, else 0. Inputs in [0, 2p).`,
   });
   fn.push(comment('x - y lies in (-2p, 2p); it is 0 mod p exactly when it is -p, 0 or p'));
-  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(loadLimb('x', j), loadLimb('y', j)) }));
+  const { load } = limbAccess(params);
+  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(load('x', j), load('y', j)) }));
   fn.push(comment('fold -p into p by adding 2p when negative'));
   fn.push(local.set(fn.local('m'), local.get('carry')));
   fn.push(chain(fn, { ...params, dst: 'z', keepTopCarry: true, term: (j) => i64.add(local.get(`d${j}`), i64.and(limbConst(params.twoPLimbs[j]), local.get('m'))) }));
@@ -138,14 +143,14 @@ export function fieldCopy(params, { name = 'copy' } = {}) {
     params: ptrParams('out', 'x'), exportName: name,
     doc: `${name}(out, x): out = x (${params.elementBytes} bytes).`,
   });
-  for (let j = 0; j < params.n; j++) fn.push(i32.store(local.get('out'), i32.load(local.get('x'), 4 * j), 4 * j));
+  fn.push(limbAccess(params).copy('out', 'x'));
   return fn;
 }
 
 /** Writes a constant element (limbs given) to out. */
 export function fieldSetConst(params, { name, limbs, doc }) {
   const fn = new Func(name, { params: ptrParams('out'), exportName: name, doc });
-  for (let j = 0; j < params.n; j++) fn.push(i32.store(local.get('out'), i32.const(`0x${limbs[j].toString(16)}`), 4 * j));
+  fn.push(limbAccess(params).setConst('out', limbs));
   return fn;
 }
 

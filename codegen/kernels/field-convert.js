@@ -1,7 +1,7 @@
 // Conversions: Montgomery form in and out, canonical little-endian bytes in and out.
 
 import { Func, i32, i64, local, comment, op } from '../wat/index.js';
-import { loadLimb, storeLimb, maskConst, limbConst, chain } from './limbs.js';
+import { limbAccess, maskConst, limbConst, chain } from './limbs.js';
 
 export function fieldToMontgomery(params, { name = 'toMontgomery', mulName = 'mul', r2Address }) {
   const fn = new Func(name, {
@@ -48,7 +48,7 @@ Returns 1 if that integer is < p, else 0 (out is still written).`,
     }
     fn.local(`z${j}`);
     fn.push(local.set(`z${j}`, expr === null ? i64.const(0) : i64.and(expr, maskConst(w))));
-    fn.push(storeLimb('out', j, local.get(`z${j}`)));
+    fn.push(limbAccess(params).store('out', j, local.get(`z${j}`)));
   }
   fn.push(comment('value < p exactly when value - p borrows'));
   fn.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(local.get(`z${j}`), limbConst(pLimbs[j])) }));
@@ -76,7 +76,7 @@ export function fieldToBytes(params, { name = 'toBytes' } = {}) {
     let expr = null;
     for (let j = Math.floor(lo / w); j < n && j * w < lo + 8; j++) {
       const shift = lo - j * w;
-      const limb = loadLimb('x', j);
+      const limb = limbAccess(params).load('x', j);
       const part = shift > 0 ? i64.shr_u(limb, i64.const(shift)) : shift < 0 ? i64.shl(limb, i64.const(-shift)) : limb;
       expr = expr === null ? part : i64.or(expr, part);
     }

@@ -3,7 +3,7 @@
 // Also: Montgomery's batch-inversion trick.
 
 import { Func, i32, i64, local, comment, op, loop, block, br, br_if, if_, select } from '../wat/index.js';
-import { loadLimb, storeLimb, maskConst, limbConst, chain } from './limbs.js';
+import { limbAccess, maskConst, limbConst, chain } from './limbs.js';
 
 const orAll = (n, prefix) => Array.from({ length: n }, (_, j) => local.get(`${prefix}${j}`)).reduce((a, b) => i64.or(a, b));
 
@@ -47,7 +47,7 @@ Input in [0, 2p). out may alias x. Variable time: runs a data-dependent number o
   const mask = maskConst(w);
   const body = [];
   body.push(comment('v = x mod p (canonical), u = p, r = 0, s = 1, k = 0'));
-  body.push(...Array.from({ length: n }, (_, j) => local.set(`v${j}`, loadLimb('x', j))));
+  body.push(...Array.from({ length: n }, (_, j) => local.set(`v${j}`, limbAccess(params).load('x', j))));
   body.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(local.get(`v${j}`), limbConst(pLimbs[j])) }));
   body.push(...Array.from({ length: n }, (_, j) => local.set(`v${j}`, select(local.get(`v${j}`), local.get(`d${j}`), i64.ne(local.get('carry'), i64.const(0))))));
   body.push(...Array.from({ length: n }, (_, j) => local.set(`u${j}`, limbConst(pLimbs[j]))));
@@ -99,7 +99,7 @@ Input in [0, 2p). out may alias x. Variable time: runs a data-dependent number o
   body.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(local.get(`r${j}`), limbConst(pLimbs[j])) }));
   body.push(...Array.from({ length: n }, (_, j) => local.set(`r${j}`, select(local.get(`r${j}`), local.get(`d${j}`), i64.ne(local.get('carry'), i64.const(0))))));
   body.push(chain(fn, { n, w, dst: 'd', signed: true, term: (j) => i64.sub(limbConst(pLimbs[j]), local.get(`r${j}`)) }));
-  body.push(...Array.from({ length: n }, (_, j) => storeLimb('out', j, local.get(`d${j}`))));
+  body.push(...Array.from({ length: n }, (_, j) => limbAccess(params).store('out', j, local.get(`d${j}`))));
   body.push(comment('x = aR, so out = (aR)^-1 2^k; one product with R^3 2^-k gives a^-1 R'));
   body.push(op(`call $${mulName}`, local.get('out'), local.get('out'), i32.add(i32.const(tableAddress), i32.mul(local.get('k'), i32.const(elementBytes)))));
   body.push(op(`call $${reduceName}`, local.get('out'), local.get('out')));

@@ -20,8 +20,7 @@
 // one pair per call; bench/README.md).
 
 import { Func, i32, i64, i64x2, f64x2, v128, local, comment } from '../wat/index.js';
-import { bitLength, modInverse } from '../params/number-theory.js';
-import { toLimbs } from '../params/field.js';
+import { deriveFieldParams } from '../params/field.js';
 
 const F64_MANTISSA = 52;
 
@@ -42,30 +41,12 @@ function f64Literal(x) {
 }
 
 /**
- * Limb size and count for the FMA kernels of prime p: W = 51 (three ops per split) unless W = 52 saves a limb.
- * n is the least count with 4p < R = 2^(nW), the lazy-reduction condition of the integer kernels.
+ * The field parameters of the FMA layout for p (deriveFieldParams with kernel 'fma', p not tested for primality):
+ * W = 51 unless 52 saves a limb, n the least count with 4p < R = 2^(nW), elements of n u64 words.
  */
 export function deriveFmaParams(p) {
-  if (typeof p !== 'bigint' || p < 3n || (p & 1n) === 0n) throw new RangeError(`p must be an odd BigInt >= 3, got ${p}`);
-  const bits = bitLength(p);
-  const limbsFor = (W) => Math.ceil((bits + 2) / W);
-  const W = limbsFor(52) < limbsFor(51) ? 52 : 51;
-  const n = limbsFor(W);
-  const BW = BigInt(W);
-  const R = 1n << (BW * BigInt(n));
-  if (!(4n * p < R)) throw new Error('unreachable: n is chosen so that 4p < R');
-  const pLimbs = toLimbs(p, W, n);
-  return Object.freeze({
-    p,
-    bits,
-    W,
-    n,
-    R,
-    elementBytes: 8 * n, // n little-endian u64 words, one W-bit limb each
-    mu: (1n << BW) - modInverse(p % (1n << BW), 1n << BW), // -p^-1 mod 2^W
-    pLimbs: Object.freeze(pLimbs),
-    splitOps: W <= 51 ? 3 : 4,
-  });
+  if (typeof p !== 'bigint') throw new RangeError(`p must be an odd BigInt >= 3, got ${p}`);
+  return deriveFieldParams({ p, kernel: 'fma', checkPrime: false });
 }
 
 /**
@@ -96,20 +77,29 @@ const COLUMN_OFFSET = 1n << 62n;
  * limbs below 2^W, outputs in [0, 2p) with limbs below 2^W. Every load precedes every store, so any out may
  * alias any input. Needs relaxed SIMD with a fused f64x2.relaxed_madd (the loader checks before it uses it).
  */
-export function fmaMontgomeryMul(fp, { name = 'mulFma', lanes = 4, exportName = name } = {}) {
-  if (lanes !== 2 && lanes !== 4) throw new RangeError(`lanes must be 2 or 4, got ${lanes}`);
+export function fmaMontgomeryMul(fp, { name = 'mulFma', lanes = 4, square = false, exportName = name } = {}) {
+  if (lanes !== 1 && lanes !== 2 && lanes !== 4) throw new RangeError(`lanes must be 1, 2 or 4, got ${lanes}`);
+  if (square && lanes !== 1) throw new RangeError('square: one product per call (lanes 1)');
   const { W, n } = fp;
   const consts = splitConstants(W);
-  const pairs = lanes / 2;
+  const pairs = Math.ceil(lanes / 2);
   const args = [];
-  for (let l = 0; l < lanes; l++) args.push([`out${l}`, 'i32'], [`x${l}`, 'i32'], [`y${l}`, 'i32']);
+  for (let l = 0; l < lanes; l++) args.push([`out${l}`, 'i32'], [`x${l}`, 'i32'], ...(square ? [] : [[`y${l}`, 'i32']]));
+  const operation = square ? 'x_l^2' : 'x_l * y_l';
   const fn = new Func(name, {
     params: args,
     exportName,
-    doc: `${name}(${args.map(([a]) => a).join(', ')}): out_l = x_l * y_l / R mod p for l < ${lanes}, two per f64x2 (lane l % 2
+    doc: lanes === 1
+      ? `${name}(${args.map(([a]) => a).join(', ')}): out = ${square ? 'x^2' : 'x * y'} / R mod p, one product in both lanes of the paired kernel (its
+latency, with nothing paired: the batched hot path calls the four-lane kernel). R = 2^${n * W}: ${n} limbs of W = ${W} bits
+in u64 words. Inputs in [0, 2p), output in [0, 2p); out may alias an input.`
+      : `${name}(${args.map(([a]) => a).join(', ')}): out_l = ${operation} / R mod p for l < ${lanes}, two per f64x2 (lane l % 2
 of pair l >> 1). R = 2^${n * W}: ${n} limbs of W = ${W} bits in u64 words. Inputs in [0, 2p), outputs in [0, 2p);
 any out may alias any input. Limb products split exactly by FMA (${fp.splitOps} f64 ops each), columns summed in i64x2.`,
   });
+  // One product: lane 1 repeats lane 0 (its store writes the same limbs again); a square reads x as y.
+  if (square) fn.push(local.set(fn.local('y0', 'i32'), local.get('x0')));
+  if (lanes === 1) for (const x of ['out', 'x', 'y']) fn.push(local.set(fn.local(`${x}1`, 'i32'), local.get(`${x}0`)));
   const streams = Array.from({ length: pairs }, (_, s) => pairedProduct(fn, fp, consts, s));
   // interleave the two pairs' statements so each fills the other's latency
   const body = [];

@@ -10,15 +10,18 @@ import { deriveCurveParams } from '../params/curve.js';
 import { deriveGlvParams, describeGlvParams } from '../params/glv.js';
 import { deriveG2Params } from '../params/g2.js';
 import { fp2Kernels } from '../kernels/field2.js';
+import { deriveFieldParams } from '../params/field.js';
 
 const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
 
 /**
  * @param curve from deriveCurveParams
  * @param options.glv from deriveGlvParams (or null), options.glvKernels the kernel generator
+ * @param options.kernel 'int' (curve.field's integer limbs) or 'fma': the same module over the FMA layout (u64 words
+ *   of 51/52-bit limbs, relaxed-SIMD products; codegen/params/field.js), with G1's batch addition four products per call
  */
-export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = defaultGlvKernels, mulShape = 'auto', generator = 'codegen/modules/curve-module.js' } = {}) {
-  const fieldParams = curve.field;
+export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = defaultGlvKernels, mulShape = 'auto', generator = 'codegen/modules/curve-module.js', kernel = 'int' } = {}) {
+  const fieldParams = kernel === 'fma' ? deriveFieldParams({ p: curve.p, kernel, checkPrime: false }) : curve.field;
   const extraConstants = [
     { name: 'curveA', value: curve.a, note: 'curve coefficient a' },
     { name: 'curveB', value: curve.b, note: 'curve coefficient b' },
@@ -40,7 +43,7 @@ export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = de
     prefix: 'fp', mulShape, generator, title: `${curve.name} (base field, curve and scalar kernels)`, extraConstants, headerLines,
   });
   module.globals.push('(global $sink (mut i32) (i32.const 0))');
-  for (const fn of curveKernels(fieldParams, { fp: f, layout, aIsZero: curve.a === 0n, hasEndomorphism: !!glv })) module.add(fn);
+  for (const fn of curveKernels(fieldParams, { fp: f, layout, aIsZero: curve.a === 0n, hasEndomorphism: !!glv, batchedProducts: kernel === 'fma' })) module.add(fn);
   if (glv && glvKernels) for (const fn of glvKernels(glv, { prefix: 'glv' })) module.add(fn);
   if (g2) {
     const f2 = (op) => `fp2_${op}`;
@@ -52,18 +55,19 @@ export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = de
   }
   module.add(msmDigits());
   module.add(msmBucketSort());
-  return { module, layout, runtime: runtimeParams(curve, layout, glv, g2) };
+  return { module, layout, runtime: runtimeParams(curve, layout, glv, g2, fieldParams) };
 }
 
 /** What src/ needs to drive the module: sizes, offsets, and the curve constants as BigInts. */
-export function runtimeParams(curve, layout, glv, g2 = null) {
-  const fp = curve.field;
+export function runtimeParams(curve, layout, glv, g2 = null, fp = curve.field) {
   const field = { p: fp.p, w: fp.w, n: fp.n, bits: fp.bits, bytes: fp.bytes, elementBytes: fp.elementBytes };
+  const kernel = fp.kernel;
   const glvRuntime = glv ? { lambda: glv.lambda, halfBits: glv.halfBits, H: glv.H, recordBytes: glv.recordBytes } : null;
   const shared = { name: curve.name, p: curve.p, r: curve.r, rBits: curve.rBits, scalarBytes: curve.scalarBytes, minPages: layout.minPages };
   const runtime = {
     ...shared,
     group: 'G1',
+    kernel,
     a: curve.a, b: curve.b, h: curve.h,
     generator: { x: curve.generator.x, y: curve.generator.y },
     field,
@@ -77,6 +81,7 @@ export function runtimeParams(curve, layout, glv, g2 = null) {
     runtime.g2 = {
       ...shared,
       group: 'G2',
+      kernel,
       a: 0n, b: { c0: g2.b.c0, c1: g2.b.c1 }, h: g2.h,
       nonResidue: g2.nonResidue,
       generator: { x: { c0: g2.generator.x.c0, c1: g2.generator.x.c1 }, y: { c0: g2.generator.y.c0, c1: g2.generator.y.c1 } },
@@ -103,13 +108,35 @@ export function runtimeParamsJs(runtime, source) {
 }
 
 /**
- * From a curve params JSON object to the module text and its runtime params: the one path for shipped
- * and user curves. options.w overrides the limb size; options.glv = false disables the endomorphism.
+ * What the FMA build's runtime parameters change in the integer build's: the field's limb shape, the sizes that
+ * follow from it (E, affineBytes, ...), minPages and kernel, for G1 and G2. src/runtime/kernels.js applies it.
  */
-export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto' } = {}) {
+export function kernelOverrides(intRuntime, otherRuntime) {
+  const same = (a, b) => JSON.stringify(a, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)) === JSON.stringify(b, (_, v) => (typeof v === 'bigint' ? `${v}n` : v));
+  const diff = {};
+  for (const [k, v] of Object.entries(otherRuntime)) {
+    if (k === 'g2' && v) diff.g2 = kernelOverrides(intRuntime.g2, v);
+    else if (!same(intRuntime[k], v)) diff[k] = v;
+  }
+  return diff;
+}
+
+/**
+ * From a curve params JSON object to the module text and its runtime params: the one path for shipped
+ * and user curves. options.w overrides the limb size; options.glv = false disables the endomorphism;
+ * options.fma also builds the FMA module (fmaWat), whose runtime differences go in runtime.fma.
+ */
+export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto', fma = false } = {}) {
   const curve = deriveCurveParams(json, { w });
   const glv = useGlv ? deriveGlvParams(curve, { rounding: 'nearest' }) : null;
   const g2 = json.g2 === undefined ? null : deriveG2Params(curve, json.g2, glv);
-  const { module, runtime } = buildCurveModule(curve, { glv, g2, generator, mulShape });
-  return { curve, glv, g2, runtime, wat: module.render(), paramsJs: runtimeParamsJs(runtime, generator) };
+  const { module, runtime: intRuntime } = buildCurveModule(curve, { glv, g2, generator, mulShape });
+  let fmaWat = null;
+  let runtime = intRuntime;
+  if (fma) {
+    const built = buildCurveModule(curve, { glv, g2, generator, kernel: 'fma' });
+    fmaWat = built.module.render();
+    runtime = { ...intRuntime, fma: kernelOverrides(intRuntime, built.runtime) };
+  }
+  return { curve, glv, g2, runtime, wat: module.render(), fmaWat, paramsJs: runtimeParamsJs(runtime, generator) };
 }

@@ -16,10 +16,18 @@ export function readCurveParams(name) {
   return JSON.parse(readFileSync(join(curvesDir, `${name}.json`), 'utf8'));
 }
 
-/** [{ name, path, wat, paramsPath, paramsJs }] for every shipped curve (paths relative to the repo root). */
+/**
+ * [{ name, path, wat, paramsPath, paramsJs }] for every shipped module (paths relative to the repo root): per curve
+ * the integer build (<curve>.wat, with params.js) and the FMA build (<curve>.fma.wat; its runtime differences are
+ * params.js's `fma`).
+ */
 export function shippedModules() {
-  return shippedCurveNames().map((name) => {
-    const { wat, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js' });
-    return { name, path: `wasm/${name}/${name}.wat`, wat, paramsPath: `wasm/${name}/params.js`, paramsJs };
+  return shippedCurveNames().flatMap((name) => {
+    const { wat, fmaWat, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js', fma: true });
+    const paramsPath = `wasm/${name}/params.js`;
+    return [
+      { name, path: `wasm/${name}/${name}.wat`, wat, paramsPath, paramsJs },
+      { name, kernel: 'fma', path: `wasm/${name}/${name}.fma.wat`, wat: fmaWat, paramsPath, paramsJs },
+    ];
   });
 }

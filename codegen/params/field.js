@@ -21,17 +21,31 @@ export function fromLimbs(limbs, w) {
 }
 
 /**
- * @param {{ p: bigint | string, w?: number, checkPrime?: boolean }} options
+ * The FMA kernels' limb shape for a prime of `bits` bits: W = 51 (three f64 ops per limb-product split) unless
+ * W = 52 saves a limb; n the least count with 4p < R = 2^(nW), the same lazy-reduction condition as below.
+ */
+export function fmaLimbShape(bits) {
+  const limbsFor = (W) => Math.ceil((bits + 2) / W);
+  const w = limbsFor(52) < limbsFor(51) ? 52 : 51;
+  return { w, n: limbsFor(w) };
+}
+
+/**
+ * @param {{ p: bigint | string, w?: number, checkPrime?: boolean, kernel?: 'int' | 'fma' }} options
+ * kernel 'int' (default): limbs of w = 26..32 bits in u32 words, for the integer kernels (codegen/kernels/field-mul.js).
+ * kernel 'fma': limbs of w = 51 or 52 bits (fmaLimbShape) in u64 words, for the relaxed-SIMD FMA product
+ * (codegen/kernels/field-mul-fma.js); w is then derived, not given. The other kernels take either.
  * Lazy-reduction contract: every kernel accepts and returns values in [0, 2p) unless its name says
  * otherwise. n is the least limb count with 4p < R = 2^(n*w), which makes a Montgomery product of two
  * values in [0, 2p) land in [0, 2p) for every p of this bit length, including primes just below 2^(n*w - 2).
  */
-export function deriveFieldParams({ p, w = 30, checkPrime = true } = {}) {
+export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int' } = {}) {
   if (typeof p !== 'bigint') {
     if (typeof p === 'string') p = toBigInt(p, 'p');
     else throw new TypeError(`p must be a BigInt (or a decimal/0x-hex string), got ${typeof p}`);
   }
-  if (!Number.isInteger(w) || w < MIN_LIMB_BITS || w > MAX_LIMB_BITS) {
+  if (kernel !== 'int' && kernel !== 'fma') throw new RangeError(`kernel must be 'int' or 'fma', got ${JSON.stringify(kernel)}`);
+  if (kernel === 'int' && (!Number.isInteger(w) || w < MIN_LIMB_BITS || w > MAX_LIMB_BITS)) {
     throw new RangeError(`limb size w must be an integer in ${MIN_LIMB_BITS}..${MAX_LIMB_BITS}, got ${w}`);
   }
   if (p < 3n) throw new RangeError(`p must be an odd prime >= 3, got ${p}`);
@@ -39,6 +53,7 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true } = {}) {
   if (checkPrime && !isProbablePrime(p)) throw new RangeError(`p is not prime: ${p}`);
 
   const bits = bitLength(p);
+  if (kernel === 'fma') return deriveFmaFieldParams(p, bits);
   const n = Math.ceil((bits + 2) / w);
   const W = BigInt(w);
   const R = 1n << BigInt(n * w);
@@ -57,6 +72,8 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true } = {}) {
     n,
     bits,
     bytes: Math.ceil(bits / 8),
+    kernel: 'int',
+    limbBytes: 4,
     elementBytes: 4 * n,
     R,
     R2: (R * R) % p,
@@ -70,6 +87,33 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true } = {}) {
   });
 }
 
+function deriveFmaFieldParams(p, bits) {
+  const { w, n } = fmaLimbShape(bits);
+  const W = BigInt(w);
+  const R = 1n << BigInt(n * w);
+  if (!(4n * p < R)) throw new Error('unreachable: n is chosen so that 4p < R');
+  return Object.freeze({
+    p,
+    w,
+    W: w, // the FMA kernel's name for w
+    n,
+    bits,
+    bytes: Math.ceil(bits / 8),
+    kernel: 'fma',
+    limbBytes: 8,
+    elementBytes: 8 * n,
+    R,
+    R2: (R * R) % p,
+    one: R % p,
+    mu: (1n << W) - modInverse(p % (1n << W), 1n << W), // -p^-1 mod 2^w, a BigInt (w > 32)
+    pLimbs: Object.freeze(toLimbs(p, w, n)),
+    twoPLimbs: Object.freeze(toLimbs(2n * p, w, n)),
+    limbMax: (1n << W) - 1n,
+    lazy: Object.freeze({ bound: '2p', condition: '4p < R', holds: true }),
+    splitOps: w <= 51 ? 3 : 4, // f64 ops per limb-product split (codegen/kernels/field-mul-fma.js)
+  });
+}
+
 /** The parameters as printable lines, for module headers and the CLI. */
 export function describeFieldParams(params) {
   const hex = (x) => '0x' + x.toString(16);
@@ -78,6 +122,8 @@ export function describeFieldParams(params) {
     `w = ${params.w}, n = ${params.n}, R = 2^${params.n * params.w}, lazy range [0, 2p) since 4p < R`,
     `mu = -p^-1 mod 2^w = ${params.mu}`,
     `R^2 mod p = ${hex(params.R2)}`,
-    `carry plan (operand-scanning shapes): ${params.carryPlan.summary}`,
+    params.kernel === 'fma'
+      ? `FMA product: limbs split by f64 fused multiply-add (${params.splitOps} ops per limb product), columns in i64x2`
+      : `carry plan (operand-scanning shapes): ${params.carryPlan.summary}`,
   ];
 }

@@ -7,7 +7,8 @@
 // the page and saves a screenshot (examples/browser/dist/screenshots/bench-<curve>-2^<k>.png).
 //
 //   node examples/browser/bench.js [--curve bls12-381] [--logn 16] [--runs 5] [--noble] [--json]
-//                                  [--threads 1,2]
+//                                  [--threads 1,2] [--kernel auto|int|fma]
+// (--kernel: the build of the curve's Wasm on both sides, loadCurve's option; default auto.)
 // (--noble also times the page's pure-JS @noble/curves MSM: slow at 2^16, tens of seconds.)
 //
 // --threads T1,T2,...: also time the thread pool (curve.threads({ count: T })) for each T. In the browser the
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
     noble: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     threads: { type: 'string', default: '' },
+    kernel: { type: 'string', default: 'auto' },
   },
 });
 const threadCounts = [...new Set(args.threads.split(',').filter((t) => t.trim() !== '').map(Number))];
@@ -58,7 +60,7 @@ const server = await serve(outdir);
 const browser = await launchChromium();
 log(`chromium ${browser.version()}: ${args.curve} 2^${logn}, warm-up + ${runs} runs...`);
 const { page, report, logs, status } = await openExample(
-  browser, server.url, { curve: args.curve, logn, runs, noble: args.noble ? 1 : 0 }, { timeout: 30 * 60_000 },
+  browser, server.url, { curve: args.curve, logn, runs, noble: args.noble ? 1 : 0, kernel: args.kernel }, { timeout: 30 * 60_000 },
 );
 if (report.state !== 'done') {
   log(`the page failed: ${status}\n${report.error ?? ''}\n${logs.join('\n')}`);
@@ -67,7 +69,7 @@ if (report.state !== 'done') {
 
 // ---- Node, same inputs --------------------------------------------------------------------------------
 log(`node ${process.version}: the same inputs, warm-up + ${runs} runs...`);
-const curve = await loadCurve(args.curve);
+const curve = await loadCurve(args.curve, { kernel: args.kernel });
 const points = curve.randomPointsBytes(n, { seed: 1000 + logn });
 const scalars = curve.randomScalarsBytes(n, { seed: 2000 + logn });
 const first = curve.decodePoint(curve.msmBytes(points, scalars));
@@ -94,7 +96,7 @@ await page.evaluate(
 );
 const shotDir = join(distDir, 'screenshots');
 mkdirSync(shotDir, { recursive: true });
-const shot = join(shotDir, `bench-${args.curve}-2^${logn}.png`);
+const shot = join(shotDir, `bench-${args.curve}-2^${logn}-${report.kernel}.png`);
 await page.screenshot({ path: shot, fullPage: true });
 await browser.close();
 await server.close();
@@ -102,10 +104,10 @@ await server.close();
 const chrome = report.userAgent.match(/(?:Headless)?Chrome\/[\d.]+/)?.[0] ?? report.userAgent;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} logical CPUs`;
 if (args.json) {
-  console.log(JSON.stringify({ machine, curve: args.curve, logn, runs, same, browser: { ...report, chrome }, node, screenshot: relative(repoDir, shot) }, null, 2));
+  console.log(JSON.stringify({ machine, curve: args.curve, logn, runs, same, browser: { ...report, chrome }, node: { ...node, kernel: curve.kernel }, screenshot: relative(repoDir, shot) }, null, 2));
 } else {
   const fmt = (ms) => (ms === undefined ? '-' : ms.toFixed(1));
-  console.log(`${args.curve}, N = 2^${logn}, ${runs} timed runs after one warm-up (median ms), ${machine}`);
+  console.log(`${args.curve}, N = 2^${logn}, ${runs} timed runs after one warm-up (median ms), ${machine}; kernels: ${report.kernel} (page), ${curve.kernel} (Node)`);
   console.log(`same inputs (points seed ${1000 + logn}, scalars seed ${2000 + logn}); results ${same ? 'equal' : 'DIFFER'}\n`);
   console.log(`| | ${chrome} | Node ${process.version} | browser / Node |`);
   console.log('|:--|--:|--:|--:|');

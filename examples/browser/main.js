@@ -8,6 +8,9 @@
 // shares one Wasm memory between its threads when the page is cross-origin isolated (served with COOP
 // same-origin and COEP require-corp), and sends each thread a slice of the inputs otherwise. ?shared=1 or 0
 // forces one path (1 fails on a page that is not cross-origin isolated). The page shows which path ran.
+//
+// ?kernel=int or fma picks the build of the curve's Wasm (loadCurve's `kernel`; default auto: the FMA build where
+// the browser's relaxed-SIMD multiply-add is fused). The page shows which build ran.
 
 import { loadCurve, curveNames } from 'wasmsm';
 // @noble/curves (a devDependency of wasmsm) is bundled into this example only; the library has no dependencies.
@@ -40,7 +43,9 @@ function readOptions() {
   const noble = nobleValues.length ? nobleValues.at(-1) === '1' : logn <= 12;
   const shared = q.get('shared') || 'auto';
   if (!['auto', '1', '0'].includes(shared)) throw new RangeError(`?shared= takes auto, 1 or 0, got ${JSON.stringify(shared)}`);
+  const kernel = q.get('kernel') || 'auto';
   return {
+    kernel,
     curve,
     logn,
     runs: int('runs', 3, 1, 50),
@@ -95,8 +100,9 @@ async function run(opts) {
 
   status(`loading ${opts.curve}…`);
   let t0 = performance.now();
-  const curve = await loadCurve(opts.curve);
+  const curve = await loadCurve(opts.curve, { kernel: opts.kernel });
   const loadMs = performance.now() - t0;
+  report.kernel = curve.kernel;
 
   status(`generating ${n} points and scalars…`);
   await paint();
@@ -190,7 +196,7 @@ async function run(opts) {
   $('out-inputs').textContent = `randomPointsBytes(${n}, { seed: ${opts.pointSeed} }), randomScalarsBytes(${n}, { seed: ${opts.scalarSeed} })`;
   $('result-x').textContent = result === null ? 'infinity' : hex(result.x);
   $('result-y').textContent = result === null ? 'infinity' : hex(result.y);
-  row('times', ['load curve (decode + compile + instantiate Wasm)', fmt(loadMs), '']);
+  row('times', [`load curve (decode + compile + instantiate Wasm), ${curve.kernel === 'fma' ? 'FMA' : 'integer'} kernels`, fmt(loadMs), '']);
   row('times', ['generate inputs (seeded, in Wasm)', fmt(inputsMs), '']);
   if (pool) row('times', [`start the pool (${pool.count} workers)`, fmt(poolMs), 'curve.threads(), once per page']);
   row('times', [`MSM on ${where}, first run`, fmt(warmupMs), 'includes warm-up']);

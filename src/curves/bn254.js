@@ -1,6 +1,10 @@
-// bn254: runtime parameters, and its Wasm loaded only when asked for.
+// bn254: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
 import params from '../../wasm/bn254/params.js';
 import { curveLoader } from '../curve.js';
 
 export { params };
-export const load = curveLoader(params, () => import('../../wasm/bn254/bn254.wasm.js'));
+export const load = curveLoader(
+  params,
+  () => import('../../wasm/bn254/bn254.wasm.js'),
+  () => import('../../wasm/bn254/bn254.fma.wasm.js'),
+);

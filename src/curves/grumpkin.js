@@ -1,6 +1,10 @@
-// grumpkin: runtime parameters, and its Wasm loaded only when asked for.
+// grumpkin: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
 import params from '../../wasm/grumpkin/params.js';
 import { curveLoader } from '../curve.js';
 
 export { params };
-export const load = curveLoader(params, () => import('../../wasm/grumpkin/grumpkin.wasm.js'));
+export const load = curveLoader(
+  params,
+  () => import('../../wasm/grumpkin/grumpkin.wasm.js'),
+  () => import('../../wasm/grumpkin/grumpkin.fma.wasm.js'),
+);

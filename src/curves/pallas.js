@@ -1,6 +1,10 @@
-// pallas: runtime parameters, and its Wasm loaded only when asked for.
+// pallas: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
 import params from '../../wasm/pallas/params.js';
 import { curveLoader } from '../curve.js';
 
 export { params };
-export const load = curveLoader(params, () => import('../../wasm/pallas/pallas.wasm.js'));
+export const load = curveLoader(
+  params,
+  () => import('../../wasm/pallas/pallas.wasm.js'),
+  () => import('../../wasm/pallas/pallas.fma.wasm.js'),
+);

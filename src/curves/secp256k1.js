@@ -1,6 +1,10 @@
-// secp256k1: runtime parameters, and its Wasm loaded only when asked for.
+// secp256k1: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
 import params from '../../wasm/secp256k1/params.js';
 import { curveLoader } from '../curve.js';
 
 export { params };
-export const load = curveLoader(params, () => import('../../wasm/secp256k1/secp256k1.wasm.js'));
+export const load = curveLoader(
+  params,
+  () => import('../../wasm/secp256k1/secp256k1.wasm.js'),
+  () => import('../../wasm/secp256k1/secp256k1.fma.wasm.js'),
+);

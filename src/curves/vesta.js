@@ -1,6 +1,10 @@
-// vesta: runtime parameters, and its Wasm loaded only when asked for.
+// vesta: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
 import params from '../../wasm/vesta/params.js';
 import { curveLoader } from '../curve.js';
 
 export { params };
-export const load = curveLoader(params, () => import('../../wasm/vesta/vesta.wasm.js'));
+export const load = curveLoader(
+  params,
+  () => import('../../wasm/vesta/vesta.wasm.js'),
+  () => import('../../wasm/vesta/vesta.fma.wasm.js'),
+);

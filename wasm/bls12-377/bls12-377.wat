@@ -2490,12 +2490,11 @@
     (global.set $sp (i32.sub (global.get $sp) (i32.const 104)))
     (local.set $t0 (i32.add (global.get $sp) (i32.const 0)))
     (local.set $t1 (i32.add (global.get $sp) (i32.const 52)))
-    ;; t0 = x^3 + a x + b
+    ;; t0 = x^3 + a x + b, t1 = y^2
     (call $fp_sqr (local.get $t0) (local.get $pt))
+    (call $fp_sqr (local.get $t1) (i32.add (local.get $pt) (i32.const 52)))
     (call $fp_mul (local.get $t0) (local.get $t0) (local.get $pt))
     (call $fp_add (local.get $t0) (local.get $t0) (i32.const 39608))
-    ;; t1 = y^2
-    (call $fp_sqr (local.get $t1) (i32.add (local.get $pt) (i32.const 52)))
     (local.set $ok (call $fp_eq (local.get $t0) (local.get $t1)))
     (global.set $sp (i32.add (global.get $sp) (i32.const 104)))
     (local.get $ok)

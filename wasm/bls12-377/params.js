@@ -7,6 +7,7 @@ export default Object.freeze({
   scalarBytes: 32,
   minPages: 1,
   group: "G1",
+  kernel: "int",
   a: 0x0n,
   b: 0x1n,
   h: 0x170b5d44300000000000000000000000n,
@@ -31,5 +32,20 @@ export default Object.freeze({
     halfBits: 126,
     H: 4,
     recordBytes: 40,
+  }),
+  fma: Object.freeze({
+    kernel: "fma",
+    field: Object.freeze({
+      p: 0x1ae3a4617c510eac63b05c06ca1493b1a22d9f300f5138f1ef3622fba094800170b5d44300000008508c00000000001n,
+      w: 51,
+      n: 8,
+      bits: 377,
+      bytes: 48,
+      elementBytes: 64,
+    }),
+    E: 64,
+    affineBytes: 136,
+    jacobianBytes: 192,
+    infOffset: 128,
   }),
 });

@@ -2476,12 +2476,11 @@
     (global.set $sp (i32.sub (global.get $sp) (i32.const 104)))
     (local.set $t0 (i32.add (global.get $sp) (i32.const 0)))
     (local.set $t1 (i32.add (global.get $sp) (i32.const 52)))
-    ;; t0 = x^3 + a x + b
+    ;; t0 = x^3 + a x + b, t1 = y^2
     (call $fp_sqr (local.get $t0) (local.get $pt))
+    (call $fp_sqr (local.get $t1) (i32.add (local.get $pt) (i32.const 52)))
     (call $fp_mul (local.get $t0) (local.get $t0) (local.get $pt))
     (call $fp_add (local.get $t0) (local.get $t0) (i32.const 39968))
-    ;; t1 = y^2
-    (call $fp_sqr (local.get $t1) (i32.add (local.get $pt) (i32.const 52)))
     (local.set $ok (call $fp_eq (local.get $t0) (local.get $t1)))
     (global.set $sp (i32.add (global.get $sp) (i32.const 104)))
     (local.get $ok)
@@ -3456,12 +3455,11 @@
     (global.set $sp (i32.sub (global.get $sp) (i32.const 208)))
     (local.set $t0 (i32.add (global.get $sp) (i32.const 0)))
     (local.set $t1 (i32.add (global.get $sp) (i32.const 104)))
-    ;; t0 = x^3 + a x + b
+    ;; t0 = x^3 + a x + b, t1 = y^2
     (call $fp2_sqr (local.get $t0) (local.get $pt))
+    (call $fp2_sqr (local.get $t1) (i32.add (local.get $pt) (i32.const 104)))
     (call $fp2_mul (local.get $t0) (local.get $t0) (local.get $pt))
     (call $fp2_add (local.get $t0) (local.get $t0) (i32.const 40080))
-    ;; t1 = y^2
-    (call $fp2_sqr (local.get $t1) (i32.add (local.get $pt) (i32.const 104)))
     (local.set $ok (call $fp2_eq (local.get $t0) (local.get $t1)))
     (global.set $sp (i32.add (global.get $sp) (i32.const 208)))
     (local.get $ok)

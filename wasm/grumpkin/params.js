@@ -7,6 +7,7 @@ export default Object.freeze({
   scalarBytes: 32,
   minPages: 1,
   group: "G1",
+  kernel: "int",
   a: 0x0n,
   b: 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593effffff0n,
   h: 0x1n,
@@ -31,5 +32,20 @@ export default Object.freeze({
     halfBits: 126,
     H: 4,
     recordBytes: 40,
+  }),
+  fma: Object.freeze({
+    kernel: "fma",
+    field: Object.freeze({
+      p: 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n,
+      w: 52,
+      n: 5,
+      bits: 254,
+      bytes: 32,
+      elementBytes: 40,
+    }),
+    E: 40,
+    affineBytes: 88,
+    jacobianBytes: 120,
+    infOffset: 80,
   }),
 });

@@ -7,6 +7,7 @@ export default Object.freeze({
   scalarBytes: 32,
   minPages: 1,
   group: "G1",
+  kernel: "int",
   a: 0x0n,
   b: 0x5n,
   h: 0x1n,
@@ -31,5 +32,20 @@ export default Object.freeze({
     halfBits: 128,
     H: 4,
     recordBytes: 40,
+  }),
+  fma: Object.freeze({
+    kernel: "fma",
+    field: Object.freeze({
+      p: 0x40000000000000000000000000000000224698fc094cf91b992d30ed00000001n,
+      w: 52,
+      n: 5,
+      bits: 255,
+      bytes: 32,
+      elementBytes: 40,
+    }),
+    E: 40,
+    affineBytes: 88,
+    jacobianBytes: 120,
+    infOffset: 80,
   }),
 });
