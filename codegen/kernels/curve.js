@@ -16,14 +16,20 @@ const GATHER_GROUP = 32;
 
 /**
  * Sizes of points in memory. An affine point is padded to a multiple of 64 bytes (one cache line) when
- * that costs at most a quarter more: arrays of them, 64-byte aligned, then never split a point over an
- * extra line, which matters for the random reads of the bucket sort.
+ * that costs at most a quarter more, else to the least size at which none crosses an extra line: arrays of
+ * them, 64-byte aligned, then never split a point over an extra line, which matters for the random reads
+ * of the bucket sort.
  */
 export function curveSizes(fieldParams) {
   const E = fieldParams.elementBytes;
   const packed = 2 * E + 8;
   const lines = Math.ceil(packed / 64) * 64;
-  const affineBytes = packed % 64 !== 0 && lines * 4 <= packed * 5 ? lines : packed;
+  // Else the least multiple of 8 at which no point of the array crosses more lines than its size needs: 88 bytes
+  // (BN254's FMA build) would put a quarter of the points over three lines, and g_gather touches two per point.
+  const crossesNoExtraLine = (size) => Array.from({ length: 8 }, (_, k) => (k * size) % 64).every((at) => Math.ceil((at + size) / 64) === Math.ceil(size / 64));
+  let affineBytes = packed;
+  if (packed % 64 !== 0 && lines * 4 <= packed * 5) affineBytes = lines;
+  else while (!crossesNoExtraLine(affineBytes)) affineBytes += 8;
   return { E, affineBytes, jacobianBytes: 3 * E, infOffset: 2 * E };
 }
 

@@ -25,10 +25,12 @@ function scaleBy(fp, k, out, x) {
  * @param fieldParams the base field's (from deriveFieldParams)
  * @param options.fp the base field's name function; options.prefix the names of these kernels ('fp2')
  * @param options.nonResidue beta (BigInt, small, a non-residue mod p)
+ * @param options.batched the base field has mul2 / mul4 (the FMA build): the independent base products of mul, sqr,
+ *   norm and conjScale go in one call
  * @returns [Func] with names prefix_add, _sub, _neg, _reduce, _copy, _setZero, _setOne, _isZero, _eq, _mul, _sqr,
  *   _norm, _conjScale, _inv, _toMontgomery, _fromMontgomery, _fromBytes, _toBytes
  */
-export function fp2Kernels(fieldParams, { fp, prefix = 'fp2', nonResidue }) {
+export function fp2Kernels(fieldParams, { fp, prefix = 'fp2', nonResidue, batched = false }) {
   const E = fieldParams.elementBytes;
   const B = fieldParams.bytes;
   const beta = BigInt(nonResidue);
@@ -80,11 +82,20 @@ Returns 1 when both are < p, else 0.`,
 c0 = t0 + beta t1, c1 = (x0 + x1)(y0 + y1) - t0 - t1 (beta = ${beta}). 3 base products.`, [
     reserve(4),
     local.set('t0', slot(0)), local.set('t1', slot(1)), local.set('s', slot(2)), local.set('t', slot(3)),
-    call(fp('mul'), local.get('t0'), c0('x'), c0('y')),
-    call(fp('mul'), local.get('t1'), c1('x'), c1('y')),
-    call(fp('add'), local.get('s'), c0('x'), c1('x')),
-    call(fp('add'), local.get('t'), c0('y'), c1('y')),
-    call(fp('mul'), local.get('s'), local.get('s'), local.get('t')),
+    ...(batched
+      ? [
+        call(fp('add'), local.get('s'), c0('x'), c1('x')),
+        call(fp('add'), local.get('t'), c0('y'), c1('y')),
+        comment('the three products in one four-lane call (its last lane repeats the third)'),
+        call(fp('mul4'), local.get('t0'), c0('x'), c0('y'), local.get('t1'), c1('x'), c1('y'), local.get('s'), local.get('s'), local.get('t'), local.get('s'), local.get('s'), local.get('t')),
+      ]
+      : [
+        call(fp('mul'), local.get('t0'), c0('x'), c0('y')),
+        call(fp('mul'), local.get('t1'), c1('x'), c1('y')),
+        call(fp('add'), local.get('s'), c0('x'), c1('x')),
+        call(fp('add'), local.get('t'), c0('y'), c1('y')),
+        call(fp('mul'), local.get('s'), local.get('s'), local.get('t')),
+      ]),
     comment('x and y are read for the last time above: out may alias them'),
     call(fp('sub'), c1('out'), local.get('s'), local.get('t0')),
     call(fp('sub'), c1('out'), c1('out'), local.get('t1')),
@@ -97,11 +108,13 @@ c0 = t0 + beta t1, c1 = (x0 + x1)(y0 + y1) - t0 - t1 (beta = ${beta}). 3 base pr
 c0 = (x0 + x1)(x0 + beta x1) - v - beta v, c1 = 2 v (beta = ${beta}). 2 base products.`, [
     reserve(4),
     local.set('v', slot(0)), local.set('s', slot(1)), local.set('t', slot(2)), local.set('tmp', slot(3)),
-    call(fp('mul'), local.get('v'), c0('x'), c1('x')),
+    batched ? [] : call(fp('mul'), local.get('v'), c0('x'), c1('x')),
     call(fp('add'), local.get('s'), c0('x'), c1('x')),
     call(fp('copy'), local.get('t'), c0('x')),
     ...addBetaTimes(local.get('t'), c1('x'), local.get('tmp'), +1),
-    call(fp('mul'), local.get('s'), local.get('s'), local.get('t')),
+    batched
+      ? call(fp('mul2'), local.get('v'), c0('x'), c1('x'), local.get('s'), local.get('s'), local.get('t'))
+      : call(fp('mul'), local.get('s'), local.get('s'), local.get('t')),
     comment('x is read for the last time above'),
     ...(beta === -1n
       ? [comment('beta = -1: - v - beta v = 0')]
@@ -114,16 +127,17 @@ c0 = (x0 + x1)(x0 + beta x1) - v - beta v, c1 = 2 v (beta = ${beta}). 2 base pro
   kernel('norm', ['out', 'x'], `out (an F_p element) = N(x) = x conj(x) = x0^2 - beta x1^2 (beta = ${beta}). 2 base products.`, [
     reserve(2),
     local.set('t', slot(0)), local.set('tmp', slot(1)),
-    call(fp('sqr'), local.get('t'), c1('x')),
-    call(fp('sqr'), local.get('out'), c0('x')),
+    batched
+      ? call(fp('mul2'), local.get('t'), c1('x'), c1('x'), local.get('out'), c0('x'), c0('x'))
+      : [call(fp('sqr'), local.get('t'), c1('x')), call(fp('sqr'), local.get('out'), c0('x'))],
     ...addBetaTimes(local.get('out'), local.get('t'), local.get('tmp'), -1),
     release(2),
   ], { locals: ['t', 'tmp'] });
 
   kernel('conjScale', ['out', 'x', 's'], `out = conj(x) s = (x0 s, -x1 s) for s in F_p. c1 is written first, so s may be out's c0.`, [
-    call(fp('mul'), c1('out'), c1('x'), local.get('s')),
-    call(fp('neg'), c1('out'), c1('out')),
-    call(fp('mul'), c0('out'), c0('x'), local.get('s')),
+    ...(batched
+      ? [call(fp('mul2'), c1('out'), c1('x'), local.get('s'), c0('out'), c0('x'), local.get('s')), call(fp('neg'), c1('out'), c1('out'))]
+      : [call(fp('mul'), c1('out'), c1('x'), local.get('s')), call(fp('neg'), c1('out'), c1('out')), call(fp('mul'), c0('out'), c0('x'), local.get('s'))]),
   ]);
 
   kernel('inv', ['out', 'x'], `out = 1 / x = (x0 - x1 u) / (x0^2 - beta x1^2): one base inversion of the norm,

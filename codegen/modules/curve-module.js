@@ -47,7 +47,7 @@ export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = de
   if (glv && glvKernels) for (const fn of glvKernels(glv, { prefix: 'glv' })) module.add(fn);
   if (g2) {
     const f2 = (op) => `fp2_${op}`;
-    for (const fn of fp2Kernels(fieldParams, { fp: f, prefix: 'fp2', nonResidue: g2.nonResidue })) module.add(fn);
+    for (const fn of fp2Kernels(fieldParams, { fp: f, prefix: 'fp2', nonResidue: g2.nonResidue, batched: kernel === 'fma' })) module.add(fn);
     const fp2Shape = { elementBytes: 2 * fieldParams.elementBytes, bytes: 2 * fieldParams.bytes };
     const g2Layout = { curveB: layout.g2B, beta: layout.g2Omega };
     const base = { fp: f, E: fieldParams.elementBytes };

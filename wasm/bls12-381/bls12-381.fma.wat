@@ -5604,11 +5604,10 @@
     (local.set $t1 (i32.add (global.get $sp) (i32.const 64)))
     (local.set $s (i32.add (global.get $sp) (i32.const 128)))
     (local.set $t (i32.add (global.get $sp) (i32.const 192)))
-    (call $fp_mul (local.get $t0) (local.get $x) (local.get $y))
-    (call $fp_mul (local.get $t1) (i32.add (local.get $x) (i32.const 64)) (i32.add (local.get $y) (i32.const 64)))
     (call $fp_add (local.get $s) (local.get $x) (i32.add (local.get $x) (i32.const 64)))
     (call $fp_add (local.get $t) (local.get $y) (i32.add (local.get $y) (i32.const 64)))
-    (call $fp_mul (local.get $s) (local.get $s) (local.get $t))
+    ;; the three products in one four-lane call (its last lane repeats the third)
+    (call $fp_mul4 (local.get $t0) (local.get $x) (local.get $y) (local.get $t1) (i32.add (local.get $x) (i32.const 64)) (i32.add (local.get $y) (i32.const 64)) (local.get $s) (local.get $s) (local.get $t) (local.get $s) (local.get $s) (local.get $t))
     ;; x and y are read for the last time above: out may alias them
     (call $fp_sub (i32.add (local.get $out) (i32.const 64)) (local.get $s) (local.get $t0))
     (call $fp_sub (i32.add (local.get $out) (i32.const 64)) (i32.add (local.get $out) (i32.const 64)) (local.get $t1))
@@ -5629,11 +5628,10 @@
     (local.set $s (i32.add (global.get $sp) (i32.const 64)))
     (local.set $t (i32.add (global.get $sp) (i32.const 128)))
     (local.set $tmp (i32.add (global.get $sp) (i32.const 192)))
-    (call $fp_mul (local.get $v) (local.get $x) (i32.add (local.get $x) (i32.const 64)))
     (call $fp_add (local.get $s) (local.get $x) (i32.add (local.get $x) (i32.const 64)))
     (call $fp_copy (local.get $t) (local.get $x))
     (call $fp_sub (local.get $t) (local.get $t) (i32.add (local.get $x) (i32.const 64)))
-    (call $fp_mul (local.get $s) (local.get $s) (local.get $t))
+    (call $fp_mul2 (local.get $v) (local.get $x) (i32.add (local.get $x) (i32.const 64)) (local.get $s) (local.get $s) (local.get $t))
     ;; x is read for the last time above
     ;; beta = -1: - v - beta v = 0
     (call $fp_copy (local.get $out) (local.get $s))
@@ -5648,17 +5646,15 @@
     (global.set $sp (i32.sub (global.get $sp) (i32.const 128)))
     (local.set $t (i32.add (global.get $sp) (i32.const 0)))
     (local.set $tmp (i32.add (global.get $sp) (i32.const 64)))
-    (call $fp_sqr (local.get $t) (i32.add (local.get $x) (i32.const 64)))
-    (call $fp_sqr (local.get $out) (local.get $x))
+    (call $fp_mul2 (local.get $t) (i32.add (local.get $x) (i32.const 64)) (i32.add (local.get $x) (i32.const 64)) (local.get $out) (local.get $x) (local.get $x))
     (call $fp_add (local.get $out) (local.get $out) (local.get $t))
     (global.set $sp (i32.add (global.get $sp) (i32.const 128)))
   )
 
   ;; fp2_conjScale(out, x, s): out = conj(x) s = (x0 s, -x1 s) for s in F_p. c1 is written first, so s may be out's c0.
   (func $fp2_conjScale (export "fp2_conjScale") (param $out i32) (param $x i32) (param $s i32)
-    (call $fp_mul (i32.add (local.get $out) (i32.const 64)) (i32.add (local.get $x) (i32.const 64)) (local.get $s))
+    (call $fp_mul2 (i32.add (local.get $out) (i32.const 64)) (i32.add (local.get $x) (i32.const 64)) (local.get $s) (local.get $out) (local.get $x) (local.get $s))
     (call $fp_neg (i32.add (local.get $out) (i32.const 64)) (i32.add (local.get $out) (i32.const 64)))
-    (call $fp_mul (local.get $out) (local.get $x) (local.get $s))
   )
 
   ;; fp2_inv(out, x): out = 1 / x = (x0 - x1 u) / (x0^2 - beta x1^2): one base inversion of the norm,

@@ -2364,7 +2364,7 @@
   )
 
   ;; g_gather(dst, src, entries, count): dst[i] = +-src[entries[i] & 0x7fffffff], negated when bit 31 of
-  ;; entries[i] is set. Affine points of 88 bytes; entries are u32.
+  ;; entries[i] is set. Affine points of 96 bytes; entries are u32.
   (func $g_gather (export "g_gather") (param $dst i32) (param $src i32) (param $entries i32) (param $count i32)
     (local $e i32)
     (local $s i32)
@@ -2386,7 +2386,7 @@
         (block $touched
           (loop $touch
             (br_if $touched (i32.ge_u (local.get $ahead) (local.get $aheadEnd)))
-            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 88))))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 96))))
             (local.set $touch (i32.xor (local.get $touch) (i32.load (local.get $s))))
             (local.set $touch (i32.xor (local.get $touch) (i32.load offset=64 (local.get $s))))
             (local.set $ahead (i32.add (local.get $ahead) (i32.const 4)))
@@ -2398,7 +2398,7 @@
           (loop $copy
             (br_if $copied (i32.ge_u (local.get $entries) (local.get $groupEnd)))
             (local.set $e (i32.load (local.get $entries)))
-            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 88))))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 96))))
             (call $fp_copy (local.get $dst) (local.get $s))
             (if (i32.shr_u (local.get $e) (i32.const 31))
               (then
@@ -2409,7 +2409,7 @@
               )
             )
             (i32.store offset=80 (local.get $dst) (i32.load offset=80 (local.get $s)))
-            (local.set $dst (i32.add (local.get $dst) (i32.const 88)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 96)))
             (local.set $entries (i32.add (local.get $entries) (i32.const 4)))
             (br $copy)
           )
@@ -2427,17 +2427,17 @@
       (loop $group
         ;; four points per product call; their y and flags below, one point at a time
         (br_if $groupsDone (i32.lt_u (local.get $count) (i32.const 4)))
-        (call $fp_mul4 (i32.add (local.get $dst) (i32.const 0)) (i32.add (local.get $src) (i32.const 0)) (i32.const 20608) (i32.add (local.get $dst) (i32.const 88)) (i32.add (local.get $src) (i32.const 88)) (i32.const 20608) (i32.add (local.get $dst) (i32.const 176)) (i32.add (local.get $src) (i32.const 176)) (i32.const 20608) (i32.add (local.get $dst) (i32.const 264)) (i32.add (local.get $src) (i32.const 264)) (i32.const 20608))
+        (call $fp_mul4 (i32.add (local.get $dst) (i32.const 0)) (i32.add (local.get $src) (i32.const 0)) (i32.const 20608) (i32.add (local.get $dst) (i32.const 96)) (i32.add (local.get $src) (i32.const 96)) (i32.const 20608) (i32.add (local.get $dst) (i32.const 192)) (i32.add (local.get $src) (i32.const 192)) (i32.const 20608) (i32.add (local.get $dst) (i32.const 288)) (i32.add (local.get $src) (i32.const 288)) (i32.const 20608))
         (call $fp_copy (i32.add (local.get $dst) (i32.const 40)) (i32.add (local.get $src) (i32.const 40)))
         (i32.store offset=80 (i32.add (local.get $dst) (i32.const 0)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 0))))
-        (call $fp_copy (i32.add (local.get $dst) (i32.const 128)) (i32.add (local.get $src) (i32.const 128)))
-        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 88)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 88))))
-        (call $fp_copy (i32.add (local.get $dst) (i32.const 216)) (i32.add (local.get $src) (i32.const 216)))
-        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 176)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 176))))
-        (call $fp_copy (i32.add (local.get $dst) (i32.const 304)) (i32.add (local.get $src) (i32.const 304)))
-        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 264)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 264))))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 352)))
-        (local.set $src (i32.add (local.get $src) (i32.const 352)))
+        (call $fp_copy (i32.add (local.get $dst) (i32.const 136)) (i32.add (local.get $src) (i32.const 136)))
+        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 96)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 96))))
+        (call $fp_copy (i32.add (local.get $dst) (i32.const 232)) (i32.add (local.get $src) (i32.const 232)))
+        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 192)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 192))))
+        (call $fp_copy (i32.add (local.get $dst) (i32.const 328)) (i32.add (local.get $src) (i32.const 328)))
+        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 288)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 288))))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 384)))
+        (local.set $src (i32.add (local.get $src) (i32.const 384)))
         (local.set $count (i32.sub (local.get $count) (i32.const 4)))
         (br $group)
       )
@@ -2448,8 +2448,8 @@
         (call $fp_mul (local.get $dst) (local.get $src) (i32.const 20608))
         (call $fp_copy (i32.add (local.get $dst) (i32.const 40)) (i32.add (local.get $src) (i32.const 40)))
         (i32.store offset=80 (local.get $dst) (i32.load offset=80 (local.get $src)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 88)))
-        (local.set $src (i32.add (local.get $src) (i32.const 88)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 96)))
+        (local.set $src (i32.add (local.get $src) (i32.const 96)))
         (local.set $count (i32.sub (local.get $count) (i32.const 1)))
         (br $next)
       )
@@ -2809,7 +2809,7 @@
           )
         )
         (local.set $src (i32.add (local.get $src) (i32.const 64)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 88)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 96)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)
       )
@@ -3523,11 +3523,10 @@
     (local.set $t1 (i32.add (global.get $sp) (i32.const 40)))
     (local.set $s (i32.add (global.get $sp) (i32.const 80)))
     (local.set $t (i32.add (global.get $sp) (i32.const 120)))
-    (call $fp_mul (local.get $t0) (local.get $x) (local.get $y))
-    (call $fp_mul (local.get $t1) (i32.add (local.get $x) (i32.const 40)) (i32.add (local.get $y) (i32.const 40)))
     (call $fp_add (local.get $s) (local.get $x) (i32.add (local.get $x) (i32.const 40)))
     (call $fp_add (local.get $t) (local.get $y) (i32.add (local.get $y) (i32.const 40)))
-    (call $fp_mul (local.get $s) (local.get $s) (local.get $t))
+    ;; the three products in one four-lane call (its last lane repeats the third)
+    (call $fp_mul4 (local.get $t0) (local.get $x) (local.get $y) (local.get $t1) (i32.add (local.get $x) (i32.const 40)) (i32.add (local.get $y) (i32.const 40)) (local.get $s) (local.get $s) (local.get $t) (local.get $s) (local.get $s) (local.get $t))
     ;; x and y are read for the last time above: out may alias them
     (call $fp_sub (i32.add (local.get $out) (i32.const 40)) (local.get $s) (local.get $t0))
     (call $fp_sub (i32.add (local.get $out) (i32.const 40)) (i32.add (local.get $out) (i32.const 40)) (local.get $t1))
@@ -3548,11 +3547,10 @@
     (local.set $s (i32.add (global.get $sp) (i32.const 40)))
     (local.set $t (i32.add (global.get $sp) (i32.const 80)))
     (local.set $tmp (i32.add (global.get $sp) (i32.const 120)))
-    (call $fp_mul (local.get $v) (local.get $x) (i32.add (local.get $x) (i32.const 40)))
     (call $fp_add (local.get $s) (local.get $x) (i32.add (local.get $x) (i32.const 40)))
     (call $fp_copy (local.get $t) (local.get $x))
     (call $fp_sub (local.get $t) (local.get $t) (i32.add (local.get $x) (i32.const 40)))
-    (call $fp_mul (local.get $s) (local.get $s) (local.get $t))
+    (call $fp_mul2 (local.get $v) (local.get $x) (i32.add (local.get $x) (i32.const 40)) (local.get $s) (local.get $s) (local.get $t))
     ;; x is read for the last time above
     ;; beta = -1: - v - beta v = 0
     (call $fp_copy (local.get $out) (local.get $s))
@@ -3567,17 +3565,15 @@
     (global.set $sp (i32.sub (global.get $sp) (i32.const 80)))
     (local.set $t (i32.add (global.get $sp) (i32.const 0)))
     (local.set $tmp (i32.add (global.get $sp) (i32.const 40)))
-    (call $fp_sqr (local.get $t) (i32.add (local.get $x) (i32.const 40)))
-    (call $fp_sqr (local.get $out) (local.get $x))
+    (call $fp_mul2 (local.get $t) (i32.add (local.get $x) (i32.const 40)) (i32.add (local.get $x) (i32.const 40)) (local.get $out) (local.get $x) (local.get $x))
     (call $fp_add (local.get $out) (local.get $out) (local.get $t))
     (global.set $sp (i32.add (global.get $sp) (i32.const 80)))
   )
 
   ;; fp2_conjScale(out, x, s): out = conj(x) s = (x0 s, -x1 s) for s in F_p. c1 is written first, so s may be out's c0.
   (func $fp2_conjScale (export "fp2_conjScale") (param $out i32) (param $x i32) (param $s i32)
-    (call $fp_mul (i32.add (local.get $out) (i32.const 40)) (i32.add (local.get $x) (i32.const 40)) (local.get $s))
+    (call $fp_mul2 (i32.add (local.get $out) (i32.const 40)) (i32.add (local.get $x) (i32.const 40)) (local.get $s) (local.get $out) (local.get $x) (local.get $s))
     (call $fp_neg (i32.add (local.get $out) (i32.const 40)) (i32.add (local.get $out) (i32.const 40)))
-    (call $fp_mul (local.get $out) (local.get $x) (local.get $s))
   )
 
   ;; fp2_inv(out, x): out = 1 / x = (x0 - x1 u) / (x0^2 - beta x1^2): one base inversion of the norm,

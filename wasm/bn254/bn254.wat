@@ -2853,7 +2853,7 @@
   )
 
   ;; g2_gather(dst, src, entries, count): dst[i] = +-src[entries[i] & 0x7fffffff], negated when bit 31 of
-  ;; entries[i] is set. Affine points of 152 bytes; entries are u32.
+  ;; entries[i] is set. Affine points of 160 bytes; entries are u32.
   (func $g2_gather (export "g2_gather") (param $dst i32) (param $src i32) (param $entries i32) (param $count i32)
     (local $e i32)
     (local $s i32)
@@ -2875,7 +2875,7 @@
         (block $touched
           (loop $touch
             (br_if $touched (i32.ge_u (local.get $ahead) (local.get $aheadEnd)))
-            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 152))))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 160))))
             (local.set $touch (i32.xor (local.get $touch) (i32.load (local.get $s))))
             (local.set $touch (i32.xor (local.get $touch) (i32.load offset=64 (local.get $s))))
             (local.set $touch (i32.xor (local.get $touch) (i32.load offset=128 (local.get $s))))
@@ -2888,7 +2888,7 @@
           (loop $copy
             (br_if $copied (i32.ge_u (local.get $entries) (local.get $groupEnd)))
             (local.set $e (i32.load (local.get $entries)))
-            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 152))))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 160))))
             (call $fp2_copy (local.get $dst) (local.get $s))
             (if (i32.shr_u (local.get $e) (i32.const 31))
               (then
@@ -2899,7 +2899,7 @@
               )
             )
             (i32.store offset=144 (local.get $dst) (i32.load offset=144 (local.get $s)))
-            (local.set $dst (i32.add (local.get $dst) (i32.const 152)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 160)))
             (local.set $entries (i32.add (local.get $entries) (i32.const 4)))
             (br $copy)
           )
@@ -2919,8 +2919,8 @@
         (call $fp2_mul (local.get $dst) (local.get $src) (i32.const 18688))
         (call $fp2_copy (i32.add (local.get $dst) (i32.const 72)) (i32.add (local.get $src) (i32.const 72)))
         (i32.store offset=144 (local.get $dst) (i32.load offset=144 (local.get $src)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 152)))
-        (local.set $src (i32.add (local.get $src) (i32.const 152)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 160)))
+        (local.set $src (i32.add (local.get $src) (i32.const 160)))
         (local.set $count (i32.sub (local.get $count) (i32.const 1)))
         (br $next)
       )
@@ -3097,7 +3097,7 @@
           )
         )
         (local.set $src (i32.add (local.get $src) (i32.const 128)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 152)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 160)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)
       )

@@ -74,7 +74,7 @@ export default Object.freeze({
       }),
     }),
     E: 72,
-    affineBytes: 152,
+    affineBytes: 160,
     jacobianBytes: 216,
     infOffset: 144,
     glv: Object.freeze({
@@ -95,7 +95,7 @@ export default Object.freeze({
       elementBytes: 40,
     }),
     E: 40,
-    affineBytes: 88,
+    affineBytes: 96,
     jacobianBytes: 120,
     infOffset: 80,
     g2: Object.freeze({

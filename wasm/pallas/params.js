@@ -44,7 +44,7 @@ export default Object.freeze({
       elementBytes: 40,
     }),
     E: 40,
-    affineBytes: 88,
+    affineBytes: 96,
     jacobianBytes: 120,
     infOffset: 80,
   }),

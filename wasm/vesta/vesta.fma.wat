@@ -2318,7 +2318,7 @@
   )
 
   ;; g_gather(dst, src, entries, count): dst[i] = +-src[entries[i] & 0x7fffffff], negated when bit 31 of
-  ;; entries[i] is set. Affine points of 88 bytes; entries are u32.
+  ;; entries[i] is set. Affine points of 96 bytes; entries are u32.
   (func $g_gather (export "g_gather") (param $dst i32) (param $src i32) (param $entries i32) (param $count i32)
     (local $e i32)
     (local $s i32)
@@ -2340,7 +2340,7 @@
         (block $touched
           (loop $touch
             (br_if $touched (i32.ge_u (local.get $ahead) (local.get $aheadEnd)))
-            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 88))))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (i32.load (local.get $ahead)) (i32.const 0x7fffffff)) (i32.const 96))))
             (local.set $touch (i32.xor (local.get $touch) (i32.load (local.get $s))))
             (local.set $touch (i32.xor (local.get $touch) (i32.load offset=64 (local.get $s))))
             (local.set $ahead (i32.add (local.get $ahead) (i32.const 4)))
@@ -2352,7 +2352,7 @@
           (loop $copy
             (br_if $copied (i32.ge_u (local.get $entries) (local.get $groupEnd)))
             (local.set $e (i32.load (local.get $entries)))
-            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 88))))
+            (local.set $s (i32.add (local.get $src) (i32.mul (i32.and (local.get $e) (i32.const 0x7fffffff)) (i32.const 96))))
             (call $fp_copy (local.get $dst) (local.get $s))
             (if (i32.shr_u (local.get $e) (i32.const 31))
               (then
@@ -2363,7 +2363,7 @@
               )
             )
             (i32.store offset=80 (local.get $dst) (i32.load offset=80 (local.get $s)))
-            (local.set $dst (i32.add (local.get $dst) (i32.const 88)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 96)))
             (local.set $entries (i32.add (local.get $entries) (i32.const 4)))
             (br $copy)
           )
@@ -2381,17 +2381,17 @@
       (loop $group
         ;; four points per product call; their y and flags below, one point at a time
         (br_if $groupsDone (i32.lt_u (local.get $count) (i32.const 4)))
-        (call $fp_mul4 (i32.add (local.get $dst) (i32.const 0)) (i32.add (local.get $src) (i32.const 0)) (i32.const 20728) (i32.add (local.get $dst) (i32.const 88)) (i32.add (local.get $src) (i32.const 88)) (i32.const 20728) (i32.add (local.get $dst) (i32.const 176)) (i32.add (local.get $src) (i32.const 176)) (i32.const 20728) (i32.add (local.get $dst) (i32.const 264)) (i32.add (local.get $src) (i32.const 264)) (i32.const 20728))
+        (call $fp_mul4 (i32.add (local.get $dst) (i32.const 0)) (i32.add (local.get $src) (i32.const 0)) (i32.const 20728) (i32.add (local.get $dst) (i32.const 96)) (i32.add (local.get $src) (i32.const 96)) (i32.const 20728) (i32.add (local.get $dst) (i32.const 192)) (i32.add (local.get $src) (i32.const 192)) (i32.const 20728) (i32.add (local.get $dst) (i32.const 288)) (i32.add (local.get $src) (i32.const 288)) (i32.const 20728))
         (call $fp_copy (i32.add (local.get $dst) (i32.const 40)) (i32.add (local.get $src) (i32.const 40)))
         (i32.store offset=80 (i32.add (local.get $dst) (i32.const 0)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 0))))
-        (call $fp_copy (i32.add (local.get $dst) (i32.const 128)) (i32.add (local.get $src) (i32.const 128)))
-        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 88)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 88))))
-        (call $fp_copy (i32.add (local.get $dst) (i32.const 216)) (i32.add (local.get $src) (i32.const 216)))
-        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 176)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 176))))
-        (call $fp_copy (i32.add (local.get $dst) (i32.const 304)) (i32.add (local.get $src) (i32.const 304)))
-        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 264)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 264))))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 352)))
-        (local.set $src (i32.add (local.get $src) (i32.const 352)))
+        (call $fp_copy (i32.add (local.get $dst) (i32.const 136)) (i32.add (local.get $src) (i32.const 136)))
+        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 96)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 96))))
+        (call $fp_copy (i32.add (local.get $dst) (i32.const 232)) (i32.add (local.get $src) (i32.const 232)))
+        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 192)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 192))))
+        (call $fp_copy (i32.add (local.get $dst) (i32.const 328)) (i32.add (local.get $src) (i32.const 328)))
+        (i32.store offset=80 (i32.add (local.get $dst) (i32.const 288)) (i32.load offset=80 (i32.add (local.get $src) (i32.const 288))))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 384)))
+        (local.set $src (i32.add (local.get $src) (i32.const 384)))
         (local.set $count (i32.sub (local.get $count) (i32.const 4)))
         (br $group)
       )
@@ -2402,8 +2402,8 @@
         (call $fp_mul (local.get $dst) (local.get $src) (i32.const 20728))
         (call $fp_copy (i32.add (local.get $dst) (i32.const 40)) (i32.add (local.get $src) (i32.const 40)))
         (i32.store offset=80 (local.get $dst) (i32.load offset=80 (local.get $src)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 88)))
-        (local.set $src (i32.add (local.get $src) (i32.const 88)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 96)))
+        (local.set $src (i32.add (local.get $src) (i32.const 96)))
         (local.set $count (i32.sub (local.get $count) (i32.const 1)))
         (br $next)
       )
@@ -2763,7 +2763,7 @@
           )
         )
         (local.set $src (i32.add (local.get $src) (i32.const 64)))
-        (local.set $dst (i32.add (local.get $dst) (i32.const 88)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 96)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)
       )
