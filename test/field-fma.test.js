@@ -9,7 +9,8 @@ import { fmaModuleWat, instantiateFma, fmaElements } from '../codegen/modules/fm
 import { compileWat } from '../codegen/compile.js';
 import { relaxedFmaSupport, relaxedFmaProbeBytes, RELAXED_FMA_PROBE_WAT } from '../src/runtime/features.js';
 import { modInv } from '../src/bigint/field.js';
-import { LONG_TESTS, primeMatrix, curvePrimes, makeRng, edgeValues, prevPrime, nextPrime, hex } from './harness.js';
+import { LONG_TESTS, primeMatrix, curvePrimes, makeRng, edgeValues, prevPrime, nextPrime, hex, runFieldEquivalence } from './harness.js';
+import { instantiateField } from '../codegen/index.js';
 
 const SUPPORT = relaxedFmaSupport();
 const BN254_P = curvePrimes().bn254.p;
@@ -145,4 +146,40 @@ describe.runIf(SUPPORT === 'fused')('FMA Montgomery product vs BigInt', () => {
       expect(failures).toEqual([]);
     });
   }
+});
+
+// The FMA build's field module: every other kernel (add, sub, neg, reduce, eq, inversion, square root, bytes, batch
+// inversion, pow) generated over the FMA layout, and mul / sqr / mul2 / mul4 through the same equivalence runner
+// as the integer kernels (test/harness.js), on the matrix plus the FMA limb sizes' edges.
+describe.runIf(SUPPORT === 'fused')('FMA build field module: every kernel vs BigInt', () => {
+  const primes = fmaPrimes().filter(({ p }) => p > 3n); // p = 3 has no room for the edge values' spread
+  it(`${primes.length} primes, each kernel export against BigInt with edge-biased inputs in [0, 2p)`, { timeout: 600_000 }, async () => {
+    for (const { name, p } of primes) {
+      const inst = await instantiateField({ p, kernel: 'fma' });
+      expect(inst.params).toMatchObject({ kernel: 'fma', limbBytes: 8, w: deriveFmaParams(p).W });
+      const { failures, checks } = runFieldEquivalence(inst, { rng: makeRng(`fma build ${name}`), label: `${name}, FMA build`, pairs: LONG_TESTS ? Infinity : 200 });
+      expect(failures, name).toEqual([]);
+      expect(checks, name).toBeGreaterThan(500);
+      // mul2 and mul4 against mul, lane by lane, with aliasing across lanes
+      const { field } = inst;
+      const E = field.elementBytes;
+      const rng = makeRng(`fma build lanes ${name}`);
+      const base = field.alloc(12);
+      const at = (i) => base + i * E;
+      const values = edgeValues(p, inst.params.w, inst.params.n, { bound: 2n * p, rng }).slice(0, 8);
+      while (values.length < 8) values.push(BigInt(values.length));
+      const raw = (i, x) => field.writeLimbs(at(i), x);
+      values.forEach((x, i) => raw(i, x));
+      const rInv = modInv(inst.params.R % p, p);
+      field.mul4(at(8), at(0), at(1), at(9), at(2), at(3), at(10), at(4), at(5), at(11), at(6), at(7));
+      field.mul2(at(0), at(0), at(7), at(7), at(1), at(0));
+      const want = (x, y) => (x * y * rInv) % p;
+      const got = (i) => field.readLimbs(at(i));
+      for (const [i, x, y] of [[8, 0, 1], [9, 2, 3], [10, 4, 5], [11, 6, 7]]) {
+        expect(got(i) < 2n * p && got(i) % p === want(values[x], values[y]), `${name} mul4 lane ${i - 8}`).toBe(true);
+      }
+      expect(got(0) % p, `${name} mul2 lane 0 (out aliases x)`).toBe(want(values[0], values[7]));
+      expect(got(7) % p, `${name} mul2 lane 1 (out is lane 0's y)`).toBe(want(values[1], values[0]));
+    }
+  });
 });
