@@ -56,7 +56,6 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
   if (kernel === 'fma') return deriveFmaFieldParams(p, bits);
   const n = Math.ceil((bits + 2) / w);
   const W = BigInt(w);
-  const R = 1n << BigInt(n * w);
   const limbMax = (1n << W) - 1n;
   const twoP = 2n * p;
   const pLimbs = toLimbs(p, w, n);
@@ -67,51 +66,46 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
   const carryPlan = planMontgomeryCarries({ n, w, xMax: limbMax, yMax, pLimbs });
 
   return Object.freeze({
-    p,
-    w,
-    n,
-    bits,
-    bytes: Math.ceil(bits / 8),
-    kernel: 'int',
-    limbBytes: 4,
-    elementBytes: 4 * n,
-    R,
-    R2: (R * R) % p,
-    one: R % p, // 1 in Montgomery form
-    mu: Number((1n << W) - modInverse(p % (1n << W), 1n << W)), // -p^-1 mod 2^w
-    pLimbs: Object.freeze(pLimbs),
-    twoPLimbs: Object.freeze(twoPLimbs),
-    limbMax,
-    lazy: Object.freeze({ bound: '2p', condition: '4p < R', holds: 4n * p < R }),
+    ...limbShapeParams(p, bits, w, n, 'int'),
+    mu: Number(mu(p, W)),
     carryPlan,
   });
 }
 
 function deriveFmaFieldParams(p, bits) {
   const { w, n } = fmaLimbShape(bits);
-  const W = BigInt(w);
-  const R = 1n << BigInt(n * w);
-  if (!(4n * p < R)) throw new Error('unreachable: n is chosen so that 4p < R');
   return Object.freeze({
+    ...limbShapeParams(p, bits, w, n, 'fma'),
+    W: w, // the FMA kernel's name for w
+    mu: mu(p, BigInt(w)), // a BigInt: w > 32
+    splitOps: w <= 51 ? 3 : 4, // f64 ops per limb-product split (codegen/kernels/field-mul-fma.js)
+  });
+}
+
+/** -p^-1 mod 2^w */
+const mu = (p, W) => (1n << W) - modInverse(p % (1n << W), 1n << W);
+
+/** What both kernels' params hold for n limbs of w bits: u32 limb words for 'int', u64 for 'fma'. */
+function limbShapeParams(p, bits, w, n, kernel) {
+  const R = 1n << BigInt(n * w);
+  const limbBytes = kernel === 'fma' ? 8 : 4;
+  return {
     p,
     w,
-    W: w, // the FMA kernel's name for w
     n,
     bits,
     bytes: Math.ceil(bits / 8),
-    kernel: 'fma',
-    limbBytes: 8,
-    elementBytes: 8 * n,
+    kernel,
+    limbBytes,
+    elementBytes: limbBytes * n,
     R,
     R2: (R * R) % p,
-    one: R % p,
-    mu: (1n << W) - modInverse(p % (1n << W), 1n << W), // -p^-1 mod 2^w, a BigInt (w > 32)
+    one: R % p, // 1 in Montgomery form
     pLimbs: Object.freeze(toLimbs(p, w, n)),
     twoPLimbs: Object.freeze(toLimbs(2n * p, w, n)),
-    limbMax: (1n << W) - 1n,
-    lazy: Object.freeze({ bound: '2p', condition: '4p < R', holds: true }),
-    splitOps: w <= 51 ? 3 : 4, // f64 ops per limb-product split (codegen/kernels/field-mul-fma.js)
-  });
+    limbMax: (1n << BigInt(w)) - 1n,
+    lazy: Object.freeze({ bound: '2p', condition: '4p < R', holds: 4n * p < R }),
+  };
 }
 
 /** The parameters as printable lines, for module headers and the CLI. */
