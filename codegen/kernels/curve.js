@@ -50,8 +50,10 @@ function scratch(E) {
  * @param options.base for coordinates in F_p2: { fp, E } of the base field F_p. batchAdd then inverts the norms
  *   N(d) = d conj(d) in F_p (one batch over F_p) and takes 1/d = conj(d) / N(d): 7 base products per pair for
  *   the inversion instead of 9 (three F_p2 products of 3 each). Needs fp('norm') and fp('conjScale').
+ * @param options.batchedProducts the field has fp mul2 / mul4 (the FMA build: two / four products per call, in about
+ *   the time of one / two): batchAdd (over F_p), decoding and the GLV map run their independent products together
  */
-export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism, prefix = 'g', base = null, batchedProducts = false }) {
+export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism, prefix = 'g', base = null, batchedProducts: batched = false }) {
   const { E, affineBytes, infOffset } = curveSizes(fieldParams);
   const g = (name) => `${prefix}_${name}`;
   const S = scratch(E);
@@ -61,8 +63,6 @@ export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism
   const INF = (p) => i32.load(local.get(p), infOffset);
   const setInf = (p, v) => i32.store(local.get(p), i32.const(v), infOffset);
   const funcs = [];
-  // the FMA build's field has fp mul2 / mul4 (two / four products per call, for about the time of one / two)
-  const batched = batchedProducts;
 
   // --- affine -----------------------------------------------------------------------------------
   {
@@ -208,6 +208,25 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
       local.set('d', dAt(local.get('i'))),
       local.set('pre', preAt(local.get('i'))),
     ];
+    // lam = the slope's numerator of pair (dst, src): y2 - y1, or 3 x1^2 + a to double (t: scratch)
+    const numerator = (kind, lam, t, dst, src) => if_(
+      i32.eq(kind, i32.const(DOUBLE)),
+      [
+        comment('doubling: numerator 3 x^2 + a'),
+        call(fp('sqr'), local.get(t), X(dst)),
+        call(fp('add'), local.get(lam), local.get(t), local.get(t)),
+        call(fp('add'), local.get(lam), local.get(lam), local.get(t)),
+        aIsZero ? [] : call(fp('add'), local.get(lam), local.get(lam), i32.const(layout.curveA)),
+      ],
+      [call(fp('sub'), local.get(lam), Y(src), Y(dst))],
+    );
+    // with t = lambda^2: t = x3 = lambda^2 - x1 - x2 and u = x1 - x3; then, with u = lambda (x1 - x3): y3 = u - y1, x1 = x3
+    const x3 = (t, u, dst, src) => [
+      call(fp('sub'), local.get(t), local.get(t), X(dst)),
+      call(fp('sub'), local.get(t), local.get(t), X(src)),
+      call(fp('sub'), local.get(u), X(dst), local.get(t)),
+    ];
+    const y3 = (t, u, dst) => [call(fp('sub'), Y(dst), local.get(u), Y(dst)), call(fp('copy'), X(dst), local.get(t))];
     // pair i (loadPair done): kind_i, and d_i = x2 - x1 (or 2 y1 to double) when it adds; the dst-only cases done here
     const classify = [
       local.set('kind', i32.const(SKIP)),
@@ -233,7 +252,7 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
       i32.store(kindAt(local.get('i')), local.get('kind')),
     ];
     if (batched && !base) {
-      funcs.push(batchAddFourLanes({ fn, E, affineBytes, layout, aIsZero, fp, S, X, Y, loadPair, classify, kindAt, dAt, preAt, SKIP, DOUBLE }));
+      funcs.push(batchAddFourLanes({ fn, E, affineBytes, layout, fp, S, X, Y, loadPair, classify, numerator, x3, y3, kindAt, dAt, preAt, SKIP }));
     } else {
       fn.push(
         local.set('kinds', i32.add(local.get('scratch'), i32.mul(local.get('count'), i32.const(2 * E)))),
@@ -280,26 +299,13 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
                   call(fp('conjScale'), local.get('pre'), local.get('d'), local.get('pre')),
                 ]
                 : [call(fp('mul'), local.get('pre'), local.get('pre'), local.get('acc')), call(fp('mul'), local.get('acc'), local.get('acc'), local.get('d'))]),
-              if_(
-                i32.eq(local.get('kind'), i32.const(ADD)),
-                [call(fp('sub'), local.get('lam'), Y('src'), Y('dst'))],
-                [
-                  comment('doubling: numerator 3 x^2 + a'),
-                  call(fp('sqr'), local.get('t'), X('dst')),
-                  call(fp('add'), local.get('lam'), local.get('t'), local.get('t')),
-                  call(fp('add'), local.get('lam'), local.get('lam'), local.get('t')),
-                  aIsZero ? [] : call(fp('add'), local.get('lam'), local.get('lam'), i32.const(layout.curveA)),
-                ],
-              ),
+              numerator(local.get('kind'), 'lam', 't', 'dst', 'src'),
               call(fp('mul'), local.get('lam'), local.get('lam'), local.get('pre')),
               call(fp('sqr'), local.get('t'), local.get('lam')),
-              call(fp('sub'), local.get('t'), local.get('t'), X('dst')),
-              call(fp('sub'), local.get('t'), local.get('t'), X('src')),
+              ...x3('t', 'pre', 'dst', 'src'),
               comment('y3 = lambda (x1 - x3) - y1, with x3 in t'),
-              call(fp('sub'), local.get('pre'), X('dst'), local.get('t')),
               call(fp('mul'), local.get('pre'), local.get('pre'), local.get('lam')),
-              call(fp('sub'), Y('dst'), local.get('pre'), Y('dst')),
-              call(fp('copy'), X('dst'), local.get('t')),
+              ...y3('t', 'pre', 'dst'),
             ]),
             br('bwd'),
           ]),
@@ -534,12 +540,12 @@ out may alias p1 or p2.`,
  * add gets d_i = 1 and works on a zero dummy point, and lanes past the end read the constant 1: no lane branches
  * around a four-lane call.
  */
-function batchAddFourLanes({ fn, E, affineBytes, layout, aIsZero, fp, S, X, Y, classify, loadPair, kindAt, dAt, preAt, SKIP, DOUBLE }) {
+function batchAddFourLanes({ fn, E, affineBytes, layout, fp, S, X, Y, classify, loadPair, numerator, x3, y3, kindAt, dAt, preAt, SKIP }) {
   const LANES = [0, 1, 2, 3];
   const dummySlots = Math.ceil(affineBytes / E);
   // stack: acc_s, lam_s, t_s (4 each), spare (the pre of a lane past the end), 3 temporaries, the dummy point
   const reserved = 16 + dummySlots;
-  for (const name of ['spare', 'tmp0', 'tmp1', 'tmp2', 'dummy', 'at']) fn.local(name, 'i32');
+  for (const name of ['spare', 'tmp0', 'tmp1', 'tmp2', 'dummy']) fn.local(name, 'i32');
   for (const s of LANES) for (const name of ['acc', 'lam', 't', 'dst', 'src', 'd', 'pre', 'kind']) fn.local(`${name}${s}`, 'i32');
   const get = (name) => local.get(name);
   const four = (kernel, out, x, y) => call(fp(kernel), ...LANES.flatMap((s) => [get(`${out}${s}`), get(`${x}${s}`), get(`${y}${s}`)]));
@@ -613,29 +619,13 @@ function batchAddFourLanes({ fn, E, affineBytes, layout, aIsZero, fp, S, X, Y, c
         ]),
         four('mul4', 'pre', 'pre', 'acc'),
         four('mul4', 'acc', 'acc', 'd'),
-        ...perLane((s) => [
-          if_(
-            i32.eq(get(`kind${s}`), i32.const(DOUBLE)),
-            [
-              comment('doubling: numerator 3 x^2 + a'),
-              call(fp('sqr'), get(`t${s}`), X(`dst${s}`)),
-              call(fp('add'), get(`lam${s}`), get(`t${s}`), get(`t${s}`)),
-              call(fp('add'), get(`lam${s}`), get(`lam${s}`), get(`t${s}`)),
-              aIsZero ? [] : call(fp('add'), get(`lam${s}`), get(`lam${s}`), i32.const(layout.curveA)),
-            ],
-            [call(fp('sub'), get(`lam${s}`), Y(`src${s}`), Y(`dst${s}`))],
-          ),
-        ]),
+        ...perLane((s) => [numerator(get(`kind${s}`), `lam${s}`, `t${s}`, `dst${s}`, `src${s}`)]),
         four('mul4', 'lam', 'lam', 'pre'),
         four('mul4', 't', 'lam', 'lam'),
-        ...perLane((s) => [
-          call(fp('sub'), get(`t${s}`), get(`t${s}`), X(`dst${s}`)),
-          call(fp('sub'), get(`t${s}`), get(`t${s}`), X(`src${s}`)),
-          call(fp('sub'), get(`pre${s}`), X(`dst${s}`), get(`t${s}`)),
-        ]),
+        ...perLane((s) => x3(`t${s}`, `pre${s}`, `dst${s}`, `src${s}`)),
         comment('y3 = lambda (x1 - x3) - y1, x3 = t'),
         four('mul4', 'pre', 'pre', 'lam'),
-        ...perLane((s) => [call(fp('sub'), Y(`dst${s}`), get(`pre${s}`), Y(`dst${s}`)), call(fp('copy'), X(`dst${s}`), get(`t${s}`))]),
+        ...perLane((s) => y3(`t${s}`, `pre${s}`, `dst${s}`)),
         br('bwd'),
       ]),
     ]),

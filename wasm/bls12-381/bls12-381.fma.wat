@@ -4632,7 +4632,6 @@
     (local $tmp1 i32)
     (local $tmp2 i32)
     (local $dummy i32)
-    (local $at i32)
     (local $acc0 i32)
     (local $lam0 i32)
     (local $t0 i32)
@@ -5869,23 +5868,23 @@
             (call $fp_mul (local.get $pre) (local.get $pre) (local.get $acc))
             (call $fp_mul (local.get $acc) (local.get $acc) (i32.add (local.get $pre) (i32.const 64)))
             (call $fp2_conjScale (local.get $pre) (local.get $d) (local.get $pre))
-            (if (i32.eq (local.get $kind) (i32.const 1))
+            (if (i32.eq (local.get $kind) (i32.const 2))
               (then
-                (call $fp2_sub (local.get $lam) (i32.add (local.get $src) (i32.const 128)) (i32.add (local.get $dst) (i32.const 128)))
-              )
-              (else
                 ;; doubling: numerator 3 x^2 + a
                 (call $fp2_sqr (local.get $t) (local.get $dst))
                 (call $fp2_add (local.get $lam) (local.get $t) (local.get $t))
                 (call $fp2_add (local.get $lam) (local.get $lam) (local.get $t))
+              )
+              (else
+                (call $fp2_sub (local.get $lam) (i32.add (local.get $src) (i32.const 128)) (i32.add (local.get $dst) (i32.const 128)))
               )
             )
             (call $fp2_mul (local.get $lam) (local.get $lam) (local.get $pre))
             (call $fp2_sqr (local.get $t) (local.get $lam))
             (call $fp2_sub (local.get $t) (local.get $t) (local.get $dst))
             (call $fp2_sub (local.get $t) (local.get $t) (local.get $src))
-            ;; y3 = lambda (x1 - x3) - y1, with x3 in t
             (call $fp2_sub (local.get $pre) (local.get $dst) (local.get $t))
+            ;; y3 = lambda (x1 - x3) - y1, with x3 in t
             (call $fp2_mul (local.get $pre) (local.get $pre) (local.get $lam))
             (call $fp2_sub (i32.add (local.get $dst) (i32.const 128)) (local.get $pre) (i32.add (local.get $dst) (i32.const 128)))
             (call $fp2_copy (local.get $dst) (local.get $t))

@@ -2648,23 +2648,23 @@
             (local.set $pre (i32.add (i32.add (local.get $scratch) (i32.mul (local.get $count) (i32.const 52))) (i32.mul (local.get $i) (i32.const 52))))
             (call $fp_mul (local.get $pre) (local.get $pre) (local.get $acc))
             (call $fp_mul (local.get $acc) (local.get $acc) (local.get $d))
-            (if (i32.eq (local.get $kind) (i32.const 1))
+            (if (i32.eq (local.get $kind) (i32.const 2))
               (then
-                (call $fp_sub (local.get $lam) (i32.add (local.get $src) (i32.const 52)) (i32.add (local.get $dst) (i32.const 52)))
-              )
-              (else
                 ;; doubling: numerator 3 x^2 + a
                 (call $fp_sqr (local.get $t) (local.get $dst))
                 (call $fp_add (local.get $lam) (local.get $t) (local.get $t))
                 (call $fp_add (local.get $lam) (local.get $lam) (local.get $t))
+              )
+              (else
+                (call $fp_sub (local.get $lam) (i32.add (local.get $src) (i32.const 52)) (i32.add (local.get $dst) (i32.const 52)))
               )
             )
             (call $fp_mul (local.get $lam) (local.get $lam) (local.get $pre))
             (call $fp_sqr (local.get $t) (local.get $lam))
             (call $fp_sub (local.get $t) (local.get $t) (local.get $dst))
             (call $fp_sub (local.get $t) (local.get $t) (local.get $src))
-            ;; y3 = lambda (x1 - x3) - y1, with x3 in t
             (call $fp_sub (local.get $pre) (local.get $dst) (local.get $t))
+            ;; y3 = lambda (x1 - x3) - y1, with x3 in t
             (call $fp_mul (local.get $pre) (local.get $pre) (local.get $lam))
             (call $fp_sub (i32.add (local.get $dst) (i32.const 52)) (local.get $pre) (i32.add (local.get $dst) (i32.const 52)))
             (call $fp_copy (local.get $dst) (local.get $t))
@@ -3633,23 +3633,23 @@
             (call $fp_mul (local.get $pre) (local.get $pre) (local.get $acc))
             (call $fp_mul (local.get $acc) (local.get $acc) (i32.add (local.get $pre) (i32.const 52)))
             (call $fp2_conjScale (local.get $pre) (local.get $d) (local.get $pre))
-            (if (i32.eq (local.get $kind) (i32.const 1))
+            (if (i32.eq (local.get $kind) (i32.const 2))
               (then
-                (call $fp2_sub (local.get $lam) (i32.add (local.get $src) (i32.const 104)) (i32.add (local.get $dst) (i32.const 104)))
-              )
-              (else
                 ;; doubling: numerator 3 x^2 + a
                 (call $fp2_sqr (local.get $t) (local.get $dst))
                 (call $fp2_add (local.get $lam) (local.get $t) (local.get $t))
                 (call $fp2_add (local.get $lam) (local.get $lam) (local.get $t))
+              )
+              (else
+                (call $fp2_sub (local.get $lam) (i32.add (local.get $src) (i32.const 104)) (i32.add (local.get $dst) (i32.const 104)))
               )
             )
             (call $fp2_mul (local.get $lam) (local.get $lam) (local.get $pre))
             (call $fp2_sqr (local.get $t) (local.get $lam))
             (call $fp2_sub (local.get $t) (local.get $t) (local.get $dst))
             (call $fp2_sub (local.get $t) (local.get $t) (local.get $src))
-            ;; y3 = lambda (x1 - x3) - y1, with x3 in t
             (call $fp2_sub (local.get $pre) (local.get $dst) (local.get $t))
+            ;; y3 = lambda (x1 - x3) - y1, with x3 in t
             (call $fp2_mul (local.get $pre) (local.get $pre) (local.get $lam))
             (call $fp2_sub (i32.add (local.get $dst) (i32.const 104)) (local.get $pre) (i32.add (local.get $dst) (i32.const 104)))
             (call $fp2_copy (local.get $dst) (local.get $t))

@@ -2430,7 +2430,6 @@
     (local $tmp1 i32)
     (local $tmp2 i32)
     (local $dummy i32)
-    (local $at i32)
     (local $acc0 i32)
     (local $lam0 i32)
     (local $t0 i32)
