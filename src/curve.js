@@ -316,8 +316,14 @@ export class Curve {
  */
 export function curveLoader(runtime, importWasm, importFmaWasm = null) {
   const curves = new Map();
+  const hasFmaBuild = !!(runtime.fma && importFmaWasm);
   return function load({ kernel = 'auto' } = {}) {
-    const chosen = resolveKernel(importFmaWasm ? runtime : { ...runtime, fma: undefined }, kernel);
+    let chosen;
+    try {
+      chosen = resolveKernel(kernel, { name: runtime.name, hasFmaBuild });
+    } catch (e) {
+      return Promise.reject(e);
+    }
     if (!curves.has(chosen)) {
       const params = runtimeForKernel(runtime, chosen);
       const importChosen = chosen === 'fma' ? importFmaWasm : importWasm;

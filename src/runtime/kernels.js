@@ -6,16 +6,16 @@ import { relaxedFmaSupport } from './features.js';
 export const KERNELS = Object.freeze(['auto', 'int', 'fma']);
 
 /**
- * The kernel a load asked for, resolved on this engine: 'auto' (the default) takes 'fma' when the curve ships an FMA
- * build and the engine's relaxed_madd is fused, else 'int'; 'fma' is an error where it cannot run (exactly: the
- * kernels are exact only with one rounding per multiply-add), 'int' always runs.
+ * The kernel a load asked for, resolved on this engine: 'auto' (the default) takes 'fma' when the curve has an FMA
+ * build (`hasFmaBuild`) and the engine's relaxed_madd is fused, else 'int'; 'fma' is an error where it cannot run
+ * (the kernels are exact only with one rounding per multiply-add), 'int' always runs.
  */
-export function resolveKernel(runtime, kernel = 'auto') {
+export function resolveKernel(kernel, { name, hasFmaBuild }) {
   if (!KERNELS.includes(kernel)) throw new RangeError(`kernel must be one of ${KERNELS.map((k) => `'${k}'`).join(', ')}, got ${JSON.stringify(kernel)}`);
   if (kernel === 'int') return 'int';
-  const support = runtime.fma ? relaxedFmaSupport() : 'no FMA build';
+  const support = hasFmaBuild ? relaxedFmaSupport() : 'no FMA build';
   if (kernel === 'auto') return support === 'fused' ? 'fma' : 'int';
-  if (!runtime.fma) throw new RangeError(`curve ${runtime.name} has no FMA build (generated curves: int only)`);
+  if (!hasFmaBuild) throw new RangeError(`curve ${name} has no FMA build (its params have no fma section, or its loader no FMA Wasm)`);
   if (support !== 'fused') {
     throw new RangeError(support === 'unsupported'
       ? "kernel 'fma' needs relaxed SIMD, which this engine does not validate (Node 20 needs --experimental-wasm-relaxed-simd; Safari lacks it): use 'int' or 'auto'"
