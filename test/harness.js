@@ -279,20 +279,9 @@ const hex = (x) => (typeof x === 'bigint' ? (x < 0n ? '-0x' + (-x).toString(16) 
 export { hex };
 
 /** u32 words of the element at ptr, fresh view (memory may have grown). */
-/**
- * n limb words at ptr as Numbers: u32 words (integer kernels) or u64 words (FMA kernels: limbs below 2^53, so a
- * Number holds a well-formed one exactly; a word past 2^53 reads as >= 2^53, still caught as too wide).
- */
-function words(memory, ptr, n, limbBytes = 4) {
-  if (limbBytes === 4) return new Uint32Array(memory.buffer, ptr, n);
-  const big = new BigUint64Array(memory.buffer, ptr, n);
-  return {
-    every: (f) => Array.from(big, Number).every(f),
-    fill: (x) => big.fill(BigInt(x)),
-    get length() { return n; },
-    [Symbol.iterator]: () => Array.from(big, Number)[Symbol.iterator](),
-    set: (j, x) => { big[j] = BigInt(x); },
-  };
+/** count limb words at ptr: u32 (integer kernels) or u64 (FMA kernels) by limbBytes. */
+function words(memory, ptr, count, limbBytes = 4) {
+  return limbBytes === 4 ? new Uint32Array(memory.buffer, ptr, count) : new BigUint64Array(memory.buffer, ptr, count);
 }
 
 /**
@@ -306,20 +295,19 @@ export function rawAccess(inst) {
   const W = BigInt(w);
   const limbMax = 2 ** w - 1;
   const at = (ptr, count) => words(field.memory, ptr, count, limbBytes);
+  // a word as stored, from a Number (u64 words hold BigInts; well-formed limbs are below 2^53, so Numbers hold them)
+  const word = limbBytes === 4 ? (x) => x : BigInt;
   return {
     n,
     w,
     write(ptr, x) {
       if (x < 0n || x >> BigInt(n * w)) throw new RangeError(`rawAccess.write: ${hex(x)} does not fit ${n} limbs of ${w} bits`);
       const a = at(ptr, n);
-      for (let j = 0; j < n; j++, x >>= W) {
-        if (limbBytes === 4) a[j] = Number(x & ((1n << W) - 1n));
-        else a.set(j, Number(x & ((1n << W) - 1n)));
-      }
+      for (let j = 0; j < n; j++, x >>= W) a[j] = word(Number(x & ((1n << W) - 1n)));
     },
     /** { value, badLimb } where badLimb is the first word index holding more than w bits, or -1. */
     read(ptr) {
-      const a = Array.from(at(ptr, n));
+      const a = Array.from(at(ptr, n), Number);
       let value = 0n;
       let badLimb = -1;
       for (let j = n - 1; j >= 0; j--) {
@@ -328,11 +316,11 @@ export function rawAccess(inst) {
       }
       return { value, badLimb, words: a };
     },
-    fill(ptr, count, word) {
-      at(ptr, count).fill(word);
+    fill(ptr, count, value) {
+      at(ptr, count).fill(word(value));
     },
-    same(ptr, count, word) {
-      return at(ptr, count).every((x) => x === word);
+    same(ptr, count, value) {
+      return at(ptr, count).every((x) => x === word(value));
     },
   };
 }
