@@ -21,7 +21,7 @@
 // generator tracks that bound per column and splits off a carry before a block that could overflow.
 // A signed term needs |x_i - x_j| |y_i - y_j| < 2^63, so this shape needs w <= 31.
 
-import { Func, i64, local, comment, select } from '../wat/index.js';
+import { Func, i64, local, comment } from '../wat/index.js';
 import { loadLimb, storeLimb, maskConst, shiftConst, limbConst } from './limbs.js';
 import { modInverse } from '../params/number-theory.js';
 
@@ -45,9 +45,6 @@ export const MAX_UNROLLED_LIMBS = 16;
 /** The pairs shape needs signed pair products that fit an i64, and few enough limbs for straight-line code. */
 export const pairsShapeFits = ({ w, n }) => w <= 31 && n <= MAX_UNROLLED_LIMBS;
 
-/** Block Karatsuba's sums s_i = x_i + x_(i+h) have w + 1 bits, so a pair product (s_i - s_j)(t_j - t_i) needs w <= 30. */
-export const karatsubaFits = ({ w, n }) => w <= 30 && n >= 4 && n <= 15;
-
 /**
  * How many q limbs one reduction step chooses: 2 (Q = q_k + 2^w q_(k+1), one product by mu2 per two columns)
  * shortens the chain of dependent products through the low columns but costs a few more instructions. Measured
@@ -62,14 +59,10 @@ export const defaultQStep = ({ n }) => (n <= 12 ? 2 : 1);
  * (fewer when p has zero limbs or equal limbs; the function's comment gives the count).
  * `qStep`: q limbs per reduction step, 1 or 2 (defaultQStep).
  */
-export function montgomeryPairs(params, { name, exportName = name, square = false, qStep = defaultQStep(params), karatsuba = false, reduction = 'montgomery' }) {
+export function montgomeryPairs(params, { name, exportName = name, square = false, qStep = defaultQStep(params) }) {
   const { n, w, mu, pLimbs, limbMax: m } = params;
   if (!pairsShapeFits(params)) throw new RangeError(`the pairs shape needs w <= 31 and n <= ${MAX_UNROLLED_LIMBS} (w = ${w}, n = ${n})`);
   if (qStep !== 1 && qStep !== 2) throw new RangeError(`qStep must be 1 or 2, got ${qStep}`);
-  if (karatsuba && !square && !karatsubaFits(params)) throw new RangeError(`block Karatsuba needs w <= 30 and 4 <= n <= 15 (w = ${w}, n = ${n})`);
-  if (!['montgomery', 'yuval', 'yuval-streamed'].includes(reduction)) throw new RangeError(`unknown reduction ${JSON.stringify(reduction)}`);
-  // block Karatsuba: x = x_lo + 2^(wh) x_hi with h = ceil(n/2) limbs in x_lo (the square keeps its own form)
-  const h = karatsuba && !square ? Math.ceil(n / 2) : 0;
   const W = BigInt(w);
   const fn = new Func(name, {
     params: square ? [['out', 'i32'], ['x', 'i32']] : [['out', 'i32'], ['x', 'i32'], ['y', 'i32']],
@@ -98,27 +91,6 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
     body.push(local.set(fn.local(`y${j}`), loadLimb('y', j)));
     const d = i64.mul(x(j), y(j));
     body.push(local.set(fn.local(`PD${j + 1}`), j === 0 ? d : i64.add(local.get(`PD${j}`), d)));
-    if (h) loadBlockSums(j);
-  };
-  // Block Karatsuba's middle operands: s_i = x_i + x_(i+h), t_i = y_i + y_(i+h) (x_i, y_i alone where i + h >= n),
-  // w + 1 bits, and their diagonal prefix PS_(i+1) = PS_i + s_i t_i. s_i is ready once x_(min(i+h, n-1)) is loaded.
-  const xSum = (i) => (i + h < n ? local.get(`s${i}`) : x(i));
-  const ySum = (i) => (i + h < n ? local.get(`t${i}`) : y(i));
-  const psNames = [null];
-  const loadBlockSums = (j) => {
-    for (let i = 0; i < h; i++) {
-      if (Math.min(i + h, n - 1) !== j) continue;
-      if (i + h < n) {
-        body.push(comment(`s_${i} = x_${i} + x_${i + h}, t_${i} = y_${i} + y_${i + h}; PS_${i + 1} = PS_${i} + s_${i} t_${i}`));
-        body.push(local.set(fn.local(`s${i}`), i64.add(x(i), x(i + h))));
-        body.push(local.set(fn.local(`t${i}`), i64.add(y(i), y(i + h))));
-      } else {
-        body.push(comment(`s_${i} = x_${i}, t_${i} = y_${i} (no partner above); PS_${i + 1} = PS_${i} + s_${i} t_${i}`));
-      }
-      const d = i64.mul(xSum(i), ySum(i));
-      body.push(local.set(fn.local(`PS${i + 1}`), i === 0 ? d : i64.add(local.get(`PS${i}`), d)));
-      psNames.push(`PS${i + 1}`);
-    }
   };
   // PQ_j = q_1 p_1 + ... + q_(j-1) p_(j-1), built as the q_j appear. A zero limb of p adds nothing, so the
   // prefix keeps its previous local.
@@ -247,8 +219,6 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
           addBlock(col, exprs, bound, `${is.length ? `2 (${is.map((i) => `x_${i} x_${k - i}`).join(' + ')})` : ''}${withCentre ? `${is.length ? ' + ' : ''}x_${k / 2}^2` : ''}`);
         },
       });
-    } else if (h) {
-      blockKaratsubaTerms(col);
     } else {
       pairBlocks(k, pairs, centre, {
         pairBound: () => 2n * m * m,
@@ -261,55 +231,6 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
       });
     }
   };
-
-  /**
-   * Column j of a product of the limbs lo..hiEnd-1 (pairs (i, j - i) with both in that range), through the pair
-   * identity with the operands a, b and their diagonal prefix `names`: expressions and how many x_i y_j it sums.
-   */
-  const blockColumn = (names, a, b, j, lo, hiEnd) => {
-    const is = [];
-    for (let i = Math.max(lo, j - hiEnd + 1); i < j - i; i++) is.push(i);
-    const centre = j % 2 === 0 && j / 2 >= lo && j / 2 < hiEnd;
-    const exprs = diagonalTerms(names, j, is, centre).filter((e) => e !== null);
-    for (const i of is) exprs.push(i64.mul(i64.sub(a(i), a(j - i)), i64.sub(b(j - i), b(i))));
-    return { sum: runningSum(exprs), count: BigInt(2 * is.length + (centre ? 1 : 0)) };
-  };
-  /**
-   * Column k of x*y by block Karatsuba: x*y = L + 2^(wh) (C - L - H) + 2^(2wh) H with L = x_lo y_lo, H = x_hi y_hi
-   * and C = (x_lo + x_hi)(y_lo + y_hi), each by the pair identity. Column k takes L_k, H_(k-2h) (H's columns are
-   * indexed by the limbs' own positions here: H_k sums x_i y_j with i, j >= h and i + j = k) and the middle
-   * C_(k-h) - L_(k-h) - H_(k+h), which is the sum of the cross products x_i y_j (i < h <= j or j < h <= i), so it
-   * lies in [0, count m^2] though C alone may exceed 64 bits (i64 arithmetic is exact mod 2^64). L_j and H_j are
-   * each used twice, so they are kept in locals: n + h(h - 1) + h + (n-h)(n-h-1)/2 limb products instead of
-   * n(n+1)/2.
-   */
-  const blockKaratsubaTerms = (col) => {
-    const { k } = col;
-    const L = (j) => blockColumn(pdNames, x, y, j, 0, h);
-    const H = (j) => blockColumn(pdNames, x, y, j, h, n);
-    const keep = (label, { sum, count }) => {
-      body.push(local.set(fn.local(label), sum));
-      return { sum: local.get(label), count };
-    };
-    if (k <= 2 * h - 2) {
-      const lo = k + h <= 2 * n - 2 ? keep(`L${k}`, L(k)) : L(k);
-      addBlock(col, [lo.sum], lo.count * m * m, `L_${k}`);
-    }
-    if (k >= 2 * h) addBlock(col, [local.get(`H${k}`)], blockCount.get(`H${k}`) * m * m, `H_${k}`);
-    if (k >= h && k <= 3 * h - 2) {
-      const c = blockColumn(psNames, xSum, ySum, k - h, 0, h);
-      let mid = i64.sub(c.sum, local.get(`L${k - h}`));
-      if (k + h <= 2 * n - 2) {
-        const hi = keep(`H${k + h}`, H(k + h));
-        blockCount.set(`H${k + h}`, hi.count);
-        mid = i64.sub(mid, hi.sum);
-      }
-      let cross = 0n;
-      for (let i = Math.max(0, k - n + 1); i <= Math.min(k, n - 1); i++) if ((i < h) !== (k - i < h)) cross++;
-      addBlock(col, [mid], cross * m * m, `C_${k - h} - L_${k - h} - H_${k + h} (the cross products)`);
-    }
-  };
-  const blockCount = new Map();
 
   /**
    * Column k's q_i p_j terms for the q already known: q_0..q_(k-1) (below n), or with `newestUnknown` only
@@ -356,106 +277,12 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
     pqName[k + 1] = pq;
   };
 
-  /**
-   * Yuval's reduction: with rho_i = 2^(-wi) mod p, the low digits t_0..t_(n-2) of x*y fold into the high part,
-   *   x*y / 2^(w(n-1)) = Q + sum_k t_k 2^(w(k-n+1)) = Q + sum_k t_k rho_(n-1-k)   (mod p),
-   * one product by a constant per (t_k, limb of rho) and no q_k to wait on; one Montgomery step then divides by
-   * 2^w. The sum is larger than a Montgomery product's: v < B (proven below from p), so a few conditional
-   * subtractions of 2^i p bring it to [0, 2p). 'yuval-streamed' adds each t_k's products to running sums F_l as
-   * soon as t_k is known (t_k dies there); 'yuval' adds them in the high columns (all t_k live until then).
-   */
-  function yuvalReduction() {
-    const W1 = BigInt(w);
-    const r = 1n << W1;
-    const { p } = params;
-    const rInv = modInverse(r % p, p);
-    const rho = [1n];
-    for (let i = 1; i < n; i++) rho.push((rho[i - 1] * rInv) % p);
-    const rhoLimbs = rho.map((v) => Array.from({ length: n }, (_, l) => (v >> (W1 * BigInt(l))) & m));
-    const streamed = reduction === 'yuval-streamed';
-    const fBound = new Array(n).fill(0n);
-    for (k = 0; k <= n - 2; k++) {
-      loadLimbs(k);
-      const col = openColumn(k, 'acc', 'hi', carryBound);
-      productTerms(col);
-      flush(col);
-      body.push(comment(`t_${k} = column ${k} mod 2^${w}: folds in as t_${k} rho_${n - 1 - k}`));
-      body.push(local.set(fn.local(`t${k}`), i64.and(local.get(col.acc), maskConst(w))));
-      carryBound = carryOut(col, 'acc');
-      if (streamed) {
-        for (let l = 0; l < n; l++) {
-          const c = rhoLimbs[n - 1 - k][l];
-          if (c === 0n) continue;
-          const prod = i64.mul(local.get(`t${k}`), limbConst(c));
-          fn.local(`F${l}`);
-          body.push(local.set(`F${l}`, fBound[l] === 0n ? prod : i64.add(local.get(`F${l}`), prod)));
-          fBound[l] += m * c;
-          if (fBound[l] > U64_MAX - m) throw new RangeError(`${name}: the streamed fold sum F_${l} could overflow 64 bits`);
-        }
-      }
-    }
-    const foldTerms = (col, l) => {
-      if (streamed) {
-        if (fBound[l] > 0n) addBlock(col, [local.get(`F${l}`)], fBound[l], `F_${l}`);
-        return;
-      }
-      for (let j = 0; j <= n - 2; j++) {
-        const c = rhoLimbs[n - 1 - j][l];
-        if (c !== 0n) addBlock(col, [i64.mul(local.get(`t${j}`), limbConst(c))], m * c, `t_${j} rho_${n - 1 - j}[${l}]`);
-      }
-    };
-    const outLimb = (j) => local.get(`o${j}`);
-    for (k = n - 1; k <= 2 * n - 2; k++) {
-      if (k === n - 1) loadLimbs(k);
-      const col = openColumn(k, 'acc', 'hi', carryBound);
-      productTerms(col);
-      foldTerms(col, k - n + 1);
-      if (k === n - 1) {
-        flush(col);
-        body.push(comment(`q = (column * mu) mod 2^${w}: one Montgomery step clears the low ${w} bits`));
-        body.push(local.set(fn.local('q0'), i64.and(i64.mul(local.get(col.acc), i64.const(mu)), maskConst(w))));
-      }
-      if (pLimbs[k - n + 1] !== 0n) addBlock(col, [i64.mul(q(0), limbConst(pLimbs[k - n + 1]))], m * pLimbs[k - n + 1], `q p_${k - n + 1}`);
-      flush(col);
-      if (k > n - 1) body.push(local.set(fn.local(`o${k - n}`), i64.and(local.get(col.acc), maskConst(w))));
-      carryBound = carryOut(col, 'acc');
-    }
-    body.push(local.set(fn.local(`o${n - 1}`), local.get('acc')));
-    // The bound: x*y <= (2p-1)^2, its part above the low n-1 digits Q <= (2p-1)^2 / 2^(w(n-1)), each t_k < 2^w, q < 2^w.
-    const rhoSum = rho.slice(1).reduce((a, b) => a + b, 0n);
-    const B = ((2n * p - 1n) ** 2n / r ** BigInt(n - 1) + (r - 1n) * rhoSum + (r - 1n) * p) / r;
-    let steps = 0;
-    while (B >= (2n * p) << BigInt(steps)) steps++;
-    body.push(comment(`v = x*y/R mod p + k p <= ${B} < 2^${steps} * 2p (B from p): ${steps} conditional subtractions of 2^i p, i = ${steps}..1`));
-    for (let i = steps; i >= 1; i--) {
-      const c = p << BigInt(i);
-      const cLimb = (l) => (l === n - 1 ? c >> (W1 * BigInt(n - 1)) : (c >> (W1 * BigInt(l))) & m);
-      for (let l = 0; l < n; l++) {
-        const d = i64.sub(outLimb(l), limbConst(cLimb(l)));
-        body.push(local.set(fn.local(`d${l}`), l === 0 ? d : i64.add(d, local.get('borrow'))));
-        if (l < n - 1) {
-          body.push(local.set(fn.local('borrow'), i64.shr_s(local.get(`d${l}`), shiftConst(w))));
-          body.push(local.set(`d${l}`, i64.and(local.get(`d${l}`), maskConst(w))));
-        }
-      }
-      body.push(local.set(fn.local('keep', 'i32'), i64.lt_s(local.get(`d${n - 1}`), i64.const(0))));
-      for (let l = 0; l < n; l++) body.push(local.set(`o${l}`, select(outLimb(l), local.get(`d${l}`), local.get('keep'))));
-    }
-    for (let l = 0; l < n; l++) body.push(storeLimb('out', l, outLimb(l)));
-  }
-
   // Columns 0..n-1 choose the q_k. Two at a time where possible: Q = q_k + 2^w q_(k+1) = (s * mu2) mod 2^(2w),
   // with s the two columns' sum mod 2^(2w), clears both columns' low bits with one product. Compared with one
   // q per column, that halves the chain of dependent products (q_k = t_k mu, then q_k p_0, then the carry)
   // that runs through the low columns.
   let carryBound = null; // null: column 0 has no carry in
   let k = 0;
-  if (reduction !== 'montgomery') {
-    yuvalReduction();
-    fn.push(...body);
-    fn.doc += `: ${countLimbProducts(fn)} limb products, ${reduction} reduction${h ? `, block Karatsuba at h = ${h}` : ''}.`;
-    return fn;
-  }
   while (k < n) {
     loadLimbs(k);
     const col = openColumn(k, 'acc', 'hi', carryBound);
@@ -505,6 +332,6 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
   body.push(comment('the value is < 2p < R, so the last carry is the top limb'));
   body.push(storeLimb('out', n - 1, local.get('acc')));
   fn.push(...body);
-  fn.doc += `: ${countLimbProducts(fn)} limb products, ${qStep === 1 ? 'one q limb' : 'two q limbs'} per reduction step${h ? `, block Karatsuba at h = ${h}` : ''}.`;
+  fn.doc += `: ${countLimbProducts(fn)} limb products, ${qStep === 1 ? 'one q limb' : 'two q limbs'} per reduction step.`;
   return fn;
 }
