@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench:fma [-- --quick] [-- --curve bn254] [-- --time 500]
+// npm run bench:fma [-- --quick] [-- --curve bn254] [-- --time 500] [-- --browser]
 //
 // The relaxed-SIMD FMA Montgomery product (codegen/kernels/field-mul-fma.js) next to the integer product the
 // shipped modules use, for the BLS12-381 and BN254 base fields, in one process. Everything runs as loops
@@ -9,36 +9,53 @@
 // Figures are tinybench medians of a batch divided by the products in it: ns per product (the FMA latency row
 // is per call: two products). Needs relaxed SIMD with a fused multiply-add (Node >= 22, or Node 20 with
 // --experimental-wasm-relaxed-simd); each kernel is checked against BigInt before it is timed.
+//
+// This script builds the kernels (codegen + wabt, Node only) into plain data: bytes and limb shapes. The check
+// and the timed loops are bench/field-fma-measure.js, which runs unchanged in Node and in the browser.
+//
+// --browser: first in headless Chromium (Debian's /usr/bin/chromium through playwright-core, the flags of
+// examples/browser/harness.js): bench/field-fma-page.js bundled with esbuild, served on 127.0.0.1 with COOP/COEP
+// (cross-origin isolated: performance.now() at 5 µs instead of 100 µs), handed the same kernel bytes; then, the
+// browser closed, in this Node process (skipped when this Node cannot run the FMA kernels). One table, one row
+// per (engine, field).
 
 import os from 'node:os';
 import { readFileSync } from 'node:fs';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Bench } from 'tinybench';
 import { deriveFieldParams, compileWat } from '../codegen/index.js';
 import { buildFieldModule } from '../codegen/modules/field-module.js';
-import { instantiateFma, fmaElements } from '../codegen/modules/fma-module.js';
-import { toLimbs, fromLimbs } from '../codegen/params/field.js';
+import { fmaModuleWat } from '../codegen/modules/fma-module.js';
 import { Func, i32, local, loop, br_if, call } from '../codegen/wat/index.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
-import { modInv } from '../src/bigint/field.js';
+import { measureKernels, formatTable, STEPS } from './field-fma-measure.js';
 
 const { values: opts } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, curve: { type: 'string', multiple: true }, time: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    curve: { type: 'string', multiple: true },
+    time: { type: 'string' },
+    browser: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  },
 });
 if (opts.help) {
-  console.log('Usage: node bench/field-fma.bench.js [--quick] [--curve bls12-381|bn254]... [--time ms per task]');
+  console.log('Usage: node bench/field-fma.bench.js [--quick] [--curve bls12-381|bn254]... [--time ms per task] [--browser]');
   process.exit(0);
 }
 const timeMs = opts.time ? Number(opts.time) : opts.quick || process.env.BENCH_QUICK === '1' ? 100 : 500;
 const curves = opts.curve ?? ['bn254', 'bls12-381'];
 const support = relaxedFmaSupport();
-if (support !== 'fused') {
-  console.error(`field-fma.bench.js: this engine's relaxed SIMD is '${support}' (${process.version}); the FMA kernels need 'fused' (Node >= 22, or Node 20 with --experimental-wasm-relaxed-simd)`);
+const nodeRuns = support === 'fused';
+const whyNotNode = `this engine's relaxed SIMD is '${support}' (Node ${process.version}); the FMA kernels need 'fused' (Node >= 22, or Node 20 with --experimental-wasm-relaxed-simd)`;
+if (!nodeRuns && !opts.browser) {
+  console.error(`field-fma.bench.js: ${whyNotNode}`);
   process.exit(2);
 }
-const K = 2000; // steps per timed call
+const log = (s) => process.stderr.write(`${s}\n`);
 
-/** The shipped integer product (w as in the curve JSON) with a one-chain and a four-chain loop. */
+/** The shipped integer product (w as in the curve JSON) with a one-chain and a four-chain loop, compiled. */
 async function integerKernel(p, w) {
   const params = deriveFieldParams({ p, w });
   const { module: m, layout } = buildFieldModule(params);
@@ -51,58 +68,80 @@ async function integerKernel(p, w) {
     m.add(fn);
   }
   const bytes = await compileWat(m.render(), 'int.wat');
-  const memory = new WebAssembly.Memory({ initial: layout.minPages + 1 });
-  const { instance } = await WebAssembly.instantiate(bytes, { env: { memory } });
-  const base = instance.exports.heapBase.value;
-  const write = (ptr, x) => new Uint32Array(memory.buffer, ptr, params.n).set(toLimbs(x, w, params.n).map(Number));
-  const read = (ptr) => fromLimbs([...new Uint32Array(memory.buffer, ptr, params.n)], w);
-  return { exports: instance.exports, x: base, y: base + 4 * E, write, read, E, R: params.R };
+  return { bytes, w, n: params.n, elementBytes: E, minPages: layout.minPages };
 }
 
-const rows = [];
-for (const name of curves) {
+/** Both kernels of one field as plain data (bench/field-fma-measure.js, "spec"). */
+async function buildKernels(name) {
   const json = JSON.parse(readFileSync(new URL(`../codegen/curves/${name}.json`, import.meta.url), 'utf8'));
   const p = BigInt(json.p);
-  const int = await integerKernel(p, json.w ?? 30);
-  const fma = await instantiateFma(p, { chainKernels: true });
-  const fm = fmaElements(fma.memory, fma.fp);
-  const xs = [3n, p - 2n, 12345678901234567890n % p, p / 3n];
-  const ys = [p - 5n, 7n, p / 5n, 98765432109876543210n % p];
-  // check both against BigInt on one 4-chain step of 50
-  const steps = 50;
-  for (let l = 0; l < 4; l++) {
-    int.write(int.x + l * int.E, xs[l]);
-    int.write(int.y + l * int.E, ys[l]);
-    fm.write(4096 + l * fma.fp.elementBytes, xs[l]);
-    fm.write(8192 + l * fma.fp.elementBytes, ys[l]);
-  }
-  int.exports.chain4(int.x, int.y, steps);
-  fma.exports.mulFmaChain(4096, 8192, steps);
-  for (let l = 0; l < 4; l++) {
-    for (const [label, got, R] of [['integer', int.read(int.x + l * int.E), int.R], ['fma', fm.read(4096 + l * fma.fp.elementBytes).x, fma.fp.R]]) {
-      let x = xs[l];
-      const Rinv = modInv(R % p, p);
-      for (let i = 0; i < steps; i++) x = (x * ys[l] * Rinv) % p;
-      if ((got - x) % p !== 0n) throw new Error(`${name} ${label} lane ${l}: wrong product`);
-    }
-  }
-  const bench = new Bench({ time: timeMs, warmupTime: Math.max(50, timeMs / 4), iterations: 16, warmupIterations: 4, throws: true });
-  bench.add('integer latency', () => int.exports.chain1(int.x, int.y, K));
-  bench.add('integer throughput', () => int.exports.chain4(int.x, int.y, K));
-  bench.add('fma latency (pair)', () => fma.exports.mulFma2Chain(4096, 8192, K));
-  bench.add('fma throughput', () => fma.exports.mulFmaChain(4096, 8192, K));
-  await bench.run();
-  const ns = (task, products) => (task.result.latency.p50 * 1e6) / (K * products);
-  const [il, it, fl, ft] = bench.tasks;
-  rows.push({
-    curve: name, int: `w=${json.w ?? 30}`, fma: `W=${fma.fp.W}, n=${fma.fp.n}`,
-    intLatency: ns(il, 1), intThroughput: ns(it, 4), fmaPairLatency: ns(fl, 1), fmaThroughput: ns(ft, 4),
+  const { wat, fp } = fmaModuleWat(p, { chainKernels: true });
+  const fmaBytes = await compileWat(wat, `fma-${fp.bits}.wat`, { relaxedSimd: true });
+  return {
+    curve: name,
+    p: `0x${p.toString(16)}`,
+    int: await integerKernel(p, json.w ?? 30),
+    fma: { bytes: fmaBytes, W: fp.W, n: fp.n, elementBytes: fp.elementBytes },
+  };
+}
+
+/** Each spec in headless Chromium, one after another in one page; resolves to the rows and the page's setting. */
+async function measureInChromium(specs) {
+  const { serve, launchChromium, distDir, repoDir, exampleDir } = await import('../examples/browser/harness.js');
+  const esbuild = await import('esbuild');
+  const outdir = join(distDir, 'field-fma');
+  await rm(outdir, { recursive: true, force: true });
+  await mkdir(outdir, { recursive: true });
+  await esbuild.build({
+    entryPoints: [join(repoDir, 'bench/field-fma-page.js')],
+    outdir, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', entryNames: '[name]',
+    absWorkingDir: repoDir, logLevel: 'silent',
   });
+  await copyFile(join(exampleDir, 'favicon.svg'), join(outdir, 'favicon.svg'));
+  await writeFile(join(outdir, 'index.html'), '<!doctype html>\n<html><head><meta charset="utf-8"><title>field-fma bench</title><link rel="icon" href="favicon.svg"></head>\n<body><script type="module" src="field-fma-page.js"></script></body></html>\n');
+  const server = await serve(outdir, { isolated: true });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.goto(server.url, { waitUntil: 'load' });
+    await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30_000 });
+    const environment = await page.evaluate(() => window.fieldFmaBench.environment());
+    log(`chromium ${browser.version()}: ${specs.length} field(s), ${timeMs} ms per task, cross-origin isolated: ${environment.crossOriginIsolated}`);
+    const rows = [];
+    for (const spec of specs) {
+      log(`  ${spec.curve}: check against BigInt, then time (in the page)...`);
+      const plain = { ...spec, int: { ...spec.int, bytes: [...spec.int.bytes] }, fma: { ...spec.fma, bytes: [...spec.fma.bytes] } };
+      rows.push(await page.evaluate(([s, t, e]) => window.fieldFmaBench.measure(s, { timeMs: t, engine: e }), [plain, timeMs, `Chromium ${browser.version()}`]));
+    }
+    if (errors.length) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
+    return { rows, environment };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+const specs = [];
+for (const name of curves) specs.push(await buildKernels(name));
+const rows = [];
+let pageEnvironment;
+if (opts.browser) {
+  const { rows: pageRows, environment } = await measureInChromium(specs);
+  rows.push(...pageRows);
+  pageEnvironment = environment;
+}
+if (nodeRuns) {
+  if (opts.browser) log(`node ${process.version}: the same kernels...`);
+  for (const spec of specs) rows.push(await measureKernels(spec, { timeMs }));
+} else {
+  log(`field-fma.bench.js: Node rows skipped: ${whyNotNode}`);
 }
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-console.log(`field-fma.bench.js: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, ${timeMs} ms per task; ns per Montgomery product (median)`);
-console.log('| field | integer | FMA | integer latency | integer throughput (4 chains) | FMA pair latency (2 products) | FMA throughput (4 chains) | FMA / integer throughput |');
-console.log('|:--|:--|:--|--:|--:|--:|--:|--:|');
-for (const r of rows) {
-  console.log(`| ${r.curve} | ${r.int} | ${r.fma} | ${r.intLatency.toFixed(1)} | ${r.intThroughput.toFixed(1)} | ${r.fmaPairLatency.toFixed(1)} | ${r.fmaThroughput.toFixed(1)} | ${(r.intThroughput / r.fmaThroughput).toFixed(2)}x |`);
-}
+const where = opts.browser
+  ? `Chromium (headless, cross-origin isolated: ${pageEnvironment.crossOriginIsolated})${nodeRuns ? ` then Node ${process.version}` : ''}`
+  : `Node ${process.version}`;
+console.log(`field-fma.bench.js: ${cpu}, ${os.cpus().length} cores, ${where}; ${timeMs} ms per task, ${STEPS} products per chain per timed call; ns per Montgomery product (median)`);
+console.log(formatTable(rows));

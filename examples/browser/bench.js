@@ -4,7 +4,7 @@
 // in Debian's chromium (playwright-core), then runs the same MSM in this Node process: the same seeded inputs
 // (the page's defaults, which are evaluate-msm's: points seed 1000 + k, scalars seed 2000 + k), one warm-up
 // run and <r> timed runs on each side, medians. Checks that both give the same point, adds Node's figure to
-// the page and saves a screenshot (examples/browser/dist/screenshots/bench-<curve>-2^<k>.png).
+// the page and saves a screenshot (examples/browser/dist/screenshots/bench-<curve>-2^<k>-<kernel>.png).
 //
 //   node examples/browser/bench.js [--curve bls12-381] [--logn 16] [--runs 5] [--noble] [--json]
 //                                  [--threads 1,2] [--kernel auto|int|fma]
