@@ -7,8 +7,8 @@
 //
 // A kernel set, `spec`, for one field:
 //   { curve, p: '0x…',
-//     int: { bytes, w, n, elementBytes, minPages },  // the shipped integer product plus chain1 (one chain) and
-//                                                     // chain4 (four chains) loops; memory imported as env.memory
+//     int: { bytes, w, n, elementBytes, minPages },  // the field module with chainKernels: mulChain (one chain)
+//                                                     // and mulChain4 (four chains); memory imported as env.memory
 //     fma: { bytes, W, n, elementBytes } }            // fmaModuleWat(p, { chainKernels: true }); the same import
 // bytes: a Uint8Array or an array of byte values (what crosses into the page).
 
@@ -67,7 +67,7 @@ async function instantiate(spec) {
 
 /**
  * Both kernels against BigInt: four chains x_l = x_l * y_l / R, CHECK_STEPS steps, through the loops that are
- * timed (integer chain4, FMA mulFmaChain). Throws on the first wrong lane.
+ * timed (integer mulChain4, FMA mulFmaChain). Throws on the first wrong lane.
  */
 function check(spec, { p, int, fma }) {
   const xs = [3n, p - 2n, 12345678901234567890n % p, p / 3n];
@@ -78,7 +78,7 @@ function check(spec, { p, int, fma }) {
       k.write(k.y + l * k.E, ys[l]);
     }
   }
-  int.exports.chain4(int.x, int.y, CHECK_STEPS);
+  int.exports.mulChain4(int.x, int.y, CHECK_STEPS);
   fma.exports.mulFmaChain(fma.x, fma.y, CHECK_STEPS);
   for (const [label, k] of [['integer', int], ['fma', fma]]) {
     const Rinv = modInv(k.R % p, p);
@@ -102,8 +102,8 @@ export async function measureKernels(spec, { timeMs = 500, steps = STEPS, engine
   check(spec, k);
   const { int, fma } = k;
   const bench = new Bench({ time: timeMs, warmupTime: Math.max(50, timeMs / 4), iterations: 16, warmupIterations: 4, throws: true });
-  bench.add('integer latency', () => int.exports.chain1(int.x, int.y, steps));
-  bench.add('integer throughput', () => int.exports.chain4(int.x, int.y, steps));
+  bench.add('integer latency', () => int.exports.mulChain(int.x, int.y, steps));
+  bench.add('integer throughput', () => int.exports.mulChain4(int.x, int.y, steps));
   bench.add('fma latency (pair)', () => fma.exports.mulFma2Chain(fma.x, fma.y, steps));
   bench.add('fma throughput', () => fma.exports.mulFmaChain(fma.x, fma.y, steps));
   await bench.run();

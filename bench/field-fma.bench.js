@@ -25,9 +25,8 @@ import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { deriveFieldParams, compileWat } from '../codegen/index.js';
-import { buildFieldModule } from '../codegen/modules/field-module.js';
+import { fieldModuleWat } from '../codegen/modules/field-module.js';
 import { fmaModuleWat } from '../codegen/modules/fma-module.js';
-import { Func, i32, local, loop, br_if, call } from '../codegen/wat/index.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
 import { measureKernels, formatTable, STEPS } from './field-fma-measure.js';
 
@@ -55,20 +54,12 @@ if (!nodeRuns && !opts.browser) {
 }
 const log = (s) => process.stderr.write(`${s}\n`);
 
-/** The shipped integer product (w as in the curve JSON) with a one-chain and a four-chain loop, compiled. */
+/** The shipped integer product (w as in the curve JSON) with its one-chain and four-chain loops, compiled. */
 async function integerKernel(p, w) {
   const params = deriveFieldParams({ p, w });
-  const { module: m, layout } = buildFieldModule(params);
-  const E = params.elementBytes;
-  const at = (ptr, l) => (l ? i32.add(local.get(ptr), i32.const(l * E)) : local.get(ptr));
-  for (const lanes of [1, 4]) {
-    const fn = new Func(`chain${lanes}`, { params: [['x', 'i32'], ['y', 'i32'], ['k', 'i32']], exportName: `chain${lanes}` });
-    const calls = Array.from({ length: lanes }, (_, l) => call('mul', at('x', l), at('x', l), at('y', l)));
-    fn.push(loop('chain', [...calls, br_if('chain', local.tee('k', i32.sub(local.get('k'), i32.const(1))))]));
-    m.add(fn);
-  }
-  const bytes = await compileWat(m.render(), 'int.wat');
-  return { bytes, w, n: params.n, elementBytes: E, minPages: layout.minPages };
+  const { wat, layout } = fieldModuleWat(params, { chainKernels: true });
+  const bytes = await compileWat(wat, 'int.wat');
+  return { bytes, w, n: params.n, elementBytes: params.elementBytes, minPages: layout.minPages };
 }
 
 /** Both kernels of one field as plain data (bench/field-fma-measure.js, "spec"). */

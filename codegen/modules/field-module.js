@@ -162,24 +162,27 @@ export function buildFieldModule(
   m.add(fieldSqrt(params, { name: f('sqrt'), f, layout }));
   if (chainKernels) {
     m.add(chainKernel(f('mulChain'), f('mul'), true));
+    m.add(chainKernel(f('mulChain4'), f('mul'), true, { lanes: 4, elementBytes: params.elementBytes }));
     m.add(chainKernel(f('sqrChain'), f('sqr'), false));
   }
   return { module: m, layout, f };
 }
 
-/** name(x, [y,] k): x = x * y (or x^2) k >= 1 times, in a Wasm loop, so a benchmark sees no JS call per product. */
-function chainKernel(name, callee, binary) {
+/**
+ * name(x, [y,] k): x = x * y (or x^2) k >= 1 times, in a Wasm loop, so a benchmark sees no JS call per product.
+ * With `lanes` > 1, that many independent chains interleaved, chain l on the elements at x + l E and y + l E
+ * (E = elementBytes): a throughput figure where one chain gives latency.
+ */
+function chainKernel(name, callee, binary, { lanes = 1, elementBytes = 0 } = {}) {
+  const at = (ptr, l) => (l ? i32.add(local.get(ptr), i32.const(l * elementBytes)) : local.get(ptr));
   const fn = new Func(name, {
     params: binary ? [['x', 'i32'], ['y', 'i32'], ['k', 'i32']] : [['x', 'i32'], ['k', 'i32']],
     exportName: name,
-    doc: `${name}(x, ${binary ? 'y, ' : ''}k): x = ${binary ? 'x * y' : 'x^2'} / R, k >= 1 times (a dependent chain, for benchmarks).`,
+    doc: `${name}(x, ${binary ? 'y, ' : ''}k): x = ${binary ? 'x * y' : 'x^2'} / R, k >= 1 times (a dependent chain, for benchmarks)` +
+      (lanes > 1 ? `; ${lanes} chains interleaved, chain l on the elements at x + ${elementBytes} l${binary ? ` and y + ${elementBytes} l` : ''}.` : '.'),
   });
-  fn.push(
-    loop('chain', [
-      binary ? call(callee, local.get('x'), local.get('x'), local.get('y')) : call(callee, local.get('x'), local.get('x')),
-      br_if('chain', local.tee('k', i32.sub(local.get('k'), i32.const(1)))),
-    ]),
-  );
+  const step = Array.from({ length: lanes }, (_, l) => (binary ? call(callee, at('x', l), at('x', l), at('y', l)) : call(callee, at('x', l), at('x', l))));
+  fn.push(loop('chain', [...step, br_if('chain', local.tee('k', i32.sub(local.get('k'), i32.const(1))))]));
   return fn;
 }
 
