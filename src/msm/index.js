@@ -113,8 +113,12 @@ export function digitSegments(ctx, io, ranges) {
 /** digitSegments of pairs [first, first + count) and their GLV halves' pairs. */
 export const countDigits = (ctx, io, first, count) => digitSegments(ctx, io, io.halves.map((half) => [half[5] + first, count]));
 
-/** Segments per piece in the reduction: enough independent running sums (about 512) to batch well. */
-const segmentsFor = (pieceCount, L) => Math.min(L, Math.max(1, 2 ** Math.round(Math.log2(Math.max(1, 512 / pieceCount)))));
+/**
+ * Segments per piece in the reduction. S segments cost 2L / S inversions (one per batch of the running sums)
+ * and about 3 S Jacobian steps per piece to join them; an inversion costs about three Jacobian steps here
+ * (measured on BLS12-381 and BN254), so the sum is least near S = sqrt(2L / pieces).
+ */
+const segmentsFor = (pieceCount, L) => Math.min(L, 2 ** Math.max(0, Math.round(Math.log2(Math.sqrt((2 * L) / Math.max(1, pieceCount))))));
 
 /**
  * One thread's workspace for its pieces ([{ k, first, count }]): sort arrays, a work area of at most
