@@ -12,11 +12,12 @@
 //                  the numbers up to D, the least found (greedy); the reduction runs over |B| buckets
 //   radix + set    both
 //
-// A bucket that s digits land in costs s - 1 additions; digits spread evenly fill L (1 - e^(-items / L)) of L.
+// Each bucket sum is counted by bucketAdditions (src/msm/prepared.js), the model the shipped table's window comes from.
 // Figures and what they mean: bench/README.md "Prepared bases".
 
 import { parseCli } from './lib.js';
 import { chooseWindow } from '../src/msm/window.js';
+import { bucketAdditions } from '../src/msm/prepared.js';
 import { decompose, reducedBasis } from '../src/bigint/glv.js';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
 
@@ -31,10 +32,6 @@ const args = parseCli('fixed-base-model', HELP, {
 });
 const sizes = args.sizes.split(',').map(Number);
 const samples = Number(args.samples);
-
-const filled = (items, L) => L * (1 - Math.exp(-items / L));
-/** Additions of one bucket accumulation of `items` digits over L buckets, and its running-sum reduction. */
-const bucketSum = (items, L) => items - filled(items, L) + 2 * L;
 
 /** |B| for buckets up to D with multipliers {1, 2, 3}: from the top, each uncovered d is covered by the b in {d, d/2, d/3} that covers most. */
 const bucketSetSizes = new Map();
@@ -105,14 +102,14 @@ for (const name of args.curve.split(',')) {
     const m = 2 * 2 ** logN;
     const c0 = chooseWindow(m, P.glv.halfBits);
     const w0 = windows.find((w) => w.c === c0);
-    const msmBytes = { design: 'msmBytes', window: `c = ${c0}, K = ${w0.K}`, additions: sum(w0.rates.map((rate) => bucketSum(m * rate, w0.D))), points: 1 };
+    const msmBytes = { design: 'msmBytes', window: `c = ${c0}, K = ${w0.K}`, additions: sum(w0.rates.map((rate) => bucketAdditions(m * rate, w0.D))), points: 1 };
     /** The best window of a shared-bucket design: `buckets(D)` buckets for digits up to D, `points` per pair and window. */
     const shared = (design, list, buckets, points) =>
       best(
         list.map((w) => {
           const L = buckets(w.D);
           const set = L === w.D ? '' : `, |B| = ${(L / w.D).toFixed(3)} D`;
-          return { design, window: `${w.c ? `c = ${w.c}, ` : ''}K = ${w.K}, D = ${w.D}${set}`, additions: bucketSum(m * sum(w.rates), L), points: points * w.K };
+          return { design, window: `${w.c ? `c = ${w.c}, ` : ''}K = ${w.K}, D = ${w.D}${set}`, additions: bucketAdditions(m * sum(w.rates), L), points: points * w.K };
         }),
       );
     const designs = [

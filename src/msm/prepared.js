@@ -26,16 +26,20 @@ const MEMORY_LIMIT = 2 ** 32;
 const pairBits = (P) => (P.glv ? P.glv.halfBits : P.rBits);
 
 /**
+ * Modelled additions of one bucket sum of `items` digits over L buckets and its running-sum reduction: a bucket
+ * of s digits costs s - 1, digits spread evenly fill L (1 - e^(-items / L)) of the L, the reduction 2L.
+ */
+export const bucketAdditions = (items, L) => items - L * (1 - Math.exp(-items / L)) + 2 * L;
+
+/**
  * The window of a precompute table for N bases: the c that minimises the modelled additions of one flat MSM
- * over all N, H N Kt(c) items less the buckets they fill, plus 2^c to reduce 2^(c-1) buckets.
+ * over all N, H N Kt(c) items into 2^(c-1) buckets.
  */
 export function chooseTableWindow(P, N) {
   const H = P.glv ? 2 : 1;
   let best = null;
   for (let c = 4; c <= 22; c++) {
-    const items = H * N * Math.ceil((pairBits(P) + 1) / c);
-    const L = 2 ** (c - 1);
-    const cost = items - L * (1 - Math.exp(-items / L)) + 2 * L;
+    const cost = bucketAdditions(H * N * Math.ceil((pairBits(P) + 1) / c), 2 ** (c - 1));
     if (!best || cost < best.cost) best = { c, cost };
   }
   return best.c;
