@@ -13,7 +13,7 @@
 
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
-import { parseCli } from './lib.js';
+import { parseCli, printTable } from './lib.js';
 import { nobleMsm, ffjavascriptCurve, ffjavascriptThreads, toFfjavascriptInputs, ffjavascriptMsm } from './peers.js';
 
 const HELP = `usage: npm run evaluate-msm -- [options]
@@ -363,13 +363,6 @@ progress('');
 if (!args.json) process.stderr.write('\r');
 
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}`;
-/** Columns padded to their widest cell, right-aligned. */
-function printTable(header, rows) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
-  const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
-  console.log(line(header));
-  for (const row of rows) console.log(line(row));
-}
 const phaseNames = [...new Set(results.flatMap((r) => Object.keys(r.phasesMs)))];
 if (args.json) {
   console.log(JSON.stringify({ machine, runs, ...(threadCounts && { threads: threadCounts, paths, ffjsThreads }), results }, null, 2));

@@ -15,7 +15,7 @@
 // Each bucket sum is counted by bucketAdditions (src/msm/prepared.js), the model the shipped table's window comes from.
 // Figures and what they mean: bench/README.md "Prepared bases".
 
-import { parseCli } from './lib.js';
+import { parseCli, printTable } from './lib.js';
 import { chooseWindow } from '../src/msm/window.js';
 import { bucketAdditions } from '../src/msm/prepared.js';
 import { decompose, reducedBasis } from '../src/bigint/glv.js';
@@ -124,9 +124,7 @@ for (const name of args.curve.split(',')) {
 }
 
 console.log(`fixed-base-model: modelled additions of one MSM over N bases (GLV halves from ${samples} random scalars); points stored per pair`);
-const table = [
+printTable(
   ['curve', 'N', 'design', 'window', 'additions', 'points', 'msmBytes / design'],
-  ...rows.map((r) => [r.curve, `2^${r.logN}`, r.design, r.window, Math.round(r.additions).toLocaleString('en'), r.points, `${r.vsMsmBytes.toFixed(3)}x`]),
-];
-const widths = table[0].map((_, i) => Math.max(...table.map((row) => String(row[i]).length)));
-for (const row of table) console.log(row.map((cell, i) => String(cell).padStart(widths[i])).join('  '));
+  rows.map((r) => [r.curve, `2^${r.logN}`, r.design, r.window, Math.round(r.additions).toLocaleString('en'), r.points, `${r.vsMsmBytes.toFixed(3)}x`]),
+);

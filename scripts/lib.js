@@ -71,3 +71,11 @@ export function parseCli(scriptName, help, options) {
   }
   return values;
 }
+
+/** Print a table with columns padded to their widest cell, right-aligned. */
+export function printTable(header, rows) {
+  const widths = header.map((h, i) => Math.max(String(h).length, ...rows.map((row) => String(row[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+}

@@ -12,7 +12,7 @@
 
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
-import { parseCli } from './lib.js';
+import { parseCli, printTable } from './lib.js';
 import { equalShares, msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
 import { allocInputs, allocLane, countDigits, prepareRange, runLane } from '../src/msm/index.js';
 import { convertPoints } from '../src/msm/bytes.js';
@@ -176,10 +176,7 @@ if (args.json) {
     r.curve, `2^${r.logN}`, r.threads, r.window, r.windows, r.maxAdditions, r.minAdditions, r.maxInversions, r.minInversions,
     r.totalAdditions, r.workInflation.toFixed(3), r.speedup.toFixed(2), r.efficiency.toFixed(3),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
-  const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
-  console.log(line(header));
-  for (const row of rows) console.log(line(row));
+  printTable(header, rows);
   console.log(`inversion-weighted efficiency (1 inversion = ${invCost} additions) is within ${weightedGap.toFixed(3)} of speedup/T`);
   const t = target();
   if (t) console.log(t);
