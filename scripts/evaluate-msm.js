@@ -103,6 +103,10 @@ function fail(message) {
   process.exit(2);
 }
 
+/** Entries of `timings` that are not phase times (ms): the window, counts of windows, threads and chunks. */
+const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat']);
+const isPhase = (key) => !NOT_PHASES.has(key);
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -186,7 +190,7 @@ async function runSingleThread() {
         curve.msmBytes(points, scalars, { window, timings });
         times.push(performance.now() - t0);
         windowUsed = timings.window;
-        for (const [ph, ms] of Object.entries(timings)) if (ph !== 'window' && ph !== 'windows') (phases[ph] ??= []).push(ms);
+        for (const [ph, ms] of Object.entries(timings)) if (isPhase(ph)) (phases[ph] ??= []).push(ms);
       }
       const row = {
         curve: target.name, group, kernel: curve.kernel, node: process.version, logN: k, n, threads: 1, path: 'sync', window: windowUsed, medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
@@ -237,7 +241,7 @@ async function runPrepared() {
           v.run({ timings });
           v.times.push(performance.now() - t0);
           v.window = timings.window;
-          for (const [ph, ms] of Object.entries(timings)) if (typeof ms === 'number' && ph !== 'window' && ph !== 'windows') (v.phases[ph] ??= []).push(ms);
+          for (const [ph, ms] of Object.entries(timings)) if (isPhase(ph)) (v.phases[ph] ??= []).push(ms);
         }
       }
       const base = median(variants[0].times);
@@ -310,7 +314,7 @@ async function runThreaded() {
                 if (r < 0) continue; // warm-up
                 times.push(ms);
                 windowUsed = timings.window ?? null;
-                for (const [ph, v] of Object.entries(timings)) if (!['window', 'windows', 'threads'].includes(ph)) (phases[ph] ??= []).push(v);
+                for (const [ph, v] of Object.entries(timings)) if (isPhase(ph)) (phases[ph] ??= []).push(v);
               }
             } finally {
               await pool.close();

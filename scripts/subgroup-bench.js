@@ -3,7 +3,8 @@
 // phi(P) = [-z^2] P that the library uses, against r * P = O (what it would do without the endomorphism).
 // Usage: node scripts/subgroup-bench.js
 import { loadCurve } from '../index.js';
-import { checkSubgroupRange, convertPoints, subgroupScratchBytes } from '../src/msm/bytes.js';
+import { convertPoints } from '../src/msm/bytes.js';
+import { checkSubgroupRange, subgroupScratchBytes } from '../src/msm/subgroup.js';
 for (const name of ['bls12-381', 'bls12-377']) {
   const curve = await loadCurve(name);
   const P = curve.params;

@@ -2,9 +2,7 @@
 // instance of its own (src/msm/prepared.js), so free() gives its memory back; msmBytes(scalars) then sums
 // any prefix of the bases. The pool's variant is in src/threads/pool.js.
 
-import { instantiateSync } from './runtime/loader.js';
-import { Heap } from './runtime/heap.js';
-import { Field } from './field.js';
+import { ownInstance } from './instance.js';
 import { checkMsmOptions, checkPointBytes, checkScalarBytes, pointToBytes } from './msm/bytes.js';
 import { buildTable, checkTableFits, preparedMsmPointers, tableLayout } from './msm/prepared.js';
 import { checkBatchLength, decodePointBatch, decodeScalarBatch, noFormatOptions, resolveFormatOptions, resultFromNative } from './codecs.js';
@@ -42,6 +40,7 @@ export function countBases(P, formats, pointBytes) {
 export function checkPreparedScalars(P, layout, scalarBytes, options) {
   const N = layout.N;
   if (options.window !== undefined && layout.Kt > 1) throw new TypeError('options.window does not apply to bases prepared with precompute');
+  if (options.maxMemory !== undefined) throw new TypeError('options.maxMemory does not apply to prepared bases: their table is their memory (see tableBytes)');
   for (const key of ['pointFormat', 'checkSubgroup']) {
     if (options[key] !== undefined) throw new TypeError(`options.${key} belongs to prepareBases (the bases are checked once, there)`);
   }
@@ -55,13 +54,6 @@ export function checkPreparedScalars(P, layout, scalarBytes, options) {
   if (k > N) throw new RangeError(`${k} scalars but only ${N} prepared bases (a call may use a prefix of the bases, not more)`);
   checkScalarBytes(P, scalarBytes, k);
   return { k, scalarBytes, formats };
-}
-
-/** An instance of the curve's module over a memory of its own, as the MSM and codecs use it. */
-function ownInstance(curve) {
-  const { exports, memory } = instantiateSync(curve.module, { minPages: curve.params.minPages, group: curve.params.group });
-  const heap = new Heap(memory, exports.fp_heapBase.value);
-  return { exports, memory, params: curve.params, heap, fp: new Field(exports, curve.params.field.base ?? curve.params.field, heap, 'fp') };
 }
 
 /** Write pointBytes into the instance and build the table of all its bases there; returns { layout, table }. */
@@ -108,7 +100,7 @@ export class PreparedBases {
     const N = countBases(P, checked.formats, pointBytes);
     if (!curve.module) throw new TypeError('prepareBases needs a curve loaded by loadCurve, a curve subpath or curveLoader (it instantiates their compiled module)');
     this.#curve = curve;
-    this.#instance = ownInstance(curve);
+    this.#instance = ownInstance(curve.module, P);
     ({ layout: this.#layout, table: this.#table } = prepareOn(this.#instance, pointBytes, N, checked));
     /** Number of bases. */
     this.length = N;

@@ -17,8 +17,10 @@
 // (SWFlags::from_y_coordinate: y <= -y is YIsPositive).
 
 import {
-  BAD_POINT_REASON, bigIntToBytesLE, bytesToBigIntLE, checkPointBytes, checkScalarBytes, checkSubgroupRange, inputError, subgroupScratchBytes,
+  BAD_POINT_REASON, bigIntToBytesLE, bytesToBigIntLE, checkPointBytes, checkScalarBytes, inputError,
 } from './msm/bytes.js';
+import { checkSubgroupRange, subgroupScratchBytes } from './msm/subgroup.js';
+import { Heap } from './runtime/heap.js';
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -293,6 +295,24 @@ export function checkBatchLength(bytes, size, what, format) {
   return bytes.length / size;
 }
 
+/** The scratch decodePointBatch takes for up to C points at a time (in this order). */
+function allocDecode(heap, P, L, C, checkSubgroup) {
+  return {
+    staging: heap.alloc(C * 2 * L.B),
+    affine: heap.alloc(C * P.affineBytes, 64),
+    jac: checkSubgroup ? heap.alloc(subgroupScratchBytes(P), 64) : 0,
+    fe: heap.alloc(4 * P.E),
+    consts: heap.alloc(2 * P.E),
+  };
+}
+
+/** Bytes of heap decodePointBatch takes for batches of n points in format L (plus alignment). */
+export function decodeScratchBytes(P, L, n, checkSubgroup = false) {
+  const heap = Heap.sizer();
+  allocDecode(heap, P, L, Math.min(CHUNK, n), checkSubgroup);
+  return heap.top + 64;
+}
+
 /**
  * Points in format L (a layout) to the native encoding, checked: flags, lengths, coordinates < p, on the curve,
  * and in the subgroup when checkSubgroup. Returns a new Uint8Array (or `bytes` itself for native input when
@@ -302,7 +322,6 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
   const n = checkBatchLength(bytes, L.size, what, L.name);
   const { heap, memory, params: P, exports: ex } = curve;
   const B = L.B;
-  const A = P.affineBytes;
   const E = P.E;
   const out = new Uint8Array(n * 2 * B);
   if (bytes.buffer === memory.buffer) bytes = bytes.slice();
@@ -310,12 +329,8 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
   const mark = heap.mark();
   try {
     const C = Math.min(CHUNK, n);
-    const staging = heap.alloc(C * 2 * B);
-    const affine = heap.alloc(C * A, 64);
-    const jac = checkSubgroup ? heap.alloc(subgroupScratchBytes(P), 64) : 0;
-    const fe = heap.alloc(4 * E);
+    const { staging, affine, jac, fe, consts } = allocDecode(heap, P, L, C, checkSubgroup);
     const [X, T, U, Y] = [fe, fe + E, fe + 2 * E, fe + 3 * E];
-    const consts = heap.alloc(2 * E);
     const [K1, K2] = [consts, consts + E];
     // Constants: a and b in Montgomery form (decompression); for snarkjs the factor that leaves Montgomery form.
     if (L.compressed) {

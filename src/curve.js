@@ -1,12 +1,15 @@
 // A curve in Wasm: load its module, move points and scalars in and out, run the MSM.
 // Points in memory follow the layout in codegen/kernels/curve.js: affine x | y | infinity flag.
 
-import { base64ToBytes, groupExports, instantiate } from './runtime/loader.js';
+import { PAGE, base64ToBytes, groupExports, instantiate, instantiateSync } from './runtime/loader.js';
 import { resolveKernel, runtimeForKernel } from './runtime/kernels.js';
 import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
 import { PreparedBases } from './bases.js';
-import { bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, convertPoints, msmBytesOn } from './msm/bytes.js';
+import { RELEASE_AFTER_MS, RESIDENT_BYTES } from './instance.js';
+import { MsmAccumulator, msmStreamOn } from './stream.js';
+import { bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, convertPoints } from './msm/bytes.js';
+import { msmBytesOn } from './msm/chunked.js';
 import {
   coordinateCodec, noFormatOptions, decodePointBatch, encodePointBatch, fromPointObject, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions,
   resultFromNative, scalarFormatsOf, toPointObject,
@@ -56,12 +59,11 @@ export class Curve {
     this.a = runtime.a;
     this.b = runtime.b;
     this.generator = Object.freeze({ ...runtime.generator });
-    this.exports = exports;
-    this.memory = memory;
     this.module = module; // the compiled WebAssembly.Module, sent to thread pools
     this.moduleBytes = moduleBytes; // its bytes, from which a pool derives the shared-memory variant
-    this.heap = shared?.heap ?? new Heap(memory, exports.fp_heapBase.value);
-    this.fp = shared?.fp ?? new Field(exports, runtime.field.base ?? runtime.field, this.heap, 'fp');
+    this.#owner = shared?.owner ?? this;
+    const heap = shared?.heap ?? new Heap(memory, exports.fp_heapBase.value);
+    this.#bind(exports, memory, heap, shared?.fp ?? new Field(exports, runtime.field.base ?? runtime.field, heap, 'fp'));
     this.#coordinate = coordinateCodec(runtime);
     this.coordinateBytes = runtime.field.bytes;
     this.pointBytes = 2 * runtime.field.bytes;
@@ -74,6 +76,46 @@ export class Curve {
 
   #coordinate;
   #g2 = null;
+  #owner; // the G1 curve, which owns the instance G1 and G2 share
+  #releaseTimer = null;
+
+  /** Point this curve at an instance: its exports (the G2 view for G2), memory, heap and base field. */
+  #bind(exports, memory, heap, fp) {
+    this.exports = exports;
+    this.memory = memory;
+    this.heap = heap;
+    this.fp = fp;
+  }
+
+  /**
+   * Give back the Wasm memory this curve (and its g2) grew to: both move to a fresh instance of the module at its
+   * base size, and the old memory becomes garbage (the engine frees it at its next collection). Runs by itself
+   * RELEASE_AFTER_MS after a call that left more than RESIDENT_BYTES. Prepared bases and pools have their own.
+   */
+  trim() {
+    const owner = this.#owner;
+    if (owner !== this) return owner.trim();
+    clearTimeout(this.#releaseTimer);
+    this.#releaseTimer = null;
+    // nothing to give back: the memory has not grown past the pages its heap starts in
+    if (!this.module || this.memory.buffer.byteLength <= Math.ceil(this.heap.base / PAGE) * PAGE) return;
+    const made = instantiateSync(this.module, { minPages: this.params.minPages, group: this.group });
+    const heap = new Heap(made.memory, made.exports.fp_heapBase.value);
+    const fp = new Field(made.exports, this.params.field.base ?? this.params.field, heap, 'fp');
+    this.#bind(made.exports, made.memory, heap, fp);
+    this.#g2?.#bind(groupExports(made.exports, 'G2'), made.memory, heap, fp);
+  }
+
+  /** After a call: a memory left above RESIDENT_BYTES is given back once the curve has been idle a while. */
+  #releaseLater() {
+    const owner = this.#owner;
+    if (owner !== this) return owner.#releaseLater();
+    clearTimeout(this.#releaseTimer);
+    this.#releaseTimer = null;
+    if (this.memory.buffer.byteLength <= RESIDENT_BYTES) return;
+    this.#releaseTimer = setTimeout(() => this.trim(), RELEASE_AFTER_MS);
+    this.#releaseTimer.unref?.(); // Node: a pending release never keeps the process alive
+  }
 
   /**
    * The curve's G2 (on the sextic twist over F_p2), when its module has one (BLS12-381, BN254, or a generated
@@ -82,7 +124,7 @@ export class Curve {
    */
   get g2() {
     if (this.group !== 'G1' || !this.params.g2) return undefined;
-    this.#g2 ??= new Curve(this.params.g2, groupExports(this.exports, 'G2'), this.memory, this.module, this.moduleBytes, { heap: this.heap, fp: this.fp });
+    this.#g2 ??= new Curve(this.params.g2, groupExports(this.exports, 'G2'), this.memory, this.module, this.moduleBytes, { heap: this.heap, fp: this.fp, owner: this });
     return this.#g2;
   }
 
@@ -169,8 +211,36 @@ export class Curve {
     const formats = resolveFormatOptions(this.params, options);
     if (formats) [pointBytes, scalarBytes] = inputsToNative(this, formats, pointBytes, scalarBytes, options.timings);
     const n = checkMsmInputs(this.params, pointBytes, scalarBytes);
-    const out = msmBytesOn(this, pointBytes, scalarBytes, n, options);
+    // a budget below what the curve holds from an earlier call: give that back first
+    if (options.maxMemory !== undefined && this.memory.buffer.byteLength > Math.max(options.maxMemory, RESIDENT_BYTES)) this.trim();
+    let out;
+    try {
+      out = msmBytesOn(this, pointBytes, scalarBytes, n, options);
+    } finally {
+      this.#releaseLater();
+    }
     return resultFromNative(this, formats, out, options.timings);
+  }
+
+  /**
+   * The MSM of input that comes in pieces: `source` is an async iterable, iterable or ReadableStream of
+   * { points, scalars } byte chunks of any size (either may be absent from a chunk), or { points, scalars } of two
+   * byte streams (a ReadableStream such as a fetch body or File.stream(), or an iterable of Uint8Array) read in
+   * step. Same formats and result as msmBytes; runs in an instance of its own within options.maxMemory (default: a
+   * working set of 256 MiB), so the caller never holds the whole input. options: { window, maxMemory,
+   * checkSubgroup, pointFormat, scalarFormat, resultFormat, timings, signal }. Variable time.
+   */
+  msmStream(source, options) {
+    return msmStreamOn(this, source, options);
+  }
+
+  /**
+   * An MSM the caller feeds: acc.add(points, scalars) (byte pieces of any size, as msmStream's chunks), then
+   * acc.result() (the result in the result format; the memory goes back), or acc.free() to drop it. Synchronous.
+   * options: as msmStream's, without signal.
+   */
+  msmAccumulator(options) {
+    return new MsmAccumulator(this, options);
   }
 
   /**
@@ -220,30 +290,29 @@ export class Curve {
 
   /**
    * n points for tests and benchmarks, deterministic in `seed`, in the msmBytes encoding. Fast (batch-affine):
-   * up to 256 base points s_i * G for seeded random s_i, then rows of P + G, one inversion per row.
-   * The points are not independent of each other (they differ by multiples of G): fine for MSM tests and
-   * timings, not for anything that needs unknown discrete logs.
+   * up to 256 base points s_i * G for seeded random s_i, then rows of P + G, one inversion per row; one row in
+   * Wasm memory at a time. The points are not independent of each other (they differ by multiples of G): fine
+   * for MSM tests and timings, not for anything that needs unknown discrete logs.
    */
   randomPointsBytes(n, { seed = 1 } = {}) {
     if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
     const A = this.params.affineBytes;
     const J = this.params.jacobianBytes;
+    const PB = this.pointBytes;
     const ex = this.exports;
     const rng = seededRandom(seed);
-    const out = new Uint8Array(n * this.pointBytes);
+    const out = new Uint8Array(n * PB);
     if (n === 0) return out;
     const mark = this.heap.mark();
     try {
       const width = Math.min(n, 256);
-      const rows = Math.ceil(n / width);
-      const pts = this.heap.alloc(rows * width * A);
+      const row = this.heap.alloc(width * A, 64);
       const g = this.heap.alloc(A);
       const acc = this.heap.alloc(J);
       const base = this.heap.alloc(J);
       const pairs = this.heap.alloc(width * 8);
       const scratch = this.heap.alloc(width * (2 * this.params.E + 4));
-      const entries = this.heap.alloc(width * 4);
-      const staging = this.heap.alloc(this.pointBytes);
+      const encoded = this.heap.alloc(width * PB);
       this.#writePoint(g, this.generator);
       ex.g_jacFromAffine(base, g);
       for (let i = 0; i < width; i++) {
@@ -253,24 +322,18 @@ export class Curve {
           ex.g_jacDouble(acc, acc);
           if ((k >> BigInt(bit)) & 1n) ex.g_jacAdd(acc, acc, base);
         }
-        ex.g_jacToAffine(pts + i * A, acc);
+        ex.g_jacToAffine(row + i * A, acc);
       }
-      const ent = new Uint32Array(this.memory.buffer, entries, width);
       const pr = new Uint32Array(this.memory.buffer, pairs, 2 * width);
-      for (let row = 1; row < rows; row++) {
-        for (let i = 0; i < width; i++) ent[i] = (row - 1) * width + i;
-        const rowPtr = pts + row * width * A;
-        ex.g_gather(rowPtr, pts, entries, width);
-        for (let i = 0; i < width; i++) {
-          pr[2 * i] = rowPtr + i * A;
-          pr[2 * i + 1] = g;
-        }
-        ex.g_batchAdd(pairs, width, scratch);
+      for (let i = 0; i < width; i++) {
+        pr[2 * i] = row + i * A;
+        pr[2 * i + 1] = g;
       }
-      const view = new Uint8Array(this.memory.buffer, staging, this.pointBytes);
-      for (let i = 0; i < n; i++) {
-        ex.g_toBytes(staging, pts + i * A);
-        out.set(view, i * this.pointBytes);
+      for (let first = 0; first < n; first += width) {
+        if (first > 0) ex.g_batchAdd(pairs, width, scratch); // the next row: every point + G
+        const count = Math.min(width, n - first);
+        for (let i = 0; i < count; i++) ex.g_toBytes(encoded + i * PB, row + i * A);
+        out.set(new Uint8Array(this.memory.buffer, encoded, count * PB), first * PB);
       }
       return out;
     } finally {

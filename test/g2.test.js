@@ -9,7 +9,7 @@ import { loadCurve } from '../index.js';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { bn254 } from '@noble/curves/bn254.js';
 import { nobleMsm, noblePointClass } from '../scripts/noble-msm.js';
-import { subgroupTestOf } from '../src/msm/bytes.js';
+import { subgroupTestOf } from '../src/msm/subgroup.js';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
 import { degenerateInput, scalarsToBytes, writeLE } from './harness.js';
 

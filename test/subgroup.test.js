@@ -1,11 +1,11 @@
 // Subgroup membership (checkSubgroup: true): on curves with h = 1 every point on the curve is in it; on the BLS12
-// curves the endomorphism test phi(P) = [-z^2] P (src/msm/bytes.js subgroupTestOf) must agree with the BigInt
+// curves the endomorphism test phi(P) = [-z^2] P (src/msm/subgroup.js subgroupTestOf) must agree with the BigInt
 // oracle's r * P = O, reject points of every prime order (and prime-square order) the cofactor allows, alone and
 // added to a subgroup point, and accept subgroup points and infinity.
 
 import { describe, it, expect, beforeAll } from 'vitest';
 import { loadCurve, curveNames } from '../index.js';
-import { subgroupTestOf } from '../src/msm/bytes.js';
+import { subgroupTestOf } from '../src/msm/subgroup.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
 import { isProbablePrime, mod, modSqrt } from '../src/bigint/field.js';
 import { pointsToBytes, scalarsToBytes } from './harness.js';

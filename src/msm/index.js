@@ -13,12 +13,11 @@
 //
 // A piece is (window k, a range of pairs): the single thread has one piece per window over all pairs; a
 // thread of the pool takes a contiguous share of the K * m (window, pair) items, window-major (plan.js).
+// Input that comes in chunks (chunked.js) runs prepare .. accumulate once per chunk into buckets that outlive
+// the chunks (lane.carry), then reduce and combine once.
+// What each phase works in is allocated by layout.js.
 
-import { msmShape, singleThreadPieces } from './plan.js';
-
-const BATCH_CHUNK = 8192;
-/** Points gathered and summed at once: the block's points stay in cache; also the work area's size. */
-const BLOCK_POINTS = 16384;
+import { BATCH_CHUNK } from './layout.js';
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -31,33 +30,6 @@ export function phaseTimer(timings) {
     timings[name] = (timings[name] ?? 0) + (t - t0);
     t0 = t;
   };
-}
-
-/**
- * Memory shared by every piece of one MSM: GLV records (or padded scalars), the digits of all windows and an
- * affine infinity. Points (room for 2n + 1 under GLV) and scalars are the caller's.
- */
-export function allocInputs(heap, P, shape, { points, scalars }) {
-  const { n, m, K } = shape;
-  const io = { points, scalars, n, shape, halves: null };
-  if (P.glv) {
-    const { H, recordBytes } = P.glv;
-    io.records = heap.alloc(n * recordBytes);
-    // Record: |k0| (H words) | |k1| (H words) | neg0 | neg1. Pair i < n takes k0, pair n + i takes k1.
-    // Each half: [words, stride, wordCount, negs, negStride, first pair].
-    io.halves = [
-      [io.records, recordBytes, H, io.records + 8 * H, recordBytes, 0],
-      [io.records + 4 * H, recordBytes, H, io.records + 8 * H + 4, recordBytes, n],
-    ];
-  } else {
-    // Scalars padded to whole u32 words, so no window reads into the next scalar.
-    const wordCount = Math.ceil(P.scalarBytes / 4);
-    io.padded = heap.alloc(n * 4 * wordCount);
-    io.halves = [[io.padded, 4 * wordCount, wordCount, 0, 0, 0]];
-  }
-  io.digits = heap.alloc(K * m * 4);
-  io.infinity = heap.alloc(P.affineBytes, 64);
-  return io;
 }
 
 /** Write the affine point at infinity at ptr (io.infinity: once per MSM, before any piece runs). */
@@ -114,45 +86,6 @@ export function digitSegments(ctx, io, ranges) {
 export const countDigits = (ctx, io, first, count) => digitSegments(ctx, io, io.halves.map((half) => [half[5] + first, count]));
 
 /**
- * Segments per piece in the reduction. S segments cost 2L / S inversions (one per batch of the running sums)
- * and about 3 S Jacobian steps per piece to join them; an inversion costs about three Jacobian steps here
- * (measured on BLS12-381 and BN254), so the sum is least near S = sqrt(2L / pieces).
- */
-const segmentsFor = (pieceCount, L) => Math.min(L, 2 ** Math.max(0, Math.round(Math.log2(Math.sqrt((2 * L) / Math.max(1, pieceCount))))));
-
-/**
- * One thread's workspace for its pieces ([{ k, first, count }]): sort arrays, a work area of at most
- * BLOCK_POINTS points (plus a carry slot and an infinity slot), L buckets per piece, the reduction's
- * running sums, and one Jacobian partial sum per piece (the result: sum over the piece of digit * point).
- */
-export function allocLane(heap, P, shape, pieces, { blockPoints = BLOCK_POINTS } = {}) {
-  const { L } = shape;
-  const A = P.affineBytes;
-  const J = P.jacobianBytes;
-  const maxPiece = Math.max(1, ...pieces.map((p) => p.count));
-  const cap = Math.min(blockPoints, maxPiece);
-  const S = segmentsFor(pieces.length, L);
-  const maxPairs = Math.max((cap >> 1) + 1, pieces.length * S) + 1;
-  return {
-    pieces, cap, S,
-    infIndex: cap + 1,
-    work: heap.alloc((cap + 2) * A, 64),
-    buckets: heap.alloc(Math.max(1, pieces.length) * L * A, 64),
-    R: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
-    T: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
-    entries: heap.alloc(Math.max(maxPiece, L, pieces.length * S) * 4),
-    counts: heap.alloc((L + 2) * 4),
-    starts: heap.alloc((L + 2) * 4),
-    fill: heap.alloc((L + 2) * 4),
-    maxPairs,
-    pairs: heap.alloc(maxPairs * 8),
-    scratch: heap.alloc(Math.min(maxPairs, BATCH_CHUNK) * (2 * P.E + 4)),
-    jac: heap.alloc(3 * J),
-    partials: heap.alloc(Math.max(1, pieces.length) * J),
-  };
-}
-
-/**
  * dst += src for `count` (dst, src) pointer pairs written at lane.pairs: one inversion per chunk, large
  * enough to amortise it (< 1%), small enough that the chunk's scratch stays in cache. `work` counts
  * additions and inversions when given (the work model in scripts/thread-model.js).
@@ -195,8 +128,9 @@ function sumRuns(ctx, lane, bases, sizes, runs) {
 
 /**
  * sort + gather + accumulate for piece `index` of the lane: its L bucket sums B_1..B_L (infinity when empty)
- * at lane.buckets + index * L. Buckets are summed a block at a time (whole buckets, at most lane.cap
- * points); a bucket larger than the work area is summed a chunk at a time, its running sum carried in slot 0.
+ * at lane.buckets + index * L, or with lane.carry these pairs' sums added to the buckets' sums of earlier
+ * chunks. Buckets are summed a block at a time (whole buckets, at most lane.cap points); a bucket larger than
+ * the work area is summed a part at a time, its running sum carried in slot 0.
  */
 export function accumulatePiece(ctx, io, lane, index, phase = () => {}) {
   const { ex, memory, params: P } = ctx;
@@ -223,8 +157,9 @@ export function accumulatePiece(ctx, io, lane, index, phase = () => {}) {
   for (let l = 1; l <= L; ) {
     const size = counts[l];
     if (size > cap) {
-      sumSlots[0] = infIndex;
-      gather(work, work, lane.fill, 1);
+      // slot 0 carries the running sum: from infinity, or from the bucket's sum of earlier chunks
+      sumSlots[0] = lane.carry ? 0 : infIndex;
+      gather(work, lane.carry ? buckets + (l - 1) * A : work, lane.fill, 1);
       for (let at = 0; at < size; at += cap) {
         const take = Math.min(cap, size - at);
         gather(work + A, src, lane.entries + 4 * (starts[l] + at), take);
@@ -249,10 +184,24 @@ export function accumulatePiece(ctx, io, lane, index, phase = () => {}) {
       sizes[runs++] = counts[j];
     }
     sumRuns(ctx, lane, bases, sizes, runs);
-    phase('accumulate');
-    for (let j = l; j <= last; j++) sumSlots[j - l] = counts[j] > 0 ? starts[j] - starts[l] : infIndex;
-    gather(buckets + (l - 1) * A, work, lane.fill, last - l + 1);
-    phase('gather');
+    if (lane.carry) {
+      // buckets kept from earlier chunks: B_j += this chunk's sum of bucket j (one batch; empty ones untouched)
+      const pr = new Uint32Array(memory.buffer, lane.pairs, lane.maxPairs * 2);
+      let merges = 0;
+      for (let j = l; j <= last; j++) {
+        if (counts[j] === 0) continue;
+        pr[2 * merges] = buckets + (j - 1) * A;
+        pr[2 * merges + 1] = work + (starts[j] - starts[l]) * A;
+        merges++;
+      }
+      batchAdd(ctx, lane, merges);
+      phase('accumulate');
+    } else {
+      phase('accumulate');
+      for (let j = l; j <= last; j++) sumSlots[j - l] = counts[j] > 0 ? starts[j] - starts[l] : infIndex;
+      gather(buckets + (l - 1) * A, work, lane.fill, last - l + 1);
+      phase('gather');
+    }
     l = last + 1;
   }
 }
@@ -316,12 +265,21 @@ export function reducePieces(ctx, io, lane, phase = () => {}) {
   phase('combine');
 }
 
-/** All of one lane's work: its pieces (progress(done, total) after each), then their reduction. */
-export function runLane(ctx, io, lane, { phase, progress } = {}) {
+/**
+ * sort + gather + accumulate of every piece of the lane (progress(done, total) after each); afterwards the
+ * buckets carry into the next chunk's pieces.
+ */
+export function accumulateLane(ctx, io, lane, { phase, progress } = {}) {
   for (let i = 0; i < lane.pieces.length; i++) {
     accumulatePiece(ctx, io, lane, i, phase);
     progress?.(i + 1, lane.pieces.length);
   }
+  lane.carry = true;
+}
+
+/** All of one lane's work over input in one chunk: its pieces, then their reduction. */
+export function runLane(ctx, io, lane, { phase, progress } = {}) {
+  accumulateLane(ctx, io, lane, { phase, progress });
   reducePieces(ctx, io, lane, phase);
 }
 
@@ -349,33 +307,3 @@ export function combineWindows(ctx, heap, io, partials) {
 
 /** The partial sums a lane wrote, as combineWindows takes them. */
 export const lanePartials = (P, lane) => lane.pieces.map((piece, q) => ({ k: piece.k, ptr: lane.partials + q * P.jacobianBytes }));
-
-/**
- * The whole MSM on one thread.
- * @param curve a Curve (src/curve.js): exports, memory, heap, params
- * @param args.points pointer to n affine points with room for 2n + 1; args.scalars pointer to n scalars
- * @param args.options { window, timings, onProgress(fraction), blockPoints (work area size; tests make it tiny),
- *   windowLimitPoints (the pool's message path: the whole MSM's size, which bounds a forced window) }
- * @returns pointer to the affine result (in the curve's heap; valid until the caller releases it)
- */
-export function msmPointers(curve, { points, scalars, n, options = {} }) {
-  const ctx = { ex: curve.exports, memory: curve.memory, params: curve.params };
-  const timings = options.timings ?? null;
-  const phase = phaseTimer(timings);
-  const shape = msmShape(curve.params, n, options.window, 1, { windowLimitPoints: options.windowLimitPoints });
-  const io = allocInputs(curve.heap, curve.params, shape, { points, scalars });
-  setInfinity(ctx.memory, ctx.params, io.infinity);
-  prepareRange(ctx, io, 0, n, phase);
-  const lane = allocLane(curve.heap, curve.params, shape, singleThreadPieces(shape), options);
-  phase('allocate');
-  const onProgress = options.onProgress;
-  runLane(ctx, io, lane, { phase, progress: onProgress && ((done, total) => onProgress(done / (total + 1))) });
-  const result = combineWindows(ctx, curve.heap, io, lanePartials(curve.params, lane));
-  phase('combine');
-  onProgress?.(1);
-  if (timings) {
-    timings.window = shape.c;
-    timings.windows = shape.K;
-  }
-  return result;
-}

@@ -3,8 +3,12 @@
 // pairs. T threads take the K * m (window, pair) items window-major, a contiguous share each, cut so that
 // every thread has the same number of nonzero digits (bucket additions) whatever T, K and the scalars
 // (weightedCuts); a share crosses about K / T + 1 windows, each costing it one bucket reduction (2L additions).
+// A large input runs in chunks of C points (planMsm): each chunk's pieces add into buckets that outlive it, so
+// the memory is one chunk's inputs and digits plus the buckets, whatever N.
 
 import { chooseWindow } from './window.js';
+import { Heap } from '../runtime/heap.js';
+import { allocFinish, allocInputs, allocLane, allocWork, pairsPerPoint, STAGING_POINTS } from './layout.js';
 
 /**
  * @param P runtime params of the curve; n points; window: a forced c, or undefined to choose
@@ -129,4 +133,139 @@ export function chooseThreadedWindow(m, bits, T = 1) {
   for (let c = c1; c >= Math.max(2, c1 - 4); c--) candidates.push([c, busiestLaneCost(m, bits, T, c)]);
   const best = Math.min(...candidates.map(([, cost]) => cost));
   return candidates.find(([, cost]) => cost <= best * 1.03)[0];
+}
+
+/**
+ * The working set (bytes of heap) an MSM without maxMemory keeps to: chunks of as many points as fit. Chunking
+ * costs next to no time (a chunk adds its pairs to the buckets as one pass would, plus O(K L) bookkeeping), so
+ * this only has to keep a large N from taking N-proportional memory.
+ */
+export const DEFAULT_WORKING_SET = 256 * 2 ** 20;
+
+/** The window of a stream of unknown length is chosen as for this many points (then bounded by its memory). */
+const STREAM_WINDOW_POINTS = 2 ** 20;
+
+/**
+ * Modelled costs, in additions, that come with each chunk and window: per bucket (the sort's counters, the
+ * scan over the buckets, the merge batches) and per batch inversion. Calibrated on BLS12-381 and BN254
+ * (scripts/tune-chunks.js) so the plan prefers fewer windows unless chunks get small against L.
+ */
+const PER_BUCKET_AND_CHUNK = 0.02;
+const PER_CHUNK_WINDOW = 40;
+
+/** The shape of window c (bits and K from the curve; n and m are a chunk's, set by chunkIO). */
+const shapeOf = (P, c, n, windowLimitPoints) => msmShape(P, Number.isFinite(n) ? n : STREAM_WINDOW_POINTS, c, 1, { windowLimitPoints });
+
+/**
+ * Bytes one MSM allocates (layout.js, counted on a sizing heap) for chunks of `capacity` points with this
+ * shape, its pieces split over `threads` lanes (each lane at most ceil(K / T) + 1 windows: a contiguous share
+ * of the window-major items).
+ */
+export function msmBytesFor(P, shape, capacity, { threads = 1, checkSubgroup = false, blockPoints, reserve = 0 } = {}) {
+  const heap = Heap.sizer();
+  allocInputs(heap, P, capacity, {
+    stagingPoints: threads > 1 ? capacity : Math.min(STAGING_POINTS, capacity),
+    subgroupScratch: checkSubgroup ? threads : 0,
+  });
+  const inputs = heap.top;
+  allocWork(heap, P, shape, capacity);
+  const lanes = Math.min(threads, shape.K * pairsPerPoint(P) * capacity) || 1;
+  const piecesPerLane = lanes > 1 ? Math.ceil(shape.K / lanes) + 1 : shape.K;
+  const pieces = Array.from({ length: piecesPerLane }, (_, k) => ({ k, first: 0, count: 0 }));
+  for (let t = 0; t < lanes; t++) allocLane(heap, P, shape, pieces, { blockPoints, maxPairs: pairsPerPoint(P) * capacity });
+  allocFinish(heap, P, shape);
+  heap.alloc(reserve); // scratch of the caller's on top (decoding a point format)
+  return { inputs, total: heap.top };
+}
+
+/** The largest capacity in [1, limit] whose bytes fit `budget`, or 0 (bytes grow with the capacity). */
+function largestChunk(P, shape, limit, budget, options) {
+  if (msmBytesFor(P, shape, 1, options).total > budget) return 0;
+  let lo = 1;
+  let hi = limit;
+  if (msmBytesFor(P, shape, hi, options).total <= budget) return hi;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (msmBytesFor(P, shape, mid, options).total <= budget) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * How an MSM of n points (Infinity: a stream of unknown length) runs: its window and chunk size.
+ * options: { window (a forced c), maxMemory (bytes of Wasm memory for the whole MSM), base (bytes below the MSM's
+ * heap start, counted in maxMemory), threads, checkSubgroup, blockPoints, windowLimitPoints (see msmShape), reserve
+ * (bytes of scratch the caller takes on top) }.
+ * Without maxMemory: the window chosen for n, in one chunk when it fits DEFAULT_WORKING_SET, else in chunks that
+ * do. With it: of the windows up to that one, the one whose largest chunk that fits gives the least modelled
+ * work. A budget too small for one point per chunk is a RangeError that names the least that works.
+ * Returns { shape: { c, K, L, bits }, chunkPoints, chunks, bytes, inputBytes, budget, window, sizeOptions }.
+ */
+export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, checkSubgroup = false, blockPoints, windowLimitPoints, reserve } = {}) {
+  const known = Number.isFinite(n);
+  const sizeOptions = { threads, checkSubgroup, blockPoints, reserve };
+  const best = window ?? msmShape(P, known ? n : STREAM_WINDOW_POINTS, undefined, threads).c;
+  const budget = (maxMemory ?? DEFAULT_WORKING_SET + base) - base;
+  const limit = known ? Math.max(1, n) : 2 ** 31;
+  const H = pairsPerPoint(P);
+  let chosen = null;
+  let least = Infinity;
+  for (let c = best; c >= (window ?? 2); c--) {
+    const shape = shapeOf(P, c, n, windowLimitPoints);
+    least = Math.min(least, msmBytesFor(P, shape, 1, sizeOptions).total);
+    const C = largestChunk(P, shape, limit, budget, sizeOptions);
+    if (C === 0) continue;
+    const points = known ? n : STREAM_WINDOW_POINTS;
+    const chunks = Math.max(1, Math.ceil(points / C));
+    const cost = shape.K * (H * points + 2 * shape.L) + chunks * shape.K * (PER_BUCKET_AND_CHUNK * shape.L + PER_CHUNK_WINDOW);
+    if (!chosen || cost < chosen.cost) chosen = { shape, C, cost };
+    // without a budget the window chosen for n stands: chunking it costs next to nothing
+    if (maxMemory === undefined) break;
+  }
+  if (!chosen) {
+    const need = Math.ceil(least + base);
+    throw new RangeError(
+      `maxMemory ${maxMemory} bytes is too small for this MSM: it needs at least ${need} bytes (${(need / 2 ** 20).toFixed(2)} MiB)` +
+        `${window === undefined ? '' : ` with window ${window}`}, one point per chunk`,
+    );
+  }
+  const { shape, C } = chosen;
+  const bytes = msmBytesFor(P, shape, C, sizeOptions);
+  return Object.freeze({
+    shape: Object.freeze({ c: shape.c, K: shape.K, L: shape.L, bits: shape.bits }),
+    chunkPoints: C,
+    chunks: known ? Math.ceil(n / C) : Infinity,
+    bytes: bytes.total,
+    inputBytes: bytes.inputs,
+    budget,
+    window,
+    sizeOptions: Object.freeze(sizeOptions),
+  });
+}
+
+/**
+ * The shape for a stream planned with n = Infinity that ended inside its first chunk, after n points: the
+ * window chosen for n (or the largest smaller one whose digits and lanes fit what the plan left beside the
+ * inputs), or the plan's own when its window was forced.
+ */
+export function windowWithin(P, n, plan) {
+  if (plan.window !== undefined) return plan.shape;
+  const { threads = 1 } = plan.sizeOptions;
+  const best = msmShape(P, n, undefined, threads);
+  for (let c = best.c; c >= 2; c--) {
+    const shape = msmShape(P, n, c);
+    const { inputs, total } = msmBytesFor(P, shape, n, plan.sizeOptions);
+    if (total - inputs <= plan.budget - plan.inputBytes) return shape;
+  }
+  return msmShape(P, n, 2);
+}
+
+/**
+ * The pieces of a chunk of m pairs cut at the same places (fractions of a window) as `lanes` (pieces per thread)
+ * were for a chunk of m0 pairs: every thread keeps its windows, so its buckets carry across chunks.
+ */
+export function scalePieces(lanes, m0, m) {
+  const at = (x) => Math.round((x * m) / m0);
+  return lanes.map((pieces) => pieces.map(({ k, first, count }) => ({ k, first: at(first), count: at(first + count) - at(first) })));
 }

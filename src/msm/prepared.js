@@ -13,14 +13,15 @@
 // over the table's pairs (digits between them are zero).
 
 import { msmShape, singleThreadPieces } from './plan.js';
-import { allocLane, combineWindows, digitSegments, lanePartials, phaseTimer, runLane, setInfinity } from './index.js';
+import { combineWindows, digitSegments, lanePartials, phaseTimer, runLane, setInfinity } from './index.js';
+import { allocLane } from './layout.js';
+import { MEMORY_LIMIT } from '../runtime/heap.js';
 import { chooseWindow } from './window.js';
-import { checkSubgroupRange, convertPoints, subgroupScratchBytes } from './bytes.js';
+import { convertPoints } from './bytes.js';
+import { checkSubgroupRange, subgroupScratchBytes } from './subgroup.js';
 
 /** Bases converted, doubled and scattered into the table per batch. */
 const BUILD_BATCH = 1024;
-/** Wasm memory32 ends at 4 GiB. */
-const MEMORY_LIMIT = 2 ** 32;
 
 /** Scalar bits one pair's digits cover (a GLV half, or the whole scalar). */
 const pairBits = (P) => (P.glv ? P.glv.halfBits : P.rBits);

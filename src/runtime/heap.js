@@ -4,31 +4,56 @@
 
 import { PAGE } from './loader.js';
 
+/** Wasm memory32 ends at 4 GiB. */
+export const MEMORY_LIMIT = 2 ** 32;
+
+/** Memory could not grow (the engine refused, or past 4 GiB): `outOfMemory` lets a caller retry with less. */
+export class WasmMemoryError extends RangeError {
+  constructor(message) {
+    super(message);
+    this.outOfMemory = true;
+  }
+}
+
 export class Heap {
+  /** memory: the WebAssembly.Memory to allocate in, or null for a heap that only counts (Heap.sizer). */
   constructor(memory, heapBase) {
     this.memory = memory;
     this.base = heapBase;
     this.top = heapBase;
   }
+
+  /**
+   * A heap over no memory: the same alloc sequence on it gives the bytes that sequence takes (top - base),
+   * which is how a plan knows what an MSM will allocate without writing the sizes twice.
+   */
+  static sizer(base = 0) {
+    return new Heap(null, base);
+  }
+
   /** Reserve `bytes` at an `align`-byte boundary (default 8), growing memory if needed; returns the address. */
   alloc(bytes, align = 8) {
     const at = Math.ceil(this.top / align) * align;
     const end = at + Math.ceil(bytes / 8) * 8;
-    const have = this.memory.buffer.byteLength;
-    if (end > have) {
-      const pages = Math.ceil((end - have) / PAGE);
-      try {
-        this.memory.grow(pages);
-      } catch (e) {
-        throw new RangeError(`out of Wasm memory: need ${end} bytes (${e.message})`);
+    if (this.memory) {
+      const have = this.memory.buffer.byteLength;
+      if (end > MEMORY_LIMIT) throw new WasmMemoryError(`out of Wasm memory: need ${end} bytes, past the 4 GiB a Wasm memory addresses`);
+      if (end > have) {
+        try {
+          this.memory.grow(Math.ceil((end - have) / PAGE));
+        } catch (e) {
+          throw new WasmMemoryError(`out of Wasm memory: need ${end} bytes (${e.message})`);
+        }
       }
     }
     this.top = end;
     return at;
   }
+
   mark() {
     return this.top;
   }
+
   release(mark) {
     this.top = mark;
   }

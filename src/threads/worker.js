@@ -3,17 +3,22 @@
 // host code, so the browser build bundles it into one self-contained script (wasm/threads-worker.js).
 //
 // In:  { type: 'init', module, params, memory?, stackTop?, syncWord?, ownModule? }   { type: 'run', id, op, args }
-// Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result }
-//      | { type: 'failed', id, error } | { type: 'progress', id, fraction }
+// Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result, memoryBytes }
+//      | { type: 'failed', id, error, memoryBytes } | { type: 'progress', id, fraction }
+// memoryBytes: what the thread's memories of its own (not prepared bases') have grown to, for the pool's release.
 
 import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { countDigits, prepareRange, runLane } from '../msm/index.js';
-import { convertPoints, checkSubgroupRange, msmBytesOn } from '../msm/bytes.js';
-import { decodePointBatch, pointLayout, resolveFormatOptions } from '../codecs.js';
+import { accumulateLane, countDigits, prepareRange, reducePieces, runLane } from '../msm/index.js';
+import { convertPoints, inputError } from '../msm/bytes.js';
+import { checkSubgroupRange } from '../msm/subgroup.js';
+import { ChunkedMsm, msmBytesOn } from '../msm/chunked.js';
+import { planMsm } from '../msm/plan.js';
+import { STAGING_POINTS } from '../msm/layout.js';
+import { decodePointBatch, decodeScratchBytes, pointLayout, resolveFormatOptions } from '../codecs.js';
 import { buildTable, countPreparedDigits, preparedDigits } from '../msm/prepared.js';
 import { preparedMsmOn, prepareOn } from '../bases.js';
-import { Field } from '../field.js';
+import { withHeap } from '../instance.js';
 
 /** An Error as plain data (structured clone keeps only some of an Error's fields everywhere). */
 export const errorData = (e) => ({
@@ -24,12 +29,6 @@ export const errorData = (e) => ({
   reason: e?.reason,
 });
 
-/** An instantiated module as the MSM and codecs use it: exports, memory, params, a heap and the field. */
-function withHeap({ exports, memory }, params) {
-  const heap = new Heap(memory, exports.fp_heapBase.value);
-  return { exports, memory, params, heap, fp: new Field(exports, params.field.base ?? params.field, heap, 'fp') };
-}
-
 /** port: { post(message, transfer), listen(onMessage) } over this thread's connection to the pool. */
 export function serveThread(port) {
   let instance = null; // { exports, memory, heap, params }
@@ -39,6 +38,7 @@ export function serveThread(port) {
   let own = null;
   let baseModule = null; // the module over a memory of its own, for prepared bases (an instance each)
   const bases = new Map(); // message path: id -> { instance, layout, table } of this thread's slice
+  const streams = new Map(); // message path: id -> { msm: ChunkedMsm, format } of a stream's share on this thread
 
   /** An instance with a heap of this thread's own: the main one on the message path, else made once. */
   const ownInstance = async () => {
@@ -101,9 +101,19 @@ export function serveThread(port) {
     freeBases({ id }) {
       bases.delete(id);
     },
-    /** Shared memory: a lane's pieces and their reduction into its partial sums. */
+    /** Shared memory: a lane's pieces and their reduction into its partial sums (input in one chunk). */
     lane({ io, lane }, progress) {
       runLane(ctx, io, lane, { progress: (done, total) => progress(done / total) });
+      publish();
+    },
+    /** Shared memory: a chunk's share of a lane's pieces, added to its buckets. */
+    accumulate({ io, lane }, progress) {
+      accumulateLane(ctx, io, lane, { progress: (done, total) => progress(done / total) });
+      publish();
+    },
+    /** Shared memory: after the last chunk, the lane's buckets reduced into its partial sums. */
+    reduce({ io, lane }) {
+      reducePieces(ctx, io, lane);
       publish();
     },
     /** Either path: points of one slice in `format` to the native encoding (decompression in Wasm). */
@@ -116,7 +126,52 @@ export function serveThread(port) {
       if (format) pointBytes = await ops.decode({ bytes: pointBytes, format });
       return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, onProgress: progress });
     },
+    /** Own memory: this thread's share of a stream, a ChunkedMsm kept under `id` until streamFinish. */
+    streamBegin({ id, options, format }) {
+      const P = ctx.params;
+      const layout = format ? pointLayout(P, format) : null;
+      const reserve = layout ? decodeScratchBytes(P, layout, STAGING_POINTS) : 0;
+      const plan = planMsm(P, Infinity, { ...options, base: instance.heap.mark(), reserve });
+      streams.set(id, { msm: new ChunkedMsm(instance, plan, { checkSubgroup: options.checkSubgroup }), layout });
+    },
+    /** Own memory: count points and scalars of a stream (points in its format; scalars native, checked), the first at index `first`. */
+    streamAdd({ id, pointBytes, scalarBytes, count, first }) {
+      const { msm, layout } = streams.get(id);
+      const PB = 2 * ctx.params.field.bytes;
+      const S = ctx.params.scalarBytes;
+      for (let at = 0; at < count; ) {
+        const take = Math.min(msm.room, count - at, layout ? STAGING_POINTS : Infinity);
+        let points = pointBytes.subarray(at * (layout?.size ?? PB), (at + take) * (layout?.size ?? PB));
+        if (layout) {
+          try {
+            points = decodePointBatch(instance, layout, points, { check: false });
+          } catch (e) {
+            throw e?.argument ? inputError(e.argument, e.index + first + at, e.reason) : e;
+          }
+        }
+        msm.append(points, scalarBytes.subarray(at * S, (at + take) * S), take, first + at);
+        at += take;
+      }
+    },
+    /** Own memory: the stream's share summed; the thread's memory is free again. */
+    streamFinish({ id }) {
+      const { msm } = streams.get(id);
+      streams.delete(id);
+      try {
+        return msm.finish();
+      } finally {
+        msm.free();
+      }
+    },
+    /** Own memory: move to a fresh instance (the grown memory is garbage here; prepared bases keep theirs). */
+    async trim() {
+      instance = withHeap(await instantiate(baseModule, { minPages: ctx.params.minPages, group: ctx.params.group }), ctx.params);
+      ctx = { ex: instance.exports, memory: instance.memory, params: ctx.params };
+    },
   };
+
+  /** Bytes of this thread's memories of its own (the main one on the message path, the decoding one). */
+  const memoryBytes = () => (instance ? instance.memory.buffer.byteLength : 0) + (own ? own.memory.buffer.byteLength : 0);
 
   port.listen(async (message) => {
     if (message.type === 'init') {
@@ -141,9 +196,9 @@ export function serveThread(port) {
     try {
       acquire();
       const result = await ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }));
-      port.post({ type: 'done', id, result }, result instanceof Uint8Array ? [result.buffer] : []);
+      port.post({ type: 'done', id, result, memoryBytes: memoryBytes() }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (e) {
-      port.post({ type: 'failed', id, error: errorData(e) });
+      port.post({ type: 'failed', id, error: errorData(e), memoryBytes: memoryBytes() });
     }
   });
 }

@@ -1,0 +1,187 @@
+// The MSM on one thread over input that comes a chunk at a time, in the memory its plan allows (plan.js).
+// A ChunkedMsm owns what outlives a chunk: the chunk's input area (filled by append, points converted and
+// checked as they come), then, from the first full chunk on, the digits area and a lane whose buckets carry
+// every window's sums from chunk to chunk. finish() reduces and combines once; free() gives it all back.
+// msmBytesOn (Curve.msmBytes, the pool's message path) is one ChunkedMsm fed the whole input.
+
+import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint, STAGING_POINTS } from './layout.js';
+import { planMsm, singleThreadPieces, windowWithin } from './plan.js';
+import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange, reducePieces, setInfinity } from './index.js';
+import { convertPoints, pointToBytes } from './bytes.js';
+import { checkSubgroupRange } from './subgroup.js';
+
+export class ChunkedMsm {
+  #instance;
+  #ctx;
+  #plan;
+  #options;
+  #phase;
+  #mark;
+  #inputs;
+  #work = null;
+  #lane = null;
+  #filled = 0; // points in the chunk being filled
+  #done = 0; // points summed in earlier chunks
+
+  /**
+   * @param instance { exports, memory, params, heap } (src/instance.js); the MSM allocates above heap.mark()
+   * @param plan planMsm's plan; a plan for n = Infinity (a stream) chooses its window when the first chunk is summed
+   * @param options { checkSubgroup, timings, onProgress (with total), total (points expected), blockPoints }
+   */
+  constructor(instance, plan, { checkSubgroup = false, timings, onProgress, total = Infinity, blockPoints } = {}) {
+    this.#instance = instance;
+    this.#ctx = { ex: instance.exports, memory: instance.memory, params: instance.params };
+    this.#plan = plan;
+    this.#options = { checkSubgroup, timings, onProgress, total, blockPoints };
+    this.#phase = phaseTimer(timings);
+    this.#mark = instance.heap.mark();
+    const C = plan.chunkPoints;
+    this.#inputs = allocInputs(instance.heap, instance.params, C, { stagingPoints: Math.min(STAGING_POINTS, C), subgroupScratch: checkSubgroup ? 1 : 0 });
+  }
+
+  /** Points the chunk being filled still takes. */
+  get room() {
+    return this.#plan.chunkPoints - this.#filled;
+  }
+
+  /** Points taken so far. */
+  get length() {
+    return this.#done + this.#filled;
+  }
+
+  /**
+   * Take `count` <= room points (native bytes: checked here, on the curve and, when asked, in the subgroup) and
+   * their scalars (native bytes, already checked below r); `first` is the index of the first of them in the
+   * whole input, for errors. A chunk that becomes full is summed. After a throw the object can only be freed.
+   */
+  append(pointBytes, scalarBytes, count, first) {
+    const ctx = this.#ctx;
+    const { memory, params: P } = ctx;
+    const PB = 2 * P.field.bytes;
+    const S = P.scalarBytes;
+    const { staging, stagingPoints, points, scalars, subgroup } = this.#inputs;
+    if (count > this.room) throw new RangeError(`${count} points do not fit the ${this.room} left in this chunk`);
+    for (let at = 0; at < count; at += stagingPoints) {
+      const size = Math.min(stagingPoints, count - at);
+      new Uint8Array(memory.buffer, staging, size * PB).set(pointBytes.subarray(at * PB, (at + size) * PB));
+      const dst = points + (this.#filled + at) * P.affineBytes;
+      convertPoints(ctx, dst, staging, size, first + at);
+      if (this.#options.checkSubgroup) checkSubgroupRange(ctx, subgroup[0], dst, size, first + at);
+    }
+    new Uint8Array(memory.buffer, scalars + this.#filled * S, count * S).set(scalarBytes.subarray(0, count * S));
+    this.#phase('convert');
+    this.#filled += count;
+    if (this.#filled === this.#plan.chunkPoints) this.#sumChunk(false);
+  }
+
+  /** The digits area and the lane, once: for a stream that ends inside its first chunk, with the window for what came. */
+  #allocWork(last) {
+    const { heap, params: P } = this.#instance;
+    const count = this.#filled;
+    let shape = this.#plan.shape;
+    let capacity = this.#plan.chunkPoints;
+    if (last) {
+      capacity = count;
+      if (!Number.isFinite(this.#plan.chunks)) shape = windowWithin(P, count, this.#plan);
+    }
+    this.#work = allocWork(heap, P, shape, capacity);
+    const m = pairsPerPoint(P) * capacity;
+    this.#lane = allocLane(heap, P, shape, singleThreadPieces({ K: shape.K, m }), { blockPoints: this.#options.blockPoints, maxPairs: m });
+    setInfinity(this.#ctx.memory, P, this.#work.infinity);
+    this.#phase('allocate');
+  }
+
+  /** prepare .. accumulate of the points in the chunk, into the lane's buckets. */
+  #sumChunk(last) {
+    const count = this.#filled;
+    if (count === 0) return;
+    if (!this.#lane) this.#allocWork(last && this.#done === 0);
+    const ctx = this.#ctx;
+    const io = chunkIO(ctx.params, this.#inputs, this.#work, count);
+    prepareRange(ctx, io, 0, count, this.#phase);
+    this.#lane.pieces = singleThreadPieces(io.shape);
+    const { onProgress, total } = this.#options;
+    const done = this.#done;
+    const progress = onProgress && Number.isFinite(total)
+      ? (finished, pieces) => onProgress((done + (count * finished) / pieces) / (total + 1))
+      : undefined;
+    accumulateLane(ctx, io, this.#lane, { phase: this.#phase, progress });
+    this.#done += count;
+    this.#filled = 0;
+  }
+
+  /** Sums the last chunk, reduces and combines: the result in the msmBytes encoding (all zero for infinity). */
+  finish() {
+    this.#sumChunk(true);
+    const { params: P } = this.#ctx;
+    const { timings, onProgress } = this.#options;
+    let out;
+    if (!this.#lane) out = new Uint8Array(2 * P.field.bytes);
+    else {
+      const io = { shape: this.#work.shape, infinity: this.#work.infinity };
+      reducePieces(this.#ctx, io, this.#lane, this.#phase);
+      out = pointToBytes(this.#instance, combineWindows(this.#ctx, this.#instance.heap, io, lanePartials(P, this.#lane)));
+      this.#phase('combine');
+      if (timings) Object.assign(timings, { window: io.shape.c, windows: io.shape.K });
+    }
+    if (timings) Object.assign(timings, { chunks: Math.ceil(this.#done / this.#plan.chunkPoints), chunkPoints: this.#plan.chunkPoints });
+    onProgress?.(1);
+    return out;
+  }
+
+  /** Give the memory back to the instance's heap. */
+  free() {
+    this.#instance.heap.release(this.#mark);
+    this.#instance = null;
+  }
+}
+
+/**
+ * The MSM of checked native byte inputs (checkMsmInputs) on an instance ({ exports, memory, params, heap }),
+ * planned for options.maxMemory (or the default working set). Without maxMemory, an engine that will not grow
+ * the memory as far as the plan needs gets the MSM again in chunks that fit the memory it did give.
+ * options: { window, timings, checkSubgroup, onProgress, maxMemory, blockPoints, windowLimitPoints }.
+ */
+export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
+  const planOptions = {
+    window: options.window, maxMemory: options.maxMemory, checkSubgroup: !!options.checkSubgroup, blockPoints: options.blockPoints,
+    windowLimitPoints: options.windowLimitPoints, base: instance.heap.mark(),
+  };
+  let plan = planMsm(instance.params, n, planOptions);
+  for (;;) {
+    try {
+      return msmOnInstance(instance, pointBytes, scalarBytes, n, plan, options);
+    } catch (e) {
+      if (!e?.outOfMemory || options.maxMemory !== undefined) throw e;
+      let smaller;
+      try {
+        smaller = planMsm(instance.params, n, { ...planOptions, maxMemory: Math.floor(0.9 * instance.memory.buffer.byteLength) });
+      } catch {
+        throw e;
+      }
+      if (smaller.bytes >= plan.bytes) throw e;
+      plan = smaller;
+    }
+  }
+}
+
+/** One MSM, planned, on one instance: a ChunkedMsm fed the whole input. */
+function msmOnInstance(instance, pointBytes, scalarBytes, n, plan, options) {
+  const P = instance.params;
+  // Inputs that are views of this instance's memory would be overwritten (or detached, when memory grows).
+  if (pointBytes.buffer === instance.memory.buffer) pointBytes = pointBytes.slice();
+  if (scalarBytes.buffer === instance.memory.buffer) scalarBytes = scalarBytes.slice();
+  const PB = 2 * P.field.bytes;
+  const S = P.scalarBytes;
+  const msm = new ChunkedMsm(instance, plan, { ...options, total: n });
+  try {
+    for (let first = 0; first < n; ) {
+      const count = Math.min(msm.room, n - first);
+      msm.append(pointBytes.subarray(first * PB, (first + count) * PB), scalarBytes.subarray(first * S, (first + count) * S), count, first);
+      first += count;
+    }
+    return msm.finish();
+  } finally {
+    msm.free();
+  }
+}

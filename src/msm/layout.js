@@ -1,0 +1,126 @@
+// What one MSM allocates, in the order it allocates it. The plan (plan.js) runs these same functions on a heap
+// that only counts (Heap.sizer) to know an MSM's bytes before it starts, so sizes are written once.
+//
+//   inputs   one chunk's points (with room for their GLV images) and scalars, a staging area for the points'
+//            bytes, subgroup scratch: allocated first, so a stream can fill them before its window is known
+//   work     GLV records (or padded scalars), the digits of every window of the chunk, an affine infinity
+//   lanes    per thread: the buckets of its pieces (they outlive the chunks), the work area of at most
+//            BLOCK_POINTS points, the sort arrays and the reduction's running sums
+//   finish   the window sums and the result (combineWindows, pointToBytes)
+
+import { subgroupScratchBytes } from './subgroup.js';
+
+/** Pairs per g_batchAdd call: large enough to amortise the inversion (< 1%), small enough to stay in cache. */
+export const BATCH_CHUNK = 8192;
+/** Points gathered and summed at once: the block's points stay in cache; also the work area's size. */
+export const BLOCK_POINTS = 16384;
+/** Points staged as bytes and converted at once when one thread fills a chunk. */
+export const STAGING_POINTS = 4096;
+
+/** Pairs per point: 2 under GLV (the scalar's halves k0, k1), else 1. */
+export const pairsPerPoint = (P) => (P.glv ? 2 : 1);
+
+/**
+ * Segments per piece in the reduction. S segments cost 2L / S inversions (one per batch of the running sums)
+ * and about 3 S Jacobian steps per piece to join them; an inversion costs about three Jacobian steps here
+ * (measured on BLS12-381 and BN254), so the sum is least near S = sqrt(2L / pieces).
+ */
+export const segmentsFor = (pieceCount, L) => Math.min(L, 2 ** Math.max(0, Math.round(Math.log2(Math.sqrt((2 * L) / Math.max(1, pieceCount))))));
+
+/**
+ * A chunk's inputs for up to `capacity` points: affine points with room for their GLV images (and one more
+ * point), the scalars, `stagingPoints` points' worth of bytes to convert from, and `subgroupScratch` scratch
+ * areas for the subgroup check (one per thread that checks).
+ */
+export function allocInputs(heap, P, capacity, { stagingPoints = capacity, subgroupScratch = 0 } = {}) {
+  const A = P.affineBytes;
+  return {
+    capacity,
+    points: heap.alloc((pairsPerPoint(P) * capacity + 1) * A, 64),
+    scalars: heap.alloc(capacity * P.scalarBytes + 8),
+    stagingPoints,
+    staging: heap.alloc(stagingPoints * 2 * P.field.bytes),
+    subgroup: Array.from({ length: subgroupScratch }, () => heap.alloc(subgroupScratchBytes(P), 64)),
+  };
+}
+
+/** What the digits of a chunk of `capacity` points need: GLV records (or padded scalars), the digits, an infinity. */
+export function allocWork(heap, P, shape, capacity) {
+  const H = pairsPerPoint(P);
+  const perScalar = P.glv ? P.glv.recordBytes : 4 * Math.ceil(P.scalarBytes / 4);
+  return {
+    shape,
+    records: heap.alloc(Math.max(1, capacity) * perScalar),
+    digits: heap.alloc(Math.max(1, shape.K * H * capacity) * 4),
+    infinity: heap.alloc(P.affineBytes, 64),
+  };
+}
+
+/**
+ * The io the phases take (src/msm/index.js) for `count` points of a chunk: pair i < count takes k0 (or the
+ * scalar), pair count + i takes k1; digit k of pair j at digits[k m + j], m = the chunk's pairs.
+ * Each half: [words, stride, wordCount, negs, negStride, first pair].
+ */
+export function chunkIO(P, inputs, work, count) {
+  const { shape } = work;
+  const io = {
+    points: inputs.points, scalars: inputs.scalars, n: count, records: work.records, digits: work.digits, infinity: work.infinity,
+    shape: Object.freeze({ ...shape, n: count, m: pairsPerPoint(P) * count }),
+  };
+  if (P.glv) {
+    const { H, recordBytes } = P.glv;
+    // Record: |k0| (H words) | |k1| (H words) | neg0 | neg1.
+    io.halves = [
+      [io.records, recordBytes, H, io.records + 8 * H, recordBytes, 0],
+      [io.records + 4 * H, recordBytes, H, io.records + 8 * H + 4, recordBytes, count],
+    ];
+  } else {
+    // Scalars padded to whole u32 words, so no window reads into the next scalar.
+    const wordCount = Math.ceil(P.scalarBytes / 4);
+    io.padded = io.records;
+    io.halves = [[io.padded, 4 * wordCount, wordCount, 0, 0, 0]];
+  }
+  return io;
+}
+
+/**
+ * One thread's workspace for its pieces ([{ k, first, count }], count at most `maxPairs`): a work area of at
+ * most blockPoints points (plus a carry slot and an infinity slot), L buckets per piece (kept across chunks),
+ * sort arrays, the reduction's running sums, and one Jacobian partial sum per piece.
+ */
+export function allocLane(heap, P, shape, pieces, { blockPoints = BLOCK_POINTS, maxPairs: maxPiece } = {}) {
+  const { L } = shape;
+  const A = P.affineBytes;
+  const J = P.jacobianBytes;
+  maxPiece ??= Math.max(1, ...pieces.map((p) => p.count));
+  const cap = Math.max(1, Math.min(blockPoints, maxPiece));
+  const S = segmentsFor(pieces.length, L);
+  // a pass adds at most cap / 2 pairs; merging a block into buckets kept from earlier chunks, up to cap
+  const maxPairs = Math.max(cap, pieces.length * S) + 1;
+  return {
+    pieces, cap, S,
+    carry: false, // the buckets hold sums from earlier chunks: add to them instead of overwriting
+    infIndex: cap + 1,
+    work: heap.alloc((cap + 2) * A, 64),
+    buckets: heap.alloc(Math.max(1, pieces.length) * L * A, 64),
+    R: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
+    T: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
+    entries: heap.alloc(Math.max(maxPiece, L, pieces.length * S) * 4),
+    counts: heap.alloc((L + 2) * 4),
+    starts: heap.alloc((L + 2) * 4),
+    fill: heap.alloc((L + 2) * 4),
+    maxPairs,
+    pairs: heap.alloc(maxPairs * 8),
+    scratch: heap.alloc(Math.min(maxPairs, BATCH_CHUNK) * (2 * P.E + 4)),
+    jac: heap.alloc(3 * J),
+    partials: heap.alloc(Math.max(1, pieces.length) * J),
+  };
+}
+
+/** Bytes combineWindows and pointToBytes take at the end. */
+export function allocFinish(heap, P, shape) {
+  heap.alloc(shape.K * P.jacobianBytes);
+  heap.alloc(P.jacobianBytes);
+  heap.alloc(P.affineBytes);
+  heap.alloc(2 * P.field.bytes);
+}

@@ -1,0 +1,215 @@
+// The pool's message path (any page): every thread has an instance and a memory of its own. An MSM splits the
+// points and scalars in T slices, each copied once and transferred to its thread, which runs a whole MSM on it
+// (chunked within its share of maxMemory, src/msm/chunked.js); the pool adds the T results. A stream sends every
+// batch to the threads in T parts, each added to a ChunkedMsm that lives on its thread until the stream ends.
+// Prepared bases: each thread keeps a slice (in an instance of its own), rebuilt from a copy the pool keeps when
+// the thread is replaced. release() replaces the threads whose memory grew: a stopped worker frees it all.
+
+import { equalShares } from '../msm/plan.js';
+import { sumPointBytes } from '../msm/bytes.js';
+import { tableLayout } from '../msm/prepared.js';
+import { phaseTimer } from '../msm/index.js';
+import { RESIDENT_BYTES } from '../instance.js';
+
+/** What a thread's memories may hold without counting as grown: a few pages past their start. */
+const GROWN_BYTES = 2 ** 20;
+
+export class MessagePath {
+  #curve;
+  #workers = null;
+  #nextStream = 1;
+  #states = new Set(); // prepared bases with slices on the threads
+
+  constructor(curve, count) {
+    this.#curve = curve;
+    this.count = count;
+  }
+
+  async start() {}
+
+  attach(workers) {
+    this.#workers = workers;
+  }
+
+  initFor() {
+    return { type: 'init', module: this.#curve.module, params: this.#curve.params };
+  }
+
+  /** Bytes release({ all }) would give back: what each thread's memories hold past RESIDENT_BYTES (all: past their start). */
+  releasable({ all = false } = {}) {
+    const keep = all ? GROWN_BYTES : RESIDENT_BYTES;
+    return this.#workers.list.reduce((sum, thread) => sum + Math.max(0, thread.memoryBytes - keep), 0);
+  }
+
+  /**
+   * Give back what the threads' memories grew past RESIDENT_BYTES (all: past their start): a thread is
+   * replaced (a stopped worker frees its memory at once), or when it holds slices of prepared bases, moved to a
+   * fresh instance (its old memory freed at the thread's next collection) so the slices stay.
+   */
+  async release({ all = false } = {}) {
+    const threads = this.#workers.list;
+    const holds = (t) => [...this.#states].some((state) => state.holders[t] === threads[t]);
+    const grown = threads.map((_, t) => t).filter((t) => threads[t].memoryBytes > (all ? GROWN_BYTES : RESIDENT_BYTES));
+    await Promise.allSettled(grown.filter(holds).map((t) => threads[t].run('trim', {})));
+    await this.#workers.stop(grown.filter((t) => !holds(t)));
+    await this.#workers.ready();
+  }
+
+  /** maxMemory split over the threads that take part (each runs in a memory of its own). */
+  #threadOptions(options, T, n) {
+    const out = { window: options.window, checkSubgroup: !!options.checkSubgroup, windowLimitPoints: n };
+    if (options.maxMemory !== undefined) out.maxMemory = Math.floor(options.maxMemory / T);
+    return out;
+  }
+
+  /** Each thread decodes (when `pointFormat` is given) and sums its own slice: one round of messages. */
+  async msm(pointBytes, scalarBytes, n, options, progress, pointFormat) {
+    const curve = this.#curve;
+    const T = Math.min(this.count, n);
+    const PB = pointFormat ? pointFormat.size : curve.pointBytes;
+    const S = curve.scalarBytes;
+    const phase = phaseTimer(options.timings);
+    if (T === 0) return new Uint8Array(curve.pointBytes); // infinity, native
+    const ranges = equalShares(n, T);
+    const fractions = new Array(T).fill(0);
+    const threadOptions = this.#threadOptions(options, T, n);
+    const results = await this.#workers.runAll(
+      'msm',
+      (t) => {
+        if (t >= T) return null;
+        const [first, end] = ranges[t];
+        // Copies of the slices, transferred: the pool keeps none of them.
+        const slicePoints = pointBytes.slice(first * PB, end * PB);
+        const sliceScalars = scalarBytes.slice(first * S, end * S);
+        return {
+          args: { pointBytes: slicePoints, scalarBytes: sliceScalars, n: end - first, options: threadOptions, format: pointFormat?.name },
+          transfer: [slicePoints.buffer, sliceScalars.buffer],
+        };
+      },
+      {
+        offsetOf: (t) => ranges[t]?.[0] ?? 0,
+        onProgress: (t, fraction) => {
+          fractions[t] = fraction * (ranges[t][1] - ranges[t][0]);
+          progress((0.99 * fractions.reduce((a, b) => a + b, 0)) / n);
+        },
+      },
+    );
+    phase('slices');
+    const out = sumPointBytes(curve, results.filter(Boolean));
+    phase('combine');
+    if (options.timings) options.timings.threads = T;
+    return out;
+  }
+
+  /**
+   * An MSM over batches added one after another (a stream): a ChunkedMsm on every thread, each batch split in T
+   * parts. options: { window, maxMemory, checkSubgroup, timings }; pointFormat: points are decoded on the threads.
+   */
+  chunks(n, options, progress, pointFormat) {
+    const id = this.#nextStream++;
+    const T = this.count;
+    const workers = this.#workers;
+    const curve = this.#curve;
+    const PB = pointFormat ? pointFormat.size : curve.pointBytes;
+    const S = curve.scalarBytes;
+    const threadOptions = this.#threadOptions(options, T, n);
+    let begun = null;
+    const begin = () => (begun ??= workers.runAll('streamBegin', () => ({ args: { id, options: threadOptions, format: pointFormat?.name } })));
+    return {
+      room: Infinity,
+      async append(pointBytes, scalarBytes, count, first) {
+        await begin();
+        const ranges = equalShares(count, T);
+        await workers.runAll(
+          'streamAdd',
+          (t) => {
+            const [a, b] = ranges[t];
+            if (a === b) return null;
+            const points = pointBytes.slice(a * PB, b * PB);
+            const scalars = scalarBytes.slice(a * S, b * S);
+            return { args: { id, pointBytes: points, scalarBytes: scalars, count: b - a, first: first + a }, transfer: [points.buffer, scalars.buffer] };
+          },
+        );
+      },
+      async finish() {
+        await begin();
+        const results = await workers.runAll('streamFinish', () => ({ args: { id } }));
+        const out = sumPointBytes(curve, results.filter(Boolean));
+        if (options.timings) options.timings.threads = T;
+        progress(1);
+        return out;
+      },
+    };
+  }
+
+  /** Prepared bases: a slice of the bases to each thread in `which` (all at first; replaced threads later). */
+  async keepBases(state, pointBytes, which = null) {
+    const P = this.#curve.params;
+    if (!state.ranges) {
+      const T = Math.min(this.count, state.N);
+      const PB = state.formats?.point ? state.formats.point.size : 2 * P.field.bytes;
+      state.ranges = equalShares(state.N, T);
+      // kept to rebuild a slice on a thread that replaces a dead one
+      state.slices = state.ranges.map(([first, last]) => pointBytes.slice(first * PB, last * PB));
+      state.holders = [];
+      state.layout = tableLayout(P, state.N, state.precompute);
+    }
+    await this.#workers.runAll(
+      'keepBases',
+      (t) => {
+        if (t >= state.ranges.length || (which && !which.includes(t))) return null;
+        const bytes = state.slices[t].slice();
+        const [first, last] = state.ranges[t];
+        // every slice with the window of the whole table (the one precomputeWindow reports)
+        const precompute = state.precompute && { window: state.layout.c };
+        const args = { id: state.id, pointBytes: bytes, n: last - first, checkSubgroup: state.checkSubgroup, precompute, format: state.formats?.point?.name };
+        return { args, transfer: [bytes.buffer] };
+      },
+      { offsetOf: (t) => state.ranges[t]?.[0] ?? 0 },
+    );
+    state.ranges.forEach((_, t) => {
+      if (!which || which.includes(t)) state.holders[t] = this.#workers.list[t];
+    });
+    this.#states.add(state);
+  }
+
+  /** Prepared bases: each thread sums the prefix of its slice; threads that replaced others get their slice first. */
+  async preparedMsm(state, scalarBytes, k, options, progress) {
+    const phase = phaseTimer(options.timings);
+    const threads = this.#workers.list;
+    const stale = state.ranges.map((_, t) => t).filter((t) => state.holders[t] !== threads[t]);
+    if (stale.length) await this.keepBases(state, null, stale);
+    const S = this.#curve.scalarBytes;
+    const counts = state.ranges.map(([first, last]) => Math.max(0, Math.min(k, last) - first));
+    const fractions = new Array(counts.length).fill(0);
+    const threadOptions = options.window === undefined ? {} : { window: options.window };
+    const results = await this.#workers.runAll(
+      'preparedMsm',
+      (t) => {
+        if (!counts[t]) return null;
+        const first = state.ranges[t][0];
+        const slice = scalarBytes.slice(first * S, (first + counts[t]) * S);
+        return { args: { id: state.id, scalarBytes: slice, k: counts[t], options: threadOptions }, transfer: [slice.buffer] };
+      },
+      {
+        onProgress: (t, fraction) => {
+          fractions[t] = fraction * counts[t];
+          progress((0.99 * fractions.reduce((a, b) => a + b, 0)) / Math.max(1, k));
+        },
+      },
+    );
+    phase('slices');
+    const out = sumPointBytes(this.#curve, results.filter(Boolean));
+    phase('combine');
+    if (options.timings) options.timings.threads = counts.filter(Boolean).length;
+    return out;
+  }
+
+  /** Free the threads' slices of prepared bases (threads replaced since hold none). */
+  async freeBases(state) {
+    this.#states.delete(state);
+    await this.#workers.ready().catch(() => {});
+    const threads = this.#workers.list;
+    await Promise.allSettled(state.ranges.map((_, t) => (state.holders[t] === threads[t] ? threads[t].run('freeBases', { id: state.id }) : null)));
+  }
+}

@@ -1,0 +1,396 @@
+// The pool's shared-memory path: one shared WebAssembly.Memory, an instance of the curve's module on every
+// thread and one on the pool's. The inputs are written once; per chunk the threads check and convert the points
+// and compute the digits (prepare, 1/T of the points each), then each runs a share of the (window, pair) items
+// with the same number of nonzero digits into buckets that outlive the chunks (src/msm/plan.js); after the last
+// chunk each thread reduces its buckets and the pool adds the partial sums.
+// Prepared bases keep one table in the pool's memory, built and read by all threads.
+// The memory never shrinks by itself: release() moves the pool to a new memory (the kept tables copied over)
+// with new threads, so the old memory is freed with them.
+
+import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
+import { Heap } from '../runtime/heap.js';
+import { equalShares, planMsm, scalePieces, splitPieces, weightedCuts, windowWithin } from '../msm/plan.js';
+import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint } from '../msm/layout.js';
+import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
+import { pointToBytes } from '../msm/bytes.js';
+import { RESIDENT_BYTES } from '../instance.js';
+import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
+
+/** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
+const STACK_BYTES = 1 << 16;
+
+export class SharedPath {
+  #curve;
+  #workers = null;
+  #shared = null; // { module, memory, instance, stacks, syncWord }
+  #kept = []; // prepared bases' tables, [{ start, end, live }] in the order allocated
+  #keptTop = 0; // the heap's top between calls (the end of the last live table)
+
+  constructor(curve, count) {
+    this.#curve = curve;
+    this.count = count;
+  }
+
+  /** The shared memory and this thread's instance: stacks and the sync word below every call's mark. */
+  async start() {
+    const curve = this.#curve;
+    const module = await WebAssembly.compile(sharedMemoryModuleBytes(curve.moduleBytes));
+    const memory = sharedMemory(curve.params.minPages);
+    const made = await instantiate(module, { memory, group: curve.params.group });
+    const heap = new Heap(memory, made.exports.fp_heapBase.value);
+    const stacks = Array.from({ length: this.count }, () => heap.alloc(STACK_BYTES, 16) + STACK_BYTES);
+    const syncWord = heap.alloc(8);
+    this.#keptTop = heap.mark();
+    this.#shared = { module, memory, instance: { exports: made.exports, memory, heap, params: curve.params }, stacks, syncWord };
+  }
+
+  /** The pool's threads (set once they exist). */
+  attach(workers) {
+    this.#workers = workers;
+  }
+
+  /** Thread t's init message: the shared module and memory, its stack, the sync word, and the module for work of its own. */
+  initFor(t) {
+    const { module, memory, stacks, syncWord } = this.#shared;
+    return { type: 'init', module, params: this.#curve.params, memory, stackTop: stacks[t], syncWord, ownModule: this.#curve.module };
+  }
+
+  /** Where every call's allocations start (the end of the kept tables). */
+  mark() {
+    return this.#keptTop;
+  }
+
+  /** A call is over: its memory is free again (the tables it prepared stay). */
+  endCall() {
+    this.#shared.instance.heap.release(this.#keptTop);
+  }
+
+  /** Bytes release() would give back: what the memory holds past the kept tables, less RESIDENT_BYTES unless `all`. */
+  releasable({ all = false } = {}) {
+    return this.#shared.memory.buffer.byteLength - Math.ceil(this.#keptTop / 65536) * 65536 - (all ? 0 : RESIDENT_BYTES);
+  }
+
+  /**
+   * Give back what the memory grew to beyond the kept tables: a new shared memory with the bytes below
+   * the kept top copied (constants, stacks, tables keep their addresses), a new instance here and new threads
+   * (stopped threads free the old memory at once; this thread's copy goes at its next collection).
+   */
+  async release() {
+    const { module, memory: old, stacks, syncWord } = this.#shared;
+    const P = this.#curve.params;
+    const memory = sharedMemory(Math.max(P.minPages, Math.ceil(this.#keptTop / 65536)));
+    new Uint8Array(memory.buffer).set(new Uint8Array(old.buffer, 0, this.#keptTop));
+    const made = await instantiate(module, { memory, group: P.group });
+    const heap = new Heap(memory, made.exports.fp_heapBase.value);
+    heap.top = this.#keptTop;
+    this.#shared = { module, memory, instance: { exports: made.exports, memory, heap, params: P }, stacks, syncWord };
+    await this.#workers.stop();
+    await this.#workers.ready();
+  }
+
+  /** Order this thread's reads after the threads' writes, and its writes before theirs (Atomics on one word). */
+  #acquire() {
+    const { memory, syncWord } = this.#shared;
+    Atomics.load(new Int32Array(memory.buffer, syncWord, 1), 0);
+  }
+
+  #publish() {
+    const { memory, syncWord } = this.#shared;
+    Atomics.add(new Int32Array(memory.buffer, syncWord, 1), 0, 1);
+  }
+
+  /** Points in `format` to the native encoding, a slice per thread (each copied once and transferred); `first`: the index of bytes' first point, for errors. */
+  async decodePoints(bytes, format, n, timings, first = 0) {
+    const phase = phaseTimer(timings);
+    const T = Math.min(this.count, n);
+    const size = format.size;
+    const native = 2 * this.#curve.params.field.bytes;
+    const ranges = equalShares(n, T);
+    const slices = await this.#workers.runAll(
+      'decode',
+      (t) => {
+        if (t >= T) return null;
+        const slice = bytes.slice(ranges[t][0] * size, ranges[t][1] * size);
+        return { args: { bytes: slice, format: format.name }, transfer: [slice.buffer] };
+      },
+      { offsetOf: (t) => first + (ranges[t]?.[0] ?? 0) },
+    );
+    const out = new Uint8Array(n * native);
+    for (let t = 0; t < T; t++) out.set(slices[t], ranges[t][0] * native);
+    phase('decode');
+    return out;
+  }
+
+  /**
+   * An MSM over chunks added one after another (msmBytes adds its whole input; a stream adds what comes), in the
+   * pool's memory. n: the points to come, or Infinity. options: { window, maxMemory, checkSubgroup, timings }.
+   */
+  chunks(n, options, progress) {
+    const plan = planMsm(this.#curve.params, n, {
+      window: options.window, maxMemory: options.maxMemory, base: this.#keptTop, threads: this.count, checkSubgroup: !!options.checkSubgroup,
+    });
+    return new SharedChunks(this, plan, n, options, progress);
+  }
+
+  /** What SharedChunks needs of the path: memory, instance, threads and the sync word. */
+  get internals() {
+    return { shared: this.#shared, workers: this.#workers, acquire: () => this.#acquire(), publish: () => this.#publish() };
+  }
+
+  /**
+   * Shared memory, after the digits: cut the items into equal shares of the nonzero digits (small or zero
+   * scalars leave windows nearly empty), run a lane per thread, add the partial sums here. Returns the result's
+   * encoding. (Prepared bases: their table is one chunk.)
+   */
+  async #lanes(io, shape, segments, progress, prepareShare, phase) {
+    const { instance, memory } = this.#shared;
+    const { heap, params: P } = instance;
+    const T = this.count;
+    const ctx = { ex: instance.exports, memory, params: P };
+    const cuts = weightedCuts(shape, T, segments);
+    const lanes = splitPieces(shape, T, cuts).map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces) : null));
+    this.#publish();
+    phase('allocate');
+    const total = shape.K * shape.m || 1;
+    const laneItems = lanes.map((lane) => (lane ? lane.pieces.reduce((s, p) => s + p.count, 0) : 0));
+    const laneDone = new Array(T).fill(0);
+    await this.#workers.runAll('lane', (t) => lanes[t] && { args: { io, lane: lanes[t] } }, {
+      onProgress: (t, fraction) => {
+        laneDone[t] = fraction * laneItems[t];
+        progress(prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / total);
+      },
+    });
+    phase('lanes');
+    this.#acquire();
+    const partials = lanes.flatMap((lane) => (lane ? lanePartials(P, lane) : []));
+    const out = pointToBytes(instance, combineWindows(ctx, heap, io, partials));
+    phase('combine');
+    return out;
+  }
+
+  /** Prepared bases: the table above every earlier one, the threads building a share of the bases each. */
+  async keepBases(state, pointBytes) {
+    const { instance, memory } = this.#shared;
+    const { heap, params: P } = instance;
+    const T = this.count;
+    const native = state.formats?.point ? await this.decodePoints(pointBytes, state.formats.point, state.N) : pointBytes;
+    const layout = tableLayout(P, state.N, state.precompute);
+    const ranges = equalShares(state.N, T);
+    const scratchBytes = buildScratchBytes(P, layout, ranges[0][1] - ranges[0][0]);
+    checkTableFits(layout, heap.mark() + native.length + T * scratchBytes, P);
+    const start = heap.mark();
+    const table = heap.alloc(Math.max(1, layout.bytes), 64);
+    const end = heap.mark();
+    const staging = heap.alloc(native.length);
+    const scratch = ranges.map(() => heap.alloc(scratchBytes, 64));
+    new Uint8Array(memory.buffer, staging, native.length).set(native);
+    this.#publish();
+    const PB = 2 * P.field.bytes;
+    await this.#workers.runAll('buildTable', (t) => {
+      const [first, last] = ranges[t];
+      if (last === first) return null;
+      return { args: { layout, table, staging: staging + first * PB, first, count: last - first, checkSubgroup: state.checkSubgroup, scratch: scratch[t] } };
+    });
+    this.#acquire();
+    state.layout = layout;
+    state.shared = { table, region: { start, end, live: true } };
+    this.#kept.push(state.shared.region);
+    this.#keptTop = end;
+  }
+
+  /** Prepared bases: the threads split the scalars for the digits, then the table's items by nonzero digits. */
+  async preparedMsm(state, scalarBytes, k, options, progress) {
+    const { instance, memory } = this.#shared;
+    const { heap, params: P } = instance;
+    const T = this.count;
+    const { layout } = state;
+    const { table } = state.shared;
+    const phase = phaseTimer(options.timings);
+    const shape = preparedShape(P, layout, k, options.window);
+    const scalars = heap.alloc(scalarBytes.length + 8);
+    const io = allocPreparedInputs(heap, P, shape, { table, scalars });
+    new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
+    const ctx = { ex: instance.exports, memory, params: P };
+    setInfinity(memory, P, io.infinity);
+    preparedDigitsZero(ctx, io);
+    this.#publish();
+    phase('allocate');
+    const ranges = equalShares(k, T);
+    const segments = await this.#workers.runAll('preparedDigits', (t) => {
+      const [first, last] = ranges[t];
+      return last === first ? null : { args: { io, layout, first, count: last - first } };
+    });
+    this.#acquire();
+    phase('digits');
+    const prepareShare = 0.05;
+    progress(prepareShare);
+    const out = await this.#lanes(io, shape, segments.flatMap((s) => s ?? []), progress, prepareShare, phase);
+    if (options.timings) Object.assign(options.timings, { window: shape.c, windows: shape.K, flat: shape.flat, threads: T });
+    return out;
+  }
+
+  /** Free a table: its memory is reused once the tables made after it are freed too. */
+  freeBases(state) {
+    state.shared.region.live = false;
+    while (this.#kept.length && !this.#kept.at(-1).live) this.#keptTop = this.#kept.pop().start;
+    this.#shared.instance.heap.release(this.#keptTop);
+  }
+}
+
+/**
+ * One MSM in the pool's shared memory over points added a chunk at a time (the shared path's ChunkedMsm, see
+ * src/msm/chunked.js): the input area of one chunk, then from the first full chunk the digits and one lane per
+ * thread whose buckets carry every window's sums across chunks, the lanes' pieces cut at the same places in
+ * every chunk. finish() reduces on the threads and combines here.
+ */
+class SharedChunks {
+  #path;
+  #plan;
+  #n;
+  #options;
+  #progress;
+  #phase;
+  #inputs;
+  #work = null;
+  #lanes = null; // [lane | null] per thread
+  #template = null; // { pieces per thread, m: the pairs of the chunk they were cut for }
+  #filled = 0;
+  #done = 0;
+  #chunkFirst = 0; // index in the whole input of the chunk's first point
+  #reduced = false;
+
+  constructor(path, plan, n, options, progress) {
+    this.#path = path;
+    this.#plan = plan;
+    this.#n = n;
+    this.#options = options;
+    this.#progress = progress;
+    this.#phase = phaseTimer(options.timings);
+    const { shared } = path.internals;
+    this.#inputs = allocInputs(shared.instance.heap, shared.instance.params, plan.chunkPoints, {
+      stagingPoints: plan.chunkPoints, subgroupScratch: options.checkSubgroup ? path.count : 0,
+    });
+  }
+
+  get room() {
+    return this.#plan.chunkPoints - this.#filled;
+  }
+
+  /** Take count <= room native points (converted and checked by the threads) and checked native scalars. */
+  async append(pointBytes, scalarBytes, count, first) {
+    const { shared } = this.#path.internals;
+    const P = shared.instance.params;
+    const PB = 2 * P.field.bytes;
+    const S = P.scalarBytes;
+    const { memory } = shared;
+    new Uint8Array(memory.buffer, this.#inputs.staging + this.#filled * PB, count * PB).set(pointBytes.subarray(0, count * PB));
+    new Uint8Array(memory.buffer, this.#inputs.scalars + this.#filled * S, count * S).set(scalarBytes.subarray(0, count * S));
+    if (this.#filled === 0) this.#chunkFirst = first;
+    this.#filled += count;
+    // a full chunk is summed now unless it is the last (finish sums it and reduces in the same round)
+    if (this.#filled === this.#plan.chunkPoints && this.#done + this.#filled < this.#n) await this.#sumChunk(false);
+  }
+
+  /** The digits area and the lanes, cut from the first chunk's digits. */
+  #allocWork(io, segments) {
+    const { shared } = this.#path.internals;
+    const { heap, params: P } = shared.instance;
+    const T = this.#path.count;
+    const shape = io.shape;
+    let lanes = splitPieces(shape, T, weightedCuts(shape, T, segments));
+    // the plan counted at most ceil(K / T) + 1 pieces a thread: an equal split of the items keeps to that
+    if (T > 1 && lanes.some((pieces) => pieces.length > Math.ceil(shape.K / T) + 1)) lanes = splitPieces(shape, T);
+    const maxPairs = pairsPerPoint(P) * this.#plan.chunkPoints;
+    this.#template = { pieces: lanes, m: shape.m };
+    this.#lanes = lanes.map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces, { maxPairs }) : null));
+  }
+
+  async #sumChunk(last) {
+    const count = this.#filled;
+    if (count === 0) return;
+    const { shared, workers, acquire, publish } = this.#path.internals;
+    const { instance, memory } = shared;
+    const P = instance.params;
+    const T = this.#path.count;
+    const phase = this.#phase;
+    if (!this.#work) {
+      // a stream that ends inside its first chunk: the window for what came
+      const only = last && !Number.isFinite(this.#n);
+      const shape = only ? windowWithin(P, count, this.#plan) : this.#plan.shape;
+      this.#work = allocWork(instance.heap, P, shape, only ? count : this.#plan.chunkPoints);
+      setInfinity(memory, P, this.#work.infinity);
+    }
+    const io = chunkIO(P, this.#inputs, this.#work, count);
+    publish();
+    phase('allocate');
+    // prepare: points [first, first + count) of the chunk per thread; with checkSubgroup it is most of the work
+    const before = this.#done / (Number.isFinite(this.#n) ? this.#n : Infinity);
+    const share = Number.isFinite(this.#n) ? count / this.#n : 0;
+    const prepareShare = this.#options.checkSubgroup ? 0.8 : 0.1;
+    const ranges = equalShares(count, T);
+    const { checkSubgroup = false } = this.#options;
+    const segments = await workers.runAll(
+      'prepare',
+      (t) => {
+        const [first, end] = ranges[t];
+        if (end === first) return null;
+        return { args: { io, staging: this.#inputs.staging, first, count: end - first, checkSubgroup, jac: this.#inputs.subgroup[t] } };
+      },
+      { offsetOf: () => this.#chunkFirst },
+    );
+    acquire();
+    phase('prepare');
+    this.#progress(before + share * prepareShare);
+    if (!this.#lanes) this.#allocWork(io, segments.flatMap((s) => s ?? []));
+    else {
+      const pieces = scalePieces(this.#template.pieces, this.#template.m, io.shape.m);
+      this.#lanes.forEach((lane, t) => {
+        if (lane) lane.pieces = pieces[t];
+      });
+    }
+    publish();
+    const lanes = this.#lanes;
+    const laneItems = lanes.map((lane) => (lane ? lane.pieces.reduce((s, p) => s + p.count, 0) : 0));
+    const laneDone = new Array(T).fill(0);
+    const totalItems = io.shape.K * io.shape.m || 1;
+    await workers.runAll(last ? 'lane' : 'accumulate', (t) => lanes[t] && { args: { io, lane: lanes[t] } }, {
+      onProgress: (t, fraction) => {
+        laneDone[t] = fraction * laneItems[t];
+        this.#progress(before + share * (prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / totalItems));
+      },
+    });
+    acquire();
+    phase(last ? 'lanes' : 'accumulate');
+    for (const lane of lanes) if (lane) lane.carry = true;
+    this.#done += count;
+    this.#filled = 0;
+    this.#reduced = last;
+  }
+
+  /** Sum the last chunk, reduce each lane on its thread, add the partial sums here: the result's encoding. */
+  async finish() {
+    await this.#sumChunk(true);
+    const { shared, workers, acquire, publish } = this.#path.internals;
+    const { instance, memory } = shared;
+    const P = instance.params;
+    if (!this.#lanes) return new Uint8Array(2 * P.field.bytes);
+    const lanes = this.#lanes;
+    if (!this.#reduced) {
+      publish();
+      await workers.runAll('reduce', (t) => lanes[t] && { args: { io: { shape: this.#work.shape, infinity: this.#work.infinity }, lane: lanes[t] } });
+      acquire();
+    }
+    const io = { shape: this.#work.shape, infinity: this.#work.infinity };
+    const ctx = { ex: instance.exports, memory, params: P };
+    const partials = lanes.flatMap((lane) => (lane ? lanePartials(P, lane) : []));
+    const out = pointToBytes(instance, combineWindows(ctx, instance.heap, io, partials));
+    this.#phase('combine');
+    const { timings } = this.#options;
+    if (timings) {
+      Object.assign(timings, {
+        window: io.shape.c, windows: io.shape.K, threads: this.#path.count, chunks: Math.ceil(this.#done / this.#plan.chunkPoints), chunkPoints: this.#plan.chunkPoints,
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,153 @@
+// The pool's threads: one worker each (started through #threads-host), asked to run one operation at a time,
+// and the set of them that the pool and its two paths share (src/threads/shared-path.js, message-path.js).
+
+import { startWorker } from '#threads-host';
+import { inputError } from '../msm/bytes.js';
+
+/** The Error a worker reported as data (worker.js errorData); an input's index re-based by `offset`. */
+export function errorFromData(data, offset = 0) {
+  if (data.argument && typeof data.index === 'number') return inputError(data.argument, data.index + offset, data.reason);
+  const Type = { RangeError, TypeError }[data.name] ?? Error;
+  const e = new Type(data.message);
+  if (!(data.name in { RangeError: 1, TypeError: 1, Error: 1 })) e.name = data.name;
+  return e;
+}
+
+/** One worker: started, initialised, then asked to run one operation at a time. */
+export class Thread {
+  #host; // promise of the host's worker handle
+  #pending = null; // { resolve, reject, onProgress } of the operation running
+  #initialised = null; // { resolve, reject } until the worker answers init
+  #nextId = 1;
+
+  constructor(init, label) {
+    this.label = label;
+    this.dead = false;
+    /** Bytes of the Wasm memories of its own the worker held after its last operation (message path). */
+    this.memoryBytes = 0;
+    this.#host = startWorker();
+    this.ready = this.#start(init);
+    this.ready.catch(() => {});
+  }
+
+  async #start(init) {
+    const host = await this.#host;
+    const done = new Promise((resolve, reject) => {
+      this.#initialised = { resolve, reject };
+    });
+    host.listen(
+      (message) => {
+        if (message.type === 'ready') this.#initialised.resolve();
+        else if (message.type === 'initFailed') {
+          // a thread that cannot start is ended, and replaced before the next call
+          this.#initialised.reject(errorFromData(message.error));
+          this.terminate();
+        }
+        else if (message.type === 'progress') this.#pending?.onProgress?.(message.fraction);
+        else if (message.type === 'done' || message.type === 'failed') {
+          const pending = this.#pending;
+          this.#pending = null;
+          if (message.memoryBytes !== undefined) this.memoryBytes = message.memoryBytes;
+          if (message.type === 'done') pending?.resolve(message.result);
+          else pending?.reject(message.error);
+        }
+      },
+      (error) => {
+        this.#fail(`failed: ${error?.message ?? error}`);
+        this.terminate(); // a browser worker that reported an error may still be running
+      },
+    );
+    // Starting counts as busy: the process must not exit while a pool is being made.
+    host.hold(true);
+    host.post(init, []);
+    try {
+      await done;
+    } finally {
+      host.hold(false);
+    }
+  }
+
+  /** The worker is gone (or going): whatever waits on it rejects. */
+  #fail(what) {
+    if (this.dead) return;
+    this.dead = true;
+    const message = `wasmsm thread ${this.label} ${what}`;
+    this.#initialised?.reject(new Error(message));
+    this.#pending?.reject({ name: 'Error', message });
+    this.#pending = null;
+  }
+
+  /** Resolves with the operation's result; rejects with error data ({ name, message, ... }). */
+  async run(op, args, { transfer = [], onProgress } = {}) {
+    if (this.dead) throw { name: 'Error', message: `wasmsm thread ${this.label} is not running` };
+    const host = await this.#host;
+    try {
+      host.hold(true);
+      return await new Promise((resolve, reject) => {
+        this.#pending = { resolve, reject, onProgress };
+        host.post({ type: 'run', id: this.#nextId++, op, args }, transfer);
+      });
+    } finally {
+      host.hold(false);
+    }
+  }
+
+  /** Tests only: end the worker as a crash would (the failure path runs). */
+  async crashForTesting() {
+    (await this.#host).terminate();
+  }
+
+  async terminate() {
+    this.#fail('was stopped');
+    let host;
+    try {
+      host = await this.#host;
+    } catch {
+      return; // never started: nothing to stop
+    }
+    await host.terminate();
+  }
+}
+
+/** The pool's threads: started from init messages, replaced when dead, asked to run operations together. */
+export class Workers {
+  #initFor;
+
+  /** initFor(t): the init message of thread t (what its path gives it). */
+  constructor(count, initFor) {
+    this.count = count;
+    this.#initFor = initFor;
+    this.list = Array.from({ length: count }, (_, t) => new Thread(initFor(t), t));
+  }
+
+  /** Replace dead threads, then wait until every thread is ready. */
+  async ready() {
+    this.list = this.list.map((thread, t) => (thread.dead ? new Thread(this.#initFor(t), t) : thread));
+    await Promise.all(this.list.map((thread) => thread.ready));
+  }
+
+  /** Stop the threads in `which` (all by default); the next ready() starts new ones in their place. */
+  async stop(which = this.list.map((_, t) => t)) {
+    await Promise.all(which.map((t) => this.list[t].terminate()));
+  }
+
+  /** Every thread runs op(argsOf(t)); waits for all (no thread may still write memory that is freed), then throws the first error. */
+  async runAll(op, argsOf, { onProgress, offsetOf = () => 0 } = {}) {
+    const outcomes = await Promise.allSettled(
+      this.list.map((thread, t) => {
+        const args = argsOf(t);
+        if (!args) return null;
+        return thread.run(op, args.args, { transfer: args.transfer, onProgress: onProgress && ((f) => onProgress(t, f)) });
+      }),
+    );
+    const failed = outcomes.map((o, t) => [o, t]).filter(([o]) => o.status === 'rejected');
+    if (failed.length) {
+      // The lowest input index first, so the error names the first bad input.
+      const errors = failed.map(([o, t]) => errorFromData(o.reason, offsetOf(t)));
+      errors.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
+      throw errors[0];
+    }
+    return outcomes.map((o) => o.value);
+  }
+
+}
