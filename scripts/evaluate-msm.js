@@ -33,6 +33,10 @@ const HELP = `usage: npm run evaluate-msm -- [options]
   --no-sync       with --threads: do not time the synchronous msmBytes (shown for reference)
   --prepared      time prepared bases (curve.prepareBases, without and with precompute) against msmBytes on
                   the same inputs, runs interleaved; rows carry prepared: true, precompute and setupMs
+  --max-memory m  memory budgets in MiB (e.g. 64,256): each size runs without a budget and with each maxMemory,
+                  runs interleaved, each after trim() (so each grows its memory from the base); rows carry
+                  maxMemoryMiB, peakWasmMiB (the Wasm memory after the call), rssMiB (the process's RSS after
+                  it), the plan (window, chunks x points) and vsUnbounded; with --threads T, on a pool of T
   --kernel k      auto (default: the FMA build where this engine's relaxed SIMD multiply-add is fused), int,
                   fma, or both: each curve with the integer build, then the FMA build, and the FMA rows'
                   speedup over the integer ones (fmaSpeedup in --json)
@@ -50,6 +54,7 @@ const args = parseCli('evaluate-msm', HELP, {
   path: { type: 'string' },
   'no-sync': { type: 'boolean', default: false },
   prepared: { type: 'boolean', default: false },
+  'max-memory': { type: 'string' },
   kernel: { type: 'string', default: 'auto' },
   json: { type: 'boolean', default: false },
 });
@@ -58,13 +63,16 @@ const sizes = args.sizes.split(',').map(Number);
 const runs = Number(args.runs);
 const window = args.window === undefined ? undefined : Number(args.window);
 for (const c of curves) if (!curveNames.includes(c)) fail(`unknown curve ${c}; known: ${curveNames.join(', ')}`);
-if (sizes.some((k) => !Number.isInteger(k) || k < 0 || k > 20)) fail('--sizes takes integers 0..20');
+if (sizes.some((k) => !Number.isInteger(k) || k < 0 || k > 26)) fail('--sizes takes integers 0..26');
 if (!Number.isInteger(runs) || runs < 1) fail('--runs takes a positive integer');
 const checkSize = args['check-size'] === undefined ? Math.min(...sizes) : Number(args['check-size']);
 const threadCounts = args.threads === undefined ? null : [...new Set([1, ...args.threads.split(',').map(Number)])];
 if (threadCounts?.some((t) => !Number.isInteger(t) || t < 1 || t > 256)) fail('--threads takes integers 1..256');
 if (!threadCounts && (args.path !== undefined || args['no-sync'])) fail('--path and --no-sync need --threads');
 if (args.prepared && (threadCounts || args.compare)) fail('--prepared runs on one thread, without --threads or --compare');
+const budgetsMiB = args['max-memory'] === undefined ? null : args['max-memory'].split(',').map(Number);
+if (budgetsMiB?.some((m) => !(m > 0))) fail('--max-memory takes positive numbers of MiB');
+if (budgetsMiB && (args.prepared || args.compare)) fail('--max-memory runs without --prepared and --compare');
 const PATHS = { shared: ['shared'], messages: ['messages'], both: ['shared', 'messages'] };
 const paths = PATHS[args.path ?? 'shared'];
 if (!paths) fail('--path takes shared, messages or both');
@@ -343,7 +351,69 @@ async function runThreaded() {
   }
 }
 
-if (threadCounts) await runThreaded();
+/**
+ * --max-memory: per size (and per pool size with --threads), the MSM without a budget and with each budget on the
+ * same inputs, one run of each in turn, each after trim() so it grows its memory from the base; every result is
+ * checked against the unbounded one. Peak Wasm memory is the memory's size after the call (it never shrinks
+ * during one), RSS the process's after it.
+ */
+async function runMemory() {
+  const MiB = 2 ** 20;
+  for (const { name: curveName, group, label: name, curve } of targets) {
+    for (const k of sizes) {
+      const n = 2 ** k;
+      progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
+      const points = curve.randomPointsBytes(n, { seed: 1000 + k });
+      const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
+      const pools = threadCounts ? threadCounts.flatMap((T) => paths.map((path) => [T, path])) : [[null, 'sync']];
+      for (const [T, path] of pools) {
+        const pool = T === null ? null : await curve.threads({ count: T, sharedMemory: path === 'shared' });
+        try {
+          const variants = [null, ...budgetsMiB].map((mib) => ({ mib, times: [], peaks: [], rss: [], timings: null }));
+          let first = null;
+          let check = 'not checked';
+          for (let r = -1; r < runs; r++) {
+            for (const v of variants) {
+              progress(`${name} 2^${k}${T ? `, pool of ${T} (${path})` : ''}: ${r < 0 ? 'warm-up' : `run ${r + 1} of ${runs}`}, ${v.mib ? `maxMemory ${v.mib} MiB` : 'no budget'}...`);
+              if (pool) await pool.trim();
+              else curve.trim();
+              const timings = {};
+              const options = { window, timings, ...(v.mib && { maxMemory: v.mib * MiB }) };
+              const t0 = performance.now();
+              const got = pool ? await pool.msmBytes(points, scalars, options) : curve.msmBytes(points, scalars, options);
+              const ms = performance.now() - t0;
+              if (r >= 0) {
+                v.times.push(ms);
+                v.peaks.push(pool ? pool.memoryBytes : curve.memory.buffer.byteLength);
+                v.rss.push(process.memoryUsage().rss);
+                v.timings = timings;
+              }
+              if (!first) {
+                first = got;
+                check = await nobleCheck(curve, name, k, points, scalars, first);
+              } else if (!sameBytes(got, first)) fail(`${name} 2^${k}: the result with maxMemory ${v.mib} MiB differs from the one without`);
+            }
+          }
+          const base = median(variants[0].times);
+          for (const v of variants) {
+            const peak = Math.max(...v.peaks);
+            results.push({
+              curve: curveName, group, kernel: curve.kernel, node: process.version, logN: k, n, threads: T ?? 1, path, maxMemoryMiB: v.mib,
+              window: v.timings.window, chunks: v.timings.chunks ?? null, chunkPoints: v.timings.chunkPoints ?? null,
+              medianMs: median(v.times), minMs: Math.min(...v.times), maxMs: Math.max(...v.times), vsUnbounded: median(v.times) / base,
+              peakWasmMiB: peak / MiB, bytesPerPoint: peak / n, rssMiB: Math.max(...v.rss) / MiB, phasesMs: {}, check,
+            });
+          }
+        } finally {
+          await pool?.close();
+        }
+      }
+    }
+  }
+}
+
+if (budgetsMiB) await runMemory();
+else if (threadCounts) await runThreaded();
 else if (args.prepared) await runPrepared();
 else await runSingleThread();
 /** --group both: each G2 row's median over that of the G1 row of the same curve, kernel, size and variant. */
@@ -370,6 +440,16 @@ const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, N
 const phaseNames = [...new Set(results.flatMap((r) => Object.keys(r.phasesMs)))];
 if (args.json) {
   console.log(JSON.stringify({ machine, runs, ...(threadCounts && { threads: threadCounts, paths, ffjsThreads }), results }, null, 2));
+} else if (budgetsMiB) {
+  console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size and budget (median, min-max), each after trim()`);
+  const header = ['curve', 'group', 'N', 'path', 'T', 'maxMemory', 'c', 'chunks', 'median ms', 'min-max', 'vs unbounded', 'peak Wasm MiB', 'bytes/point', 'RSS MiB'];
+  printTable(header, results.map((r) => [
+    r.curve, r.group, `2^${r.logN}`, r.path, r.threads, r.maxMemoryMiB ? `${r.maxMemoryMiB} MiB` : '-', r.window ?? '-',
+    r.chunks === null ? '-' : `${r.chunks} x ${r.chunkPoints}`, r.medianMs.toFixed(0), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`,
+    `${r.vsUnbounded.toFixed(2)}x`, r.peakWasmMiB.toFixed(1), r.bytesPerPoint.toFixed(0), r.rssMiB.toFixed(0),
+  ]));
+  console.log('check: every budgeted result equals the unbounded one');
+  for (const r of results) if (r.check !== 'not checked' && r.maxMemoryMiB === null) console.log(`check: ${labelOf(r)} 2^${r.logN} ${r.check}`);
 } else if (args.prepared) {
   console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max), single thread, prepared bases`);
   const header = ['curve', 'group', 'N', 'path', 'c', 'median ms', 'min-max', 'vs msmBytes', ...ratioHeader, 'setup ms', 'table MiB', ...phaseNames];

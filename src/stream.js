@@ -335,7 +335,8 @@ export async function readStream(P, source, { signal, pointSize, scalarSize, sca
     buffer.checkEnd();
     return buffer.taken;
   } catch (e) {
-    await it.return?.().catch?.(() => {});
+    // not awaited: a source stalled inside next() finishes return() only when next() does
+    it.return?.()?.catch?.(() => {});
     throw e;
   } finally {
     signal?.removeEventListener('abort', onAbort);

@@ -140,12 +140,12 @@ export class ChunkedMsm {
  * The MSM of checked native byte inputs (checkMsmInputs) on an instance ({ exports, memory, params, heap }),
  * planned for options.maxMemory (or the default working set). Without maxMemory, an engine that will not grow
  * the memory as far as the plan needs gets the MSM again in chunks that fit the memory it did give.
- * options: { window, timings, checkSubgroup, onProgress, maxMemory, blockPoints, windowLimitPoints }.
+ * options: { window, timings, checkSubgroup, onProgress, maxMemory, blockPoints, windowLimitPoints, workingSet }.
  */
 export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
   const planOptions = {
     window: options.window, maxMemory: options.maxMemory, checkSubgroup: !!options.checkSubgroup, blockPoints: options.blockPoints,
-    windowLimitPoints: options.windowLimitPoints, base: instance.heap.mark(),
+    windowLimitPoints: options.windowLimitPoints, workingSet: options.workingSet, base: instance.heap.mark(),
   };
   let plan = planMsm(instance.params, n, planOptions);
   for (;;) {

@@ -7,7 +7,7 @@
 // the memory is one chunk's inputs and digits plus the buckets, whatever N.
 
 import { chooseWindow } from './window.js';
-import { Heap } from '../runtime/heap.js';
+import { Heap, MEMORY_LIMIT } from '../runtime/heap.js';
 import { allocFinish, allocInputs, allocLane, allocWork, pairsPerPoint, STAGING_POINTS } from './layout.js';
 
 /**
@@ -147,8 +147,9 @@ const STREAM_WINDOW_POINTS = 2 ** 20;
 
 /**
  * Modelled costs, in additions, that come with each chunk and window: per bucket (the sort's counters, the
- * scan over the buckets, the merge batches) and per batch inversion. Calibrated on BLS12-381 and BN254
- * (scripts/tune-chunks.js) so the plan prefers fewer windows unless chunks get small against L.
+ * scan over the buckets, the merge batches) and per batch inversion. With these the plan's window for BLS12-381
+ * 2^18 under budgets of 12 to 64 MiB was the fastest of the forced windows 12..16, or within 3% of it
+ * (`evaluate-msm --max-memory 12,24,40,64` with and without `--window c`; docs/memory.md).
  */
 const PER_BUCKET_AND_CHUNK = 0.02;
 const PER_CHUNK_WINDOW = 40;
@@ -196,17 +197,17 @@ function largestChunk(P, shape, limit, budget, options) {
  * How an MSM of n points (Infinity: a stream of unknown length) runs: its window and chunk size.
  * options: { window (a forced c), maxMemory (bytes of Wasm memory for the whole MSM), base (bytes below the MSM's
  * heap start, counted in maxMemory), threads, checkSubgroup, blockPoints, windowLimitPoints (see msmShape), reserve
- * (bytes of scratch the caller takes on top) }.
- * Without maxMemory: the window chosen for n, in one chunk when it fits DEFAULT_WORKING_SET, else in chunks that
- * do. With it: of the windows up to that one, the one whose largest chunk that fits gives the least modelled
- * work. A budget too small for one point per chunk is a RangeError that names the least that works.
+ * (bytes of scratch the caller takes on top), workingSet (without maxMemory; default DEFAULT_WORKING_SET) }.
+ * Without maxMemory: the window chosen for n, in one chunk when it fits the working set, else in chunks that do. With it: of the windows up to that one, the one whose largest chunk that fits gives the least modelled
+ * work (by 3%, the larger window on a near tie). A budget too small for one point per chunk is a RangeError that names the least that works.
  * Returns { shape: { c, K, L, bits }, chunkPoints, chunks, bytes, inputBytes, budget, window, sizeOptions }.
  */
-export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, checkSubgroup = false, blockPoints, windowLimitPoints, reserve } = {}) {
+export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, checkSubgroup = false, blockPoints, windowLimitPoints, reserve, workingSet = DEFAULT_WORKING_SET } = {}) {
   const known = Number.isFinite(n);
   const sizeOptions = { threads, checkSubgroup, blockPoints, reserve };
   const best = window ?? msmShape(P, known ? n : STREAM_WINDOW_POINTS, undefined, threads).c;
-  const budget = (maxMemory ?? DEFAULT_WORKING_SET + base) - base;
+  // a Wasm memory addresses 4 GiB: a larger budget is that
+  const budget = Math.min(maxMemory ?? workingSet + base, MEMORY_LIMIT) - base;
   const limit = known ? Math.max(1, n) : 2 ** 31;
   const H = pairsPerPoint(P);
   let chosen = null;
@@ -219,7 +220,8 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, checkS
     const points = known ? n : STREAM_WINDOW_POINTS;
     const chunks = Math.max(1, Math.ceil(points / C));
     const cost = shape.K * (H * points + 2 * shape.L) + chunks * shape.K * (PER_BUCKET_AND_CHUNK * shape.L + PER_CHUNK_WINDOW);
-    if (!chosen || cost < chosen.cost) chosen = { shape, C, cost };
+    // the window chosen for n was measured best; the model must find a smaller one clearly better to move off it
+    if (!chosen || cost < 0.97 * chosen.cost) chosen = { shape, C, cost };
     // without a budget the window chosen for n stands: chunking it costs next to nothing
     if (maxMemory === undefined) break;
   }

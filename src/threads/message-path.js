@@ -5,7 +5,7 @@
 // Prepared bases: each thread keeps a slice (in an instance of its own), rebuilt from a copy the pool keeps when
 // the thread is replaced. release() replaces the threads whose memory grew: a stopped worker frees it all.
 
-import { equalShares } from '../msm/plan.js';
+import { DEFAULT_WORKING_SET, equalShares } from '../msm/plan.js';
 import { sumPointBytes } from '../msm/bytes.js';
 import { tableLayout } from '../msm/prepared.js';
 import { phaseTimer } from '../msm/index.js';
@@ -35,29 +35,33 @@ export class MessagePath {
     return { type: 'init', module: this.#curve.module, params: this.#curve.params };
   }
 
-  /** Bytes release({ all }) would give back: what each thread's memories hold past RESIDENT_BYTES (all: past their start). */
+  memoryBytes() {
+    return this.#workers.list.reduce((sum, thread) => sum + thread.memoryBytes, 0);
+  }
+
+  /** Bytes a release would give back: what the threads' memories hold past their start, less RESIDENT_BYTES unless `all`. */
   releasable({ all = false } = {}) {
-    const keep = all ? GROWN_BYTES : RESIDENT_BYTES;
-    return this.#workers.list.reduce((sum, thread) => sum + Math.max(0, thread.memoryBytes - keep), 0);
+    const grown = this.#workers.list.reduce((sum, thread) => sum + Math.max(0, thread.memoryBytes - GROWN_BYTES), 0);
+    return grown - (all ? 0 : RESIDENT_BYTES);
   }
 
   /**
-   * Give back what the threads' memories grew past RESIDENT_BYTES (all: past their start): a thread is
-   * replaced (a stopped worker frees its memory at once), or when it holds slices of prepared bases, moved to a
-   * fresh instance (its old memory freed at the thread's next collection) so the slices stay.
+   * Give back what the threads' memories grew: a thread that grew is replaced (a stopped worker frees its memory at
+   * once), or when it holds slices of prepared bases, moved to a fresh instance (its old memory freed at the thread's
+   * next collection) so the slices stay.
    */
-  async release({ all = false } = {}) {
+  async release() {
     const threads = this.#workers.list;
     const holds = (t) => [...this.#states].some((state) => state.holders[t] === threads[t]);
-    const grown = threads.map((_, t) => t).filter((t) => threads[t].memoryBytes > (all ? GROWN_BYTES : RESIDENT_BYTES));
+    const grown = threads.map((_, t) => t).filter((t) => threads[t].memoryBytes > GROWN_BYTES);
     await Promise.allSettled(grown.filter(holds).map((t) => threads[t].run('trim', {})));
     await this.#workers.stop(grown.filter((t) => !holds(t)));
     await this.#workers.ready();
   }
 
-  /** maxMemory split over the threads that take part (each runs in a memory of its own). */
+  /** maxMemory (or the default working set) split over the threads that take part (each has a memory of its own). */
   #threadOptions(options, T, n) {
-    const out = { window: options.window, checkSubgroup: !!options.checkSubgroup, windowLimitPoints: n };
+    const out = { window: options.window, checkSubgroup: !!options.checkSubgroup, windowLimitPoints: n, workingSet: Math.floor(DEFAULT_WORKING_SET / T) };
     if (options.maxMemory !== undefined) out.maxMemory = Math.floor(options.maxMemory / T);
     return out;
   }

@@ -339,6 +339,14 @@ export class MsmPool {
     return this.#enqueue(run);
   }
 
+  /**
+   * Bytes of Wasm memory the pool's MSMs hold now: the shared memory (prepared tables included), or the threads'
+   * own memories on the message path (their slices of prepared bases not counted). trim() gives back what calls grew.
+   */
+  get memoryBytes() {
+    return this.#path.memoryBytes();
+  }
+
   /** Tests only: thread t dies as if it crashed. */
   killThreadForTesting(t) {
     this.#workers.list[t]?.crashForTesting();

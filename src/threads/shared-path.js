@@ -65,6 +65,10 @@ export class SharedPath {
     this.#shared.instance.heap.release(this.#keptTop);
   }
 
+  memoryBytes() {
+    return this.#shared.memory.buffer.byteLength;
+  }
+
   /** Bytes release() would give back: what the memory holds past the kept tables, less RESIDENT_BYTES unless `all`. */
   releasable({ all = false } = {}) {
     return this.#shared.memory.buffer.byteLength - Math.ceil(this.#keptTop / 65536) * 65536 - (all ? 0 : RESIDENT_BYTES);

@@ -1,0 +1,390 @@
+// Memory (issue #23): the MSM in chunks whose buckets carry across them (maxMemory), over streamed input
+// (msmStream, msmAccumulator) and on pools (both paths), against @noble/curves and the one-shot msmBytes, on every
+// curve and on G2. Degenerate cases across chunk boundaries (P in one chunk and -P in another, a bucket that sums
+// to infinity and then gets points again, all-zero chunks, chunks of 1 point and of odd sizes, pieces larger than
+// the input); errors that name the index in the whole input (a bad point in the third chunk, a scalar >= r in a later
+// piece, a stream that ends inside a point or with a stray scalar); an abort mid-stream and a stream that throws,
+// each leaving the curve or pool usable; memory given back (trim, and by itself when idle); an engine that will not
+// grow the memory (a memory with a small maximum).
+// The process-level check that RSS comes back after a large MSM is in test/memory-rss.test.js.
+
+import { describe, it, expect, beforeAll } from 'vitest';
+import { loadCurve, curveNames } from '../index.js';
+import { nobleMsm } from '../scripts/peers.js';
+import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
+import { degenerateInput, pointsToBytes, scalarsToBytes, writeLE } from './harness.js';
+import { planMsm } from '../src/msm/plan.js';
+import { msmBytesOn } from '../src/msm/chunked.js';
+import { withHeap, RELEASE_AFTER_MS, RESIDENT_BYTES } from '../src/instance.js';
+import { instantiateSync } from '../src/runtime/loader.js';
+
+const show = (P) => (P === null ? 'infinity' : JSON.stringify(P, (_, v) => (typeof v === 'bigint' ? `0x${v.toString(16)}` : v)));
+const MiB = 2 ** 20;
+
+/** G1 points as the harness encodes them; G2 points ({ c0, c1 } coordinates) likewise, c0 first. */
+function encodePoints(g, points) {
+  const B = g.params.field.bytes;
+  if (g.group === 'G1') return pointsToBytes(B, points);
+  const half = B / 2;
+  const out = new Uint8Array(points.length * 2 * B);
+  points.forEach((P, i) => {
+    if (P === null) return;
+    [P.x.c0, P.x.c1, P.y.c0, P.y.c1].forEach((v, k) => writeLE(v, out, 2 * B * i + k * half, half));
+  });
+  return out;
+}
+
+/** An oracle that negates points of either group (what degenerateInput needs). */
+function negOracle(g) {
+  const p = g.p;
+  const neg = (v) => (typeof v === 'bigint' ? (v === 0n ? 0n : p - v) : { c0: neg(v.c0), c1: neg(v.c1) });
+  return { neg: (P) => (P === null ? null : { x: P.x, y: neg(P.y) }) };
+}
+
+/** The smallest maxMemory whose plan (window c forced) has chunks of exactly `points` points. */
+function budgetForChunk(g, n, points, window) {
+  const base = g.exports.fp_heapBase.value;
+  const planned = (maxMemory) => {
+    try {
+      return planMsm(g.params, n, { window, maxMemory, base }).chunkPoints;
+    } catch {
+      return 0;
+    }
+  };
+  let lo = base;
+  let hi = 64 * MiB;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (planned(mid) >= points) hi = mid;
+    else lo = mid;
+  }
+  expect(planned(hi), `a budget for chunks of ${points} points`).toBe(points);
+  return hi;
+}
+
+/** The least maxMemory of any plan for n points (from the RangeError that names it). */
+function leastBudget(g, n) {
+  try {
+    planMsm(g.params, n, { maxMemory: 1, base: g.exports.fp_heapBase.value });
+  } catch (e) {
+    return Number(/at least (\d+) bytes/.exec(e.message)[1]);
+  }
+  throw new Error('a 1-byte budget was accepted');
+}
+
+/** Source helpers: pieces of the given sizes in bytes (cycled), points and scalars cut independently. */
+async function* pieces(pointBytes, scalarBytes, pointSizes, scalarSizes) {
+  let a = 0;
+  let b = 0;
+  for (let i = 0; a < pointBytes.length || b < scalarBytes.length; i++) {
+    const pa = Math.min(pointBytes.length - a, pointSizes[i % pointSizes.length]);
+    const pb = Math.min(scalarBytes.length - b, scalarSizes[i % scalarSizes.length]);
+    yield { points: pointBytes.subarray(a, a + pa), scalars: scalarBytes.subarray(b, b + pb) };
+    a += pa;
+    b += pb;
+  }
+}
+
+const groupsOf = (curve) => [curve, curve.g2].filter(Boolean);
+
+for (const name of curveNames) {
+  describe(`memory: ${name}`, { timeout: 300_000 }, () => {
+    const cases = []; // per group: { g, label, pointBytes, scalarBytes, n, expected (noble), oneShot }
+
+    beforeAll(async () => {
+      const curve = await loadCurve(name);
+      for (const g of groupsOf(curve)) {
+        const rng = makeRng(`memory ${name} ${g.group}`);
+        const pool = g.randomPoints(200, { seed: 31 });
+        const { points, scalars } = degenerateInput(g, negOracle(g), pool, rng);
+        // 123 degenerate pairs, then random ones: 301 in all (not a power of two)
+        for (let i = 0; points.length < 301; i++) {
+          points.push(pool[(7 * i) % 200]);
+          scalars.push(randomScalar(rng, g.r));
+        }
+        const pointBytes = encodePoints(g, points);
+        const scalarBytes = scalarsToBytes(g.scalarBytes, scalars);
+        const expected = show(await nobleMsm(g.params, pointBytes, scalarBytes));
+        const oneShot = g.msmBytes(pointBytes, scalarBytes);
+        expect(show(g.decodePoint(oneShot)), `${g.group}: one-shot msmBytes against noble`).toBe(expected);
+        cases.push({ g, label: g.group, pointBytes, scalarBytes, n: points.length, expected, oneShot });
+      }
+    });
+
+    it('msmBytes within maxMemory: chunks of 1 point (the least budget), 2, 7 and 64 points equal noble', () => {
+      for (const { g, label, pointBytes, scalarBytes, n, expected } of cases) {
+        const least = leastBudget(g, n);
+        const timings = {};
+        expect(show(g.decodePoint(g.msmBytes(pointBytes, scalarBytes, { maxMemory: least, timings }))), `${label}, least budget ${least}`).toBe(expected);
+        expect(timings.chunkPoints, `${label}: the least budget runs one point per chunk`).toBe(1);
+        expect(timings.chunks).toBe(n);
+        expect(() => g.msmBytes(pointBytes, scalarBytes, { maxMemory: least - 1 }), `${label}: one byte less`).toThrow(RangeError);
+        for (const C of [2, 7, 64]) {
+          const maxMemory = budgetForChunk(g, n, C, 5);
+          const t = {};
+          const got = show(g.decodePoint(g.msmBytes(pointBytes, scalarBytes, { maxMemory, window: 5, timings: t })));
+          expect(got, `${label}: chunks of ${C}`).toBe(expected);
+          expect([t.chunkPoints, t.chunks]).toEqual([C, Math.ceil(n / C)]);
+          // the budget holds: the call ran in the curve's memory, which it grew no further than maxMemory
+          expect(g.memory.buffer.byteLength).toBeLessThanOrEqual(Math.max(maxMemory + 65536, RESIDENT_BYTES));
+        }
+      }
+    });
+
+    it('msmStream (pieces of odd sizes, of single pairs, larger than the input; two byte streams) and msmAccumulator equal noble', async () => {
+      for (const { g, label, pointBytes, scalarBytes, n, expected } of cases) {
+        const PB = g.pointBytes;
+        const S = g.scalarBytes;
+        const small = budgetForChunk(g, Infinity, 5, 4);
+        const streams = [
+          ['odd pieces, chunks of 5', pieces(pointBytes, scalarBytes, [PB * 3 + 5, 17, PB * 11 - 1], [S * 7 + 3, 5, S * 2]), { maxMemory: small, window: 4 }],
+          ['one pair per piece', pieces(pointBytes, scalarBytes, [PB], [S]), {}],
+          ['one piece larger than the input', [{ points: pointBytes, scalars: scalarBytes }, { points: new Uint8Array(0) }], { maxMemory: 2 * MiB }],
+          ['points first, then scalars', [{ points: pointBytes }, { scalars: scalarBytes }], {}],
+          ['two byte streams read in step', {
+            points: new ReadableStream({ pull(c) { c.enqueue(pointBytes.slice(0, 1000)); c.enqueue(pointBytes.slice(1000)); c.close(); } }),
+            scalars: [scalarBytes.subarray(0, 33), scalarBytes.subarray(33)],
+          }, { maxMemory: small, window: 4 }],
+        ];
+        for (const [what, source, options] of streams) {
+          expect(show(g.decodePoint(await g.msmStream(source, options))), `${label}: ${what}`).toBe(expected);
+        }
+        const acc = g.msmAccumulator({ maxMemory: small, window: 4 });
+        for (let i = 0; i < n; i += 13) acc.add(pointBytes.subarray(i * PB, (i + 13) * PB), scalarBytes.subarray(i * S, (i + 13) * S));
+        expect(acc.length).toBe(n);
+        expect(show(g.decodePoint(acc.result())), `${label}: accumulator`).toBe(expected);
+        expect(() => acc.add(pointBytes.subarray(0, PB), scalarBytes.subarray(0, S)), 'after result()').toThrow(/finished/);
+        // a short stream chooses its window for what came, not for the long stream it might have been
+        const t = {};
+        await g.msmStream([{ points: pointBytes.subarray(0, 3 * PB), scalars: scalarBytes.subarray(0, 3 * S) }], { timings: t });
+        expect(t.window).toBe(planMsm(g.params, 3).shape.c);
+      }
+    });
+
+    for (const sharedMemory of [true, false]) {
+      it(`a pool (${sharedMemory ? 'shared memory' : 'messages'}, 2 threads): msmBytes within maxMemory, msmStream and msmAccumulator equal noble`, async () => {
+        for (const { g, label, pointBytes, scalarBytes, n, expected, oneShot } of cases) {
+          const pool = await g.threads({ count: 2, sharedMemory });
+          try {
+            const PB = g.pointBytes;
+            const S = g.scalarBytes;
+            for (const maxMemory of [undefined, 600_000, 3 * MiB]) {
+              const got = await pool.msmBytes(pointBytes, scalarBytes, { maxMemory });
+              expect(show(g.decodePoint(got)), `${label}, maxMemory ${maxMemory}`).toBe(expected);
+              expect(got).toEqual(oneShot);
+            }
+            const source = pieces(pointBytes, scalarBytes, [PB * 5 + 1, 3], [S * 9, 1]);
+            expect(show(g.decodePoint(await pool.msmStream(source, { maxMemory: 3 * MiB }))), `${label}: stream`).toBe(expected);
+            const acc = pool.msmAccumulator({ maxMemory: 3 * MiB });
+            for (let i = 0; i < n; i += 50) await acc.add(pointBytes.subarray(i * PB, (i + 50) * PB), scalarBytes.subarray(i * S, (i + 50) * S));
+            expect(show(g.decodePoint(await acc.result())), `${label}: accumulator`).toBe(expected);
+          } finally {
+            await pool.close();
+          }
+        }
+      });
+    }
+  });
+}
+
+describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeout: 300_000 }, () => {
+  let curve;
+  let oracle;
+  let P;
+  let Q;
+  let R;
+
+  beforeAll(async () => {
+    curve = await loadCurve('bn254');
+    oracle = makeCurve(curve.params);
+    [P, Q, R] = curve.randomPoints(3, { seed: 41 });
+  });
+
+  const bytesOf = (points, scalars) => [pointsToBytes(curve.params.field.bytes, points), scalarsToBytes(curve.scalarBytes, scalars)];
+
+  it('P in one chunk and -P in another; a bucket that sums to infinity, then gets points again; all-zero chunks', () => {
+    const s = 0x1234567n;
+    const negP = oracle.neg(P);
+    // with chunks of 1, 2 and 3 points these fall in different chunks; the zeros fill chunks of their own
+    const points = [P, null, R, R, R, R, negP, Q, null, R, R, R, P, P, negP];
+    const scalars = [s, s, 0n, 0n, 0n, 0n, s, s, 0n, 0n, 0n, 0n, s, s, s];
+    const want = oracle.msm(points, scalars);
+    expect(show(want)).toBe(show(oracle.add(oracle.mul(Q, s), oracle.mul(P, s))));
+    const [pb, sb] = bytesOf(points, scalars);
+    for (const C of [1, 2, 3, 4, 15]) {
+      for (const window of [2, 4, 9]) {
+        const maxMemory = budgetForChunk(curve, points.length, C, window);
+        const t = {};
+        expect(show(curve.decodePoint(curve.msmBytes(pb, sb, { maxMemory, window, timings: t }))), `chunks of ${C}, window ${window}`).toBe(show(want));
+        expect(t.chunkPoints).toBe(C);
+      }
+    }
+    // the same scalar on P and -P only, in different chunks: the sum is infinity
+    const [pb2, sb2] = bytesOf([P, R, negP], [s, 0n, s]);
+    expect(curve.decodePoint(curve.msmBytes(pb2, sb2, { maxMemory: budgetForChunk(curve, 3, 1, 4), window: 4 }))).toBe(null);
+  });
+
+  it('bad input names its index in the whole input: a bad point in the third chunk, a scalar >= r in a later piece, a stream that ends badly', async () => {
+    const n = 40;
+    const points = curve.randomPoints(n, { seed: 42 });
+    const scalars = Array.from({ length: n }, (_, i) => BigInt(i + 1));
+    const [pb, sb] = bytesOf(points, scalars);
+    const PB = curve.pointBytes;
+    const S = curve.scalarBytes;
+    const offCurve = pb.slice();
+    offCurve[27 * PB] ^= 1; // point 27: chunks of 10 put it in the third
+    const maxMemory = budgetForChunk(curve, n, 10, 4);
+    expect(() => curve.msmBytes(offCurve, sb, { maxMemory, window: 4 })).toThrow(/points\[27\]: point is not on the curve/);
+    await expect(curve.msmStream(pieces(offCurve, sb, [PB * 10], [S * 10]), { maxMemory, window: 4 })).rejects.toThrow(/points\[27\]: point is not on the curve/);
+    for (const sharedMemory of [true, false]) {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        await expect(pool.msmBytes(offCurve, sb, { maxMemory: 2 * MiB })).rejects.toThrow(/points\[27\]/);
+        await expect(pool.msmStream(pieces(offCurve, sb, [PB * 10], [S * 10]))).rejects.toThrow(/points\[27\]/);
+        expect(curve.decodePoint(await pool.msmBytes(pb, sb))).toEqual(curve.msm(points, scalars)); // still usable
+      } finally {
+        await pool.close();
+      }
+    }
+    const bigScalar = sb.slice();
+    writeLE(curve.r, bigScalar, 33 * S, S);
+    await expect(curve.msmStream(pieces(pb, bigScalar, [PB * 7], [S * 7]))).rejects.toThrow(/scalars\[33\] is not in \[0, r\)/);
+    const acc = curve.msmAccumulator();
+    expect(() => acc.add(pb, bigScalar)).toThrow(/scalars\[33\]/);
+    await expect(curve.msmStream([{ points: pb.subarray(0, 5 * PB + 3), scalars: sb.subarray(0, 5 * S) }])).rejects.toThrow(/ended inside point 5: 3 of its 64 bytes/);
+    await expect(curve.msmStream([{ points: pb.subarray(0, 5 * PB), scalars: sb.subarray(0, 6 * S) }])).rejects.toThrow(/5 points but 6 scalars/);
+    await expect(curve.msmStream([{ points: pb.subarray(0, 5 * PB), scalars: sb.subarray(0, 5 * S - 1) }])).rejects.toThrow(/ended inside scalar 4/);
+    await expect(curve.msmStream([{ points: 'x' }])).rejects.toThrow(TypeError);
+    await expect(curve.msmStream(42)).rejects.toThrow(TypeError);
+    // the curve is usable after each
+    expect(curve.msmBytes(pb, sb)).toEqual(curve.msmBytes(pb, sb, { maxMemory }));
+  });
+
+  it('an abort mid-stream rejects with an AbortError at once; a stream that throws rejects with its error; curve and pool stay usable', async () => {
+    const n = 600;
+    const [pb, sb] = [curve.randomPointsBytes(n), curve.randomScalarsBytes(n)];
+    const want = curve.msmBytes(pb, sb);
+    const PB = curve.pointBytes;
+    const S = curve.scalarBytes;
+    const make = () => {
+      const controller = new AbortController();
+      let sent = 0;
+      async function* source() {
+        for (let i = 0; i < n; i += 100) {
+          if (i === 300) {
+            controller.abort();
+            await new Promise(() => {}); // the source stalls: the abort must not wait for it
+          }
+          sent = i + 100;
+          yield { points: pb.subarray(i * PB, (i + 100) * PB), scalars: sb.subarray(i * S, (i + 100) * S) };
+        }
+      }
+      return { controller, source: source(), sent: () => sent };
+    };
+    const a = make();
+    await expect(curve.msmStream(a.source, { signal: a.controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(a.sent()).toBe(300);
+    async function* failing() {
+      yield { points: pb.subarray(0, 10 * PB), scalars: sb.subarray(0, 10 * S) };
+      throw new Error('the network went away');
+    }
+    await expect(curve.msmStream(failing())).rejects.toThrow('the network went away');
+    expect(curve.msmBytes(pb, sb)).toEqual(want);
+    for (const sharedMemory of [true, false]) {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        const b = make();
+        const t0 = performance.now();
+        await expect(pool.msmStream(b.source, { signal: b.controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+        expect(performance.now() - t0).toBeLessThan(5000);
+        await expect(pool.msmStream(failing())).rejects.toThrow('the network went away');
+        expect(await pool.msmBytes(pb, sb)).toEqual(want);
+        expect(await pool.msmStream([{ points: pb, scalars: sb }])).toEqual(want);
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
+  it('options are checked: unknown names, maxMemory types, a budget too small names the least, signal only where calls are asynchronous', async () => {
+    const [pb, sb] = bytesOf([P, Q], [3n, 5n]);
+    expect(() => curve.msmBytes(pb, sb, { maxMemroy: 1e6 })).toThrow(/unknown option "maxMemroy"/);
+    expect(() => curve.msm([P], [1n], { windows: 3 })).toThrow(TypeError);
+    for (const bad of ['64', -1, 0, NaN, Infinity, 10n]) expect(() => curve.msmBytes(pb, sb, { maxMemory: bad }), String(bad)).toThrow(TypeError);
+    expect(() => curve.msmBytes(pb, sb, { maxMemory: 1000 })).toThrow(/too small for this MSM: it needs at least \d+ bytes/);
+    expect(() => curve.msmBytes(pb, sb, { signal: new AbortController().signal })).toThrow(/asynchronous/);
+    await expect(curve.msmStream([], { onProgress: () => {} })).rejects.toThrow(/onProgress/);
+    await expect(curve.msmStream([], { maxMemory: 1000 })).rejects.toThrow(/too small/);
+    expect(() => curve.msmAccumulator({ signal: new AbortController().signal })).toThrow(/free\(\)/);
+    const bases = curve.prepareBases(pb);
+    expect(() => bases.msmBytes(sb, { maxMemory: 1e6 })).toThrow(/does not apply to prepared bases/);
+    const pool = await curve.threads({ count: 2 });
+    try {
+      await expect(pool.msmBytes(pb, sb, { maxMemroy: 1 })).rejects.toThrow(/unknown option/);
+      await expect(pool.msmBytes(pb, sb, { maxMemory: 1000 })).rejects.toThrow(/too small/);
+    } finally {
+      await pool.close();
+    }
+    await expect(curve.threads({ count: 2, shared: true })).rejects.toThrow(/unknown option "shared"/);
+    // n = 0 streams and accumulators: infinity
+    expect(curve.decodePoint(await curve.msmStream([]))).toBe(null);
+    expect(curve.decodePoint(curve.msmAccumulator().result())).toBe(null);
+  });
+
+  it('memory goes back: trim() (curve, g2, pools on both paths, prepared bases kept), and by itself when idle', async () => {
+    const bls = await loadCurve('bls12-381');
+    const n = 1 << 15;
+    const [pb, sb] = [bls.randomPointsBytes(n), bls.randomScalarsBytes(n)];
+    const want = bls.msmBytes(pb, sb);
+    expect(bls.memory.buffer.byteLength, 'an unbounded 2^15 MSM grows the memory past RESIDENT_BYTES').toBeGreaterThan(RESIDENT_BYTES);
+    const g2Before = bls.g2.msmBytes(bls.g2.randomPointsBytes(3), bls.g2.randomScalarsBytes(3));
+    bls.trim();
+    expect(bls.memory.buffer.byteLength).toBeLessThanOrEqual(MiB);
+    expect(bls.g2.memory).toBe(bls.memory); // G2 moved with it
+    expect(bls.g2.msmBytes(bls.g2.randomPointsBytes(3), bls.g2.randomScalarsBytes(3))).toEqual(g2Before);
+    expect(bls.msmBytes(pb, sb)).toEqual(want);
+    await new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_MS + 300));
+    expect(bls.memory.buffer.byteLength, 'released by itself after RELEASE_AFTER_MS idle').toBeLessThanOrEqual(MiB);
+    // a budgeted call in a small memory: the memory stays within the budget
+    bls.msmBytes(pb, sb, { maxMemory: 8 * MiB });
+    expect(bls.memory.buffer.byteLength).toBeLessThanOrEqual(8 * MiB + 65536);
+
+    for (const sharedMemory of [true, false]) {
+      const pool = await bls.threads({ count: 2, sharedMemory });
+      try {
+        const bases = await pool.prepareBases(pb.subarray(0, 1000 * bls.pointBytes), { precompute: true });
+        const prepared = await bases.msmBytes(sb.subarray(0, 1000 * bls.scalarBytes));
+        const small = pool.memoryBytes;
+        expect(await pool.msmBytes(pb, sb)).toEqual(want);
+        const grown = pool.memoryBytes;
+        expect(grown, 'the pool grew for the MSM').toBeGreaterThan(small + 8 * MiB);
+        await pool.trim();
+        expect(pool.memoryBytes, 'trim gives back what the MSM grew').toBeLessThan(small + 2 * MiB);
+        expect(await bases.msmBytes(sb.subarray(0, 1000 * bls.scalarBytes)), 'prepared bases survive trim').toEqual(prepared);
+        expect(await pool.msmBytes(pb, sb)).toEqual(want);
+        await new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_MS + 500));
+        expect(pool.memoryBytes, 'released by itself when idle').toBeLessThan(small + 2 * MiB);
+        expect(await bases.msmBytes(sb.subarray(0, 1000 * bls.scalarBytes))).toEqual(prepared);
+        await bases.free();
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
+  it('an engine that will not grow the memory: the MSM runs in chunks that fit what it gave; with maxMemory it is a RangeError', () => {
+    const bls = curve; // bn254
+    const n = 1 << 14;
+    const [pb, sb] = [bls.randomPointsBytes(n), bls.randomScalarsBytes(n)];
+    const want = bls.msmBytes(pb, sb);
+    const P0 = bls.params;
+    // a memory that stops at 4 MiB stands for an engine that refuses to grow
+    const capped = () => withHeap(instantiateSync(bls.module, { memory: new WebAssembly.Memory({ initial: P0.minPages, maximum: 64 }) }), P0);
+    const t = {};
+    const instance = capped();
+    expect(msmBytesOn(instance, pb, sb, n, { timings: t })).toEqual(want);
+    expect(t.chunks).toBeGreaterThan(1);
+    expect(instance.memory.buffer.byteLength).toBeLessThanOrEqual(4 * MiB);
+    expect(() => msmBytesOn(capped(), pb, sb, n, { maxMemory: 64 * MiB })).toThrow(/out of Wasm memory/);
+  });
+});
