@@ -112,7 +112,7 @@ function fail(message) {
 }
 
 /** Entries of `timings` that are not phase times (ms): the window, counts of windows, threads and chunks. */
-const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat']);
+const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes']);
 const isPhase = (key) => !NOT_PHASES.has(key);
 
 const median = (xs) => {

@@ -144,6 +144,7 @@ export class MsmAccumulator {
   #msm;
   #buffer;
   #timings;
+  #memory;
 
   /** Use curve.msmAccumulator(options): { window, maxMemory, checkSubgroup, pointFormat, scalarFormat, resultFormat, timings }. */
   constructor(curve, options) {
@@ -161,6 +162,7 @@ export class MsmAccumulator {
     const plan = planMsm(P, Infinity, { window, maxMemory, checkSubgroup, base: instance.heap.mark(), reserve });
     this.#msm = new ChunkedMsm(instance, plan, { checkSubgroup, timings });
     this.#instance = instance;
+    this.#memory = instance.memory;
     /** Points per chunk: what the plan fits in maxMemory (or the default working set). */
     this.chunkPoints = plan.chunkPoints;
   }
@@ -201,12 +203,19 @@ export class MsmAccumulator {
     return this.#buffer.taken;
   }
 
+  /** Bytes of the accumulator's Wasm memory (it only grows, so after result() this is its peak). */
+  get memoryBytes() {
+    return this.#memory.buffer.byteLength;
+  }
+
   /** The sum of everything added, in the result format; the accumulator's memory is given back. */
   result() {
     this.#live();
     try {
       this.#buffer.checkEnd();
-      return resultFromNative(this.#curve, this.#formats, this.#msm.finish(), this.#timings);
+      const out = this.#msm.finish();
+      if (this.#timings) this.#timings.memoryBytes = this.memoryBytes;
+      return resultFromNative(this.#curve, this.#formats, out, this.#timings);
     } finally {
       this.free();
     }

@@ -147,12 +147,16 @@ for (const name of curveNames) {
           }, { maxMemory: small, window: 4 }],
         ];
         for (const [what, source, options] of streams) {
-          expect(show(g.decodePoint(await g.msmStream(source, options))), `${label}: ${what}`).toBe(expected);
+          const timings = {};
+          expect(show(g.decodePoint(await g.msmStream(source, { ...options, timings }))), `${label}: ${what}`).toBe(expected);
+          // its memory of its own grew no further than the budget (or the default working set)
+          expect(timings.memoryBytes, `${label}: ${what}: memory`).toBeLessThanOrEqual((options.maxMemory ?? 256 * MiB) + 65536);
         }
         const acc = g.msmAccumulator({ maxMemory: small, window: 4 });
         for (let i = 0; i < n; i += 13) acc.add(pointBytes.subarray(i * PB, (i + 13) * PB), scalarBytes.subarray(i * S, (i + 13) * S));
         expect(acc.length).toBe(n);
         expect(show(g.decodePoint(acc.result())), `${label}: accumulator`).toBe(expected);
+        expect(acc.memoryBytes).toBeLessThanOrEqual(small + 65536);
         expect(() => acc.add(pointBytes.subarray(0, PB), scalarBytes.subarray(0, S)), 'after result()').toThrow(/finished/);
         // a short stream chooses its window for what came, not for the long stream it might have been
         const t = {};

@@ -3,7 +3,7 @@
 // Node only; nothing here is part of the library.
 
 import { createServer } from 'node:http';
-import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +79,37 @@ export async function buildExample({ bundler = 'esbuild', outdir = join(distDir,
   throw new RangeError(`unknown bundler ${JSON.stringify(bundler)} (esbuild or vite)`);
 }
 
+/**
+ * Bundle the streamed-MSM page (stream.html, stream-page.js) with esbuild into outdir and write its data: points
+ * and scalars in the native encodings as data/points.bin and data/scalars.bin. Resolves to the files written.
+ */
+export async function buildStreamPage({ outdir, pointBytes, scalarBytes }) {
+  await rm(outdir, { recursive: true, force: true });
+  await mkdir(join(outdir, 'data'), { recursive: true });
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: [join(exampleDir, 'stream-page.js')], outdir, bundle: true, splitting: true, format: 'esm', platform: 'browser',
+    target: 'es2022', supported: { 'top-level-await': false }, minify: true, entryNames: '[name]', chunkNames: 'chunks/[name]-[hash]',
+    absWorkingDir: repoDir, logLevel: 'silent',
+  });
+  for (const f of ['stream.html', 'style.css', 'favicon.svg']) await copyFile(join(exampleDir, f), join(outdir, f));
+  await writeFile(join(outdir, 'data', 'points.bin'), pointBytes);
+  await writeFile(join(outdir, 'data', 'scalars.bin'), scalarBytes);
+}
+
+/** Open stream.html with `query` and wait until it reports done or error: resolves to { page, report, logs }. */
+export async function openStreamPage(browser, url, query, { timeout = 30 * 60_000 } = {}) {
+  const page = await browser.newPage();
+  const logs = [];
+  page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
+  const target = new URL('stream.html', url);
+  for (const [k, v] of Object.entries(query)) target.searchParams.set(k, String(v));
+  await page.goto(target.href, { waitUntil: 'load' });
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout, polling: 200 });
+  return { page, report: await page.evaluate(() => window.wasmsmStream), logs };
+}
+
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -89,6 +120,7 @@ const TYPES = {
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
   '.wasm': 'application/wasm',
+  '.bin': 'application/octet-stream',
 };
 
 /**
