@@ -4,7 +4,7 @@
 // every window's sums from chunk to chunk. finish() reduces and combines once; free() gives it all back.
 // msmBytesOn (Curve.msmBytes, the pool's message path) is one ChunkedMsm fed the whole input.
 
-import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint, STAGING_POINTS } from './layout.js';
+import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint, recordPointsFor, STAGING_POINTS } from './layout.js';
 import { planMsm, singleThreadPieces, windowWithin } from './plan.js';
 import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange, reducePieces, setInfinity } from './index.js';
 import { convertPoints, pointToBytes } from './bytes.js';
@@ -84,7 +84,7 @@ export class ChunkedMsm {
       capacity = count;
       if (!Number.isFinite(this.#plan.chunks)) shape = windowWithin(P, count, this.#plan);
     }
-    this.#work = allocWork(heap, P, shape, capacity);
+    this.#work = allocWork(heap, P, shape, capacity, { recordPoints: recordPointsFor(capacity) });
     const m = pairsPerPoint(P) * capacity;
     this.#lane = allocLane(heap, P, shape, singleThreadPieces({ K: shape.K, m }), { blockPoints: this.#options.blockPoints, maxPairs: m });
     setInfinity(this.#ctx.memory, P, this.#work.infinity);

@@ -39,29 +39,35 @@ export function setInfinity(memory, P, ptr) {
 }
 
 /**
- * prepare + digits for the points and scalars [first, first + count): GLV records and endomorphism images
- * (or padded scalars), then every window's digit of those pairs (both halves under GLV).
+ * prepare + digits for the points and scalars [first, first + count): endomorphism images, GLV records (or padded
+ * scalars), then every window's digit of those pairs (both halves under GLV). Records sit at their pair's index, or,
+ * when io.recordPoints is set (one thread), in an area of that many reused a block at a time.
  */
 export function prepareRange(ctx, io, first, count, phase = () => {}) {
   const { ex, memory, params: P } = ctx;
   const { n, m, c, K } = io.shape;
   const A = P.affineBytes;
-  if (P.glv) {
-    ex.glv_decomposeBatch(io.records + first * P.glv.recordBytes, io.scalars + first * P.scalarBytes, count);
-    ex.g_endomorphism(io.points + (n + first) * A, io.points + first * A, count);
-  } else {
-    const S = P.scalarBytes;
-    const stride = io.halves[0][1];
-    const dst = new Uint8Array(memory.buffer, io.padded + first * stride, count * stride);
-    const src = new Uint8Array(memory.buffer, io.scalars + first * S, count * S);
-    dst.fill(0);
-    for (let i = 0; i < count; i++) dst.set(src.subarray(i * S, (i + 1) * S), i * stride);
+  const S = P.scalarBytes;
+  if (P.glv) ex.g_endomorphism(io.points + (n + first) * A, io.points + first * A, count);
+  const block = io.recordPoints ?? count;
+  for (let at = 0; at < count; at += block) {
+    const size = Math.min(block, count - at);
+    const from = first + at; // the block's first pair
+    const slot = io.recordPoints ? 0 : from; // where its records go
+    if (P.glv) ex.glv_decomposeBatch(io.records + slot * P.glv.recordBytes, io.scalars + from * S, size);
+    else {
+      const stride = io.halves[0][1];
+      const dst = new Uint8Array(memory.buffer, io.padded + slot * stride, size * stride);
+      const src = new Uint8Array(memory.buffer, io.scalars + from * S, size * S);
+      dst.fill(0);
+      for (let i = 0; i < size; i++) dst.set(src.subarray(i * S, (i + 1) * S), i * stride);
+    }
+    phase('prepare');
+    for (const [words, stride, wordCount, negs, negStride, firstPair] of io.halves) {
+      ex.msm_digits(io.digits, words + slot * stride, stride, size, wordCount, negs && negs + slot * negStride, negStride, c, K, m, firstPair + from, 1);
+    }
+    phase('digits');
   }
-  phase('prepare');
-  for (const [words, stride, wordCount, negs, negStride, firstPair] of io.halves) {
-    ex.msm_digits(io.digits, words + first * stride, stride, count, wordCount, negs && negs + first * negStride, negStride, c, K, m, firstPair + first, 1);
-  }
-  phase('digits');
 }
 
 /**

@@ -44,17 +44,24 @@ export function allocInputs(heap, P, capacity, { stagingPoints = capacity, subgr
   };
 }
 
-/** What the digits of a chunk of `capacity` points need: GLV records (or padded scalars), the digits, an infinity. */
-export function allocWork(heap, P, shape, capacity) {
+/**
+ * What the digits of a chunk of `capacity` points need: GLV records (or padded scalars) for `recordPoints` of them
+ * (all, where threads fill their own ranges; a block reused by one thread), the digits, an infinity.
+ */
+export function allocWork(heap, P, shape, capacity, { recordPoints = capacity } = {}) {
   const H = pairsPerPoint(P);
   const perScalar = P.glv ? P.glv.recordBytes : 4 * Math.ceil(P.scalarBytes / 4);
   return {
     shape,
-    records: heap.alloc(Math.max(1, capacity) * perScalar),
+    recordPoints: recordPoints < capacity ? recordPoints : undefined,
+    records: heap.alloc(Math.max(1, recordPoints) * perScalar),
     digits: heap.alloc(Math.max(1, shape.K * H * capacity) * 4),
     infinity: heap.alloc(P.affineBytes, 64),
   };
 }
+
+/** Records (GLV) or padded scalars one thread keeps at once: the staging block's worth. */
+export const recordPointsFor = (capacity) => Math.min(STAGING_POINTS, capacity);
 
 /**
  * The io the phases take (src/msm/index.js) for `count` points of a chunk: pair i < count takes k0 (or the
@@ -64,8 +71,8 @@ export function allocWork(heap, P, shape, capacity) {
 export function chunkIO(P, inputs, work, count) {
   const { shape } = work;
   const io = {
-    points: inputs.points, scalars: inputs.scalars, n: count, records: work.records, digits: work.digits, infinity: work.infinity,
-    shape: Object.freeze({ ...shape, n: count, m: pairsPerPoint(P) * count }),
+    points: inputs.points, scalars: inputs.scalars, n: count, records: work.records, recordPoints: work.recordPoints, digits: work.digits,
+    infinity: work.infinity, shape: Object.freeze({ ...shape, n: count, m: pairsPerPoint(P) * count }),
   };
   if (P.glv) {
     const { H, recordBytes } = P.glv;

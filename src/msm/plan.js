@@ -8,7 +8,7 @@
 
 import { chooseWindow } from './window.js';
 import { Heap, MEMORY_LIMIT } from '../runtime/heap.js';
-import { allocFinish, allocInputs, allocLane, allocWork, pairsPerPoint, STAGING_POINTS } from './layout.js';
+import { allocFinish, allocInputs, allocLane, allocWork, pairsPerPoint, recordPointsFor, STAGING_POINTS } from './layout.js';
 
 /**
  * @param P runtime params of the curve; n points; window: a forced c, or undefined to choose
@@ -158,18 +158,19 @@ const PER_CHUNK_WINDOW = 40;
 const shapeOf = (P, c, n, windowLimitPoints) => msmShape(P, Number.isFinite(n) ? n : STREAM_WINDOW_POINTS, c, 1, { windowLimitPoints });
 
 /**
- * Bytes one MSM allocates (layout.js, counted on a sizing heap) for chunks of `capacity` points with this
- * shape, its pieces split over `threads` lanes (each lane at most ceil(K / T) + 1 windows: a contiguous share
- * of the window-major items).
+ * Bytes one MSM allocates (layout.js, counted on a sizing heap) for chunks of `capacity` points with this shape.
+ * One thread stages points and keeps records a block at a time; a pool's shared path (`pool`) keeps the whole
+ * chunk's (its threads fill their own ranges) and splits the pieces over `threads` lanes, each at most
+ * ceil(K / T) + 1 windows (a contiguous share of the window-major items).
  */
-export function msmBytesFor(P, shape, capacity, { threads = 1, checkSubgroup = false, blockPoints, reserve = 0 } = {}) {
+export function msmBytesFor(P, shape, capacity, { threads = 1, pool = false, checkSubgroup = false, blockPoints, reserve = 0 } = {}) {
   const heap = Heap.sizer();
   allocInputs(heap, P, capacity, {
-    stagingPoints: threads > 1 ? capacity : Math.min(STAGING_POINTS, capacity),
+    stagingPoints: pool ? capacity : Math.min(STAGING_POINTS, capacity),
     subgroupScratch: checkSubgroup ? threads : 0,
   });
   const inputs = heap.top;
-  allocWork(heap, P, shape, capacity);
+  allocWork(heap, P, shape, capacity, { recordPoints: pool ? capacity : recordPointsFor(capacity) });
   const lanes = Math.min(threads, shape.K * pairsPerPoint(P) * capacity) || 1;
   const piecesPerLane = lanes > 1 ? Math.ceil(shape.K / lanes) + 1 : shape.K;
   const pieces = Array.from({ length: piecesPerLane }, (_, k) => ({ k, first: 0, count: 0 }));
@@ -196,15 +197,15 @@ function largestChunk(P, shape, limit, budget, options) {
 /**
  * How an MSM of n points (Infinity: a stream of unknown length) runs: its window and chunk size.
  * options: { window (a forced c), maxMemory (bytes of Wasm memory for the whole MSM), base (bytes below the MSM's
- * heap start, counted in maxMemory), threads, checkSubgroup, blockPoints, windowLimitPoints (see msmShape), reserve
+ * heap start, counted in maxMemory), threads, pool (the shared path's layout: see msmBytesFor), checkSubgroup, blockPoints, windowLimitPoints (see msmShape), reserve
  * (bytes of scratch the caller takes on top), workingSet (without maxMemory; default DEFAULT_WORKING_SET) }.
  * Without maxMemory: the window chosen for n, in one chunk when it fits the working set, else in chunks that do. With it: of the windows up to that one, the one whose largest chunk that fits gives the least modelled
  * work (by 3%, the larger window on a near tie). A budget too small for one point per chunk is a RangeError that names the least that works.
  * Returns { shape: { c, K, L, bits }, chunkPoints, chunks, bytes, inputBytes, budget, window, sizeOptions }.
  */
-export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, checkSubgroup = false, blockPoints, windowLimitPoints, reserve, workingSet = DEFAULT_WORKING_SET } = {}) {
+export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool = false, checkSubgroup = false, blockPoints, windowLimitPoints, reserve, workingSet = DEFAULT_WORKING_SET } = {}) {
   const known = Number.isFinite(n);
-  const sizeOptions = { threads, checkSubgroup, blockPoints, reserve };
+  const sizeOptions = { threads, pool, checkSubgroup, blockPoints, reserve };
   const best = window ?? msmShape(P, known ? n : STREAM_WINDOW_POINTS, undefined, threads).c;
   // a Wasm memory addresses 4 GiB: a larger budget is that
   const budget = Math.min(maxMemory ?? workingSet + base, MEMORY_LIMIT) - base;

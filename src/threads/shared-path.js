@@ -131,7 +131,7 @@ export class SharedPath {
    */
   chunks(n, options, progress) {
     const plan = planMsm(this.#curve.params, n, {
-      window: options.window, maxMemory: options.maxMemory, base: this.#keptTop, threads: this.count, checkSubgroup: !!options.checkSubgroup,
+      window: options.window, maxMemory: options.maxMemory, base: this.#keptTop, threads: this.count, pool: true, checkSubgroup: !!options.checkSubgroup,
     });
     return new SharedChunks(this, plan, n, options, progress);
   }
