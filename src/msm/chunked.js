@@ -44,11 +44,6 @@ export class ChunkedMsm {
     return this.#plan.chunkPoints - this.#filled;
   }
 
-  /** Points taken so far. */
-  get length() {
-    return this.#done + this.#filled;
-  }
-
   /**
    * Take `count` <= room points (native bytes: checked here, on the curve and, when asked, in the subgroup) and
    * their scalars (native bytes, already checked below r); `first` is the index of the first of them in the

@@ -223,8 +223,9 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     const cost = shape.K * (H * points + 2 * shape.L) + chunks * shape.K * (PER_BUCKET_AND_CHUNK * shape.L + PER_CHUNK_WINDOW);
     // the window chosen for n was measured best; the model must find a smaller one clearly better to move off it
     if (!chosen || cost < 0.97 * chosen.cost) chosen = { shape, C, cost };
-    // without a budget the window chosen for n stands: chunking it costs next to nothing
-    if (maxMemory === undefined) break;
+    // without a budget the window chosen for n stands while its chunks are not small against its buckets
+    // (chunks of L / 3 points cost 1% at 2^18, docs/memory.md); else the model picks as for a budget
+    if (maxMemory === undefined && c === best && C >= Math.min(limit, shape.L / 4)) break;
   }
   if (!chosen) {
     const need = Math.ceil(least + base);

@@ -175,8 +175,11 @@ export class MsmPool {
         return: async () => ({ done: true }),
       }),
     };
-    const signal = options?.signal ? AbortSignal.any?.([options.signal, controller.signal]) ?? controller.signal : controller.signal;
-    const result = this.msmStream(source, { ...options, signal });
+    // free() aborts the stream, as does the caller's own signal
+    const own = checkStreamOptions(this.#curve.params, options).options.signal;
+    if (own?.aborted) controller.abort(own.reason);
+    own?.addEventListener('abort', () => controller.abort(own.reason), { once: true });
+    const result = this.msmStream(source, { ...options, signal: controller.signal });
     result.catch(() => {});
     const push = (entry) => {
       chunks.push(entry);
