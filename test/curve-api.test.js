@@ -4,13 +4,17 @@
 //
 // Oracles: src/bigint/curve.js (makeCurve: isOnCurve, mul) and src/bigint/field.js (modSqrt); the
 // expected value of the "still works" MSM comes from @noble/curves through scripts/peers.js.
+//
+// Every curve's suite runs once per build this engine runs (test/harness.js KERNELS): the integer build
+// everywhere, and the FMA build where relaxed_madd is fused (Node 22/24: CI runs this file under Node 24 too).
 
 import { describe, it, expect, beforeAll } from 'vitest';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng } from '../src/bigint/curve.js';
 import { mod, modSqrt } from '../src/bigint/field.js';
-import { pointsToBytes, scalarsToBytes } from './harness.js';
+import { relaxedFmaSupport } from '../src/runtime/features.js';
+import { KERNELS, pointsToBytes, scalarsToBytes } from './harness.js';
 
 const EXPECTED_NAMES = ['bls12-381', 'bn254', 'bls12-377', 'pallas', 'vesta', 'secp256k1', 'grumpkin'];
 
@@ -62,6 +66,23 @@ describe('curveNames and loadCurve', () => {
     expect(b).toBe(curve);
   });
 
+  it(`loadCurve picks the FMA build exactly where the relaxed FMA probe says 'fused' (here: Node ${process.versions.node}, '${relaxedFmaSupport()}')`, async () => {
+    const support = relaxedFmaSupport();
+    const want = support === 'fused' ? 'fma' : 'int';
+    const picked = {};
+    for (const name of EXPECTED_NAMES) {
+      const curve = await loadCurve(name);
+      picked[name] = curve.kernel;
+      expect(curve.kernel, name).toBe(want);
+      expect(curve.params.kernel, name).toBe(want);
+      // the build that runs is the one the suites below test, alone or next to the integer build
+      expect(KERNELS, name).toContain(curve.kernel);
+    }
+    expect(KERNELS).toEqual(support === 'fused' ? ['int', 'fma'] : ['int']);
+    // Printed so a CI log shows which build its run exercised.
+    console.log(`Node ${process.versions.node}: relaxed FMA probe '${support}', loadCurve runs the ${want === 'fma' ? 'FMA' : 'integer'} build (kernel '${want}') on ${Object.keys(picked).join(', ')}; suites run the builds ${KERNELS.join(', ')}`);
+  });
+
   it('loadCurve of an unknown name rejects with a RangeError naming the known curves', async () => {
     for (const bad of ['bn128', 'BN254', 'bls12_381', '', ' bn254', 'toString', '__proto__', 'constructor', undefined, null, 42, {}]) {
       let err;
@@ -89,8 +110,8 @@ describe('curveNames and loadCurve', () => {
   });
 });
 
-for (const name of curveNames) {
-  describe(`curve API on ${name}`, { timeout: 30_000 }, () => {
+for (const [name, kernel] of curveNames.flatMap((n) => KERNELS.map((k) => [n, k]))) {
+  describe(`curve API on ${name} (${kernel} build)`, { timeout: 30_000 }, () => {
     let curve;
     let oracle;
     let B; // bytes per coordinate
@@ -100,7 +121,8 @@ for (const name of curveNames) {
     let okExpected;
 
     beforeAll(async () => {
-      curve = await loadCurve(name);
+      curve = await loadCurve(name, { kernel });
+      expect(curve.kernel).toBe(kernel);
       oracle = makeCurve(curve.params);
       B = curve.params.field.bytes;
       S = curve.params.scalarBytes;
