@@ -494,3 +494,36 @@ for (const [name, kernel] of curveNames.flatMap((n) => KERNELS.map((k) => [n, k]
     }
   });
 }
+
+// The forced-window limit max(16, ceil(log2(pairs)) + 2) (src/msm/plan.js msmShape) on its log2 side: above 16
+// only when the pairs can fill the buckets. BN254 has GLV, so pairs = 2N.
+describe('a forced window above 16: allowed up to ceil(log2(pairs)) + 2, refused beyond', () => {
+  for (const kernel of KERNELS) {
+    it(`bn254 (${kernel} build): 2^13 + 1 points (2^14 + 2 pairs) take window 17, not 18; 2^13 points not 17`, { timeout: 60_000 }, async () => {
+      const curve = await loadCurve('bn254', { kernel });
+      const n = 2 ** 13 + 1;
+      const pb = curve.randomPointsBytes(n, { seed: 61 });
+      const sb = curve.randomScalarsBytes(n, { seed: 62 });
+      const want = curve.msmBytes(pb, sb); // the chosen window (13 at this size)
+      const timings = {};
+      expect(curve.msmBytes(pb, sb, { window: 17, timings }), 'window 17').toEqual(want);
+      expect(timings.window).toBe(17);
+      const before = curve.memory.buffer.byteLength;
+      expect(() => curve.msmBytes(pb, sb, { window: 18 })).toThrow(/^window 18 is too large for 8193 points: at most 17 /);
+      expect(() => curve.msmBytes(pb, sb, { window: 24 })).toThrow(/at most 17 /);
+      // one point fewer: 2^14 pairs, log2 = 14, so the limit is 16
+      const [pb1, sb1] = [pb.subarray(0, (n - 1) * curve.pointBytes), sb.subarray(0, (n - 1) * curve.scalarBytes)];
+      expect(() => curve.msmBytes(pb1, sb1, { window: 17 })).toThrow(/^window 17 is too large for 8192 points: at most 16 /);
+      expect(curve.memory.buffer.byteLength, 'a refused window allocates nothing').toBe(before);
+      // the pool applies the same limit to the whole input (its message path's threads see slices of it)
+      const pool = await curve.threads({ count: 2, sharedMemory: false });
+      try {
+        await expect(pool.msmBytes(pb, sb, { window: 18 })).rejects.toThrow(/at most 17 /);
+        await expect(pool.msmBytes(pb1, sb1, { window: 17 })).rejects.toThrow(/at most 16 /);
+        expect(await pool.msmBytes(pb, sb, { window: 17 }), 'pool, window 17').toEqual(want);
+      } finally {
+        await pool.close();
+      }
+    });
+  }
+});
