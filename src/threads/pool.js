@@ -513,7 +513,8 @@ export class MsmPool {
     const native = state.formats?.point ? await this.#decodePoints(pointBytes, state.formats.point, state.N) : pointBytes;
     const layout = tableLayout(P, state.N, state.precompute);
     const ranges = equalShares(state.N, T);
-    const scratchBytes = buildScratchBytes(P, layout, ranges[0][1] - ranges[0][0]);
+    // the largest share (equalShares gives the first threads the smaller ones): each thread's scratch holds its batch
+    const scratchBytes = buildScratchBytes(P, layout, Math.max(...ranges.map(([first, last]) => last - first)));
     checkTableFits(layout, heap.mark() + native.length + T * scratchBytes, P);
     const start = heap.mark();
     const table = heap.alloc(Math.max(1, layout.bytes), 64);
