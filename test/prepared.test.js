@@ -177,6 +177,30 @@ describe('prepared bases: larger inputs and the API', { timeout: 300_000 }, () =
     }
   });
 
+  it('shared path, threads with shares of unequal size (N not a multiple of T): every table is right', async () => {
+    // equalShares gives the first threads the smaller shares (200 on 3: 66, 67, 67). Each thread builds its share
+    // of the table in a scratch area of its own; one sized for the first share let a larger share write into the
+    // next thread's area while that thread used it, and the table came out wrong about every other build.
+    const curve = await loadCurve('bn254');
+    for (const [N, count] of [[200, 3], [101, 3], [403, 4]]) {
+      const points = curve.randomPointsBytes(N, { seed: N });
+      const scalars = curve.randomScalarsBytes(N, { seed: N + 1 });
+      const want = curve.msmBytes(points, scalars);
+      const pool = await curve.threads({ count, sharedMemory: true });
+      try {
+        for (const precompute of [true, false]) {
+          for (let build = 0; build < 8; build++) {
+            const bases = await pool.prepareBases(points, { precompute });
+            expect(await bases.msmBytes(scalars), `N = ${N}, ${count} threads, precompute ${precompute}, build ${build}`).toEqual(want);
+            await bases.free();
+          }
+        }
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
   it('a pool keeps its prepared bases across a replaced thread, and frees shared tables for reuse', async () => {
     const curve = await loadCurve('bn254');
     const points = curve.randomPointsBytes(300, { seed: 6 });
