@@ -11,6 +11,7 @@ import { bn254 } from '@noble/curves/bn254.js';
 import { buildBn128, buildBls12381 } from 'ffjavascript';
 import { loadCurve, curveNames } from '../index.js';
 import { KERNELS } from './harness.js';
+import { published } from './published.js';
 
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
 const fromHex = (h) => new Uint8Array(Buffer.from(h, 'hex'));
@@ -202,6 +203,65 @@ for (const kernel of KERNELS) describe(`${kernel} build`, () => {
         expect(curve.decodePoint(curve.decodePoints(gnark, 'gnark-compressed'))).toEqual({ x, y });
       }
     });
+
+    // arkworks' CanonicalSerialize of an affine short-Weierstrass point, by hand: x little-endian in
+    // buffer_byte_size(MODULUS_BIT_SIZE + 2) bytes (ark-ff serialize_with_flags), the SWFlags bits OR-ed into the
+    // last byte: 0x80 YIsNegative (y > -y, i.e. y > (p - 1) / 2), 0x40 PointAtInfinity (x = 0); uncompressed: x in
+    // buffer_byte_size(MODULUS_BIT_SIZE) bytes, then y with the flags the same way. 255- and 256-bit fields leave no
+    // spare top bits, so the flags take a byte of their own (33 / 65 bytes). The generators are the published ones
+    // (test/published.js); the bytes are written out below, not produced by the library.
+    const ARKWORKS_GENERATORS = {
+      secp256k1: {
+        compressed: '9817f8165b81f259d928ce2ddbfc9b02070b87ce9562a055acbbdcf97e66be79' + '00',
+        uncompressed: '9817f8165b81f259d928ce2ddbfc9b02070b87ce9562a055acbbdcf97e66be79' + 'b8d410fb8fd0479c195485a648b417fda808110efcfba45d65c4a32677da3a48' + '00',
+        negated: '9817f8165b81f259d928ce2ddbfc9b02070b87ce9562a055acbbdcf97e66be79' + '80',
+      },
+      pallas: { // G = (p - 1, 2)
+        compressed: '00000000ed302d991bf94c09fc984622' + '00'.repeat(15) + '40' + '00',
+        uncompressed: '00000000ed302d991bf94c09fc984622' + '00'.repeat(15) + '40' + '02' + '00'.repeat(31) + '00',
+        negated: '00000000ed302d991bf94c09fc984622' + '00'.repeat(15) + '40' + '80',
+      },
+      vesta: { // G = (p - 1, 2), vesta's p
+        compressed: '0000000021eb468cdda89409fc984622' + '00'.repeat(15) + '40' + '00',
+        uncompressed: '0000000021eb468cdda89409fc984622' + '00'.repeat(15) + '40' + '02' + '00'.repeat(31) + '00',
+        negated: '0000000021eb468cdda89409fc984622' + '00'.repeat(15) + '40' + '80',
+      },
+      grumpkin: { // 254 bits: the flags fit x's top byte; G = (1, sqrt(-16)), y < (p - 1) / 2
+        compressed: '01' + '00'.repeat(31),
+        uncompressed: '01' + '00'.repeat(31) + '2c273f828dc43f83941218f1450d272d635da406755e13cf0200000000000000',
+        negated: '01' + '00'.repeat(30) + '80',
+      },
+      'bls12-377': { // 377 bits in 48 bytes; G's y > (p - 1) / 2, so YIsNegative (0x80) on the top byte of x (0x00)
+        compressed: 'efe91bb26eb1b9ea4e39cdff121548d55ccb37bdc8828218bb419daa2c1e958554ff87bf2562fcc8670a74fede4888' + '80',
+        negated: 'efe91bb26eb1b9ea4e39cdff121548d55ccb37bdc8828218bb419daa2c1e958554ff87bf2562fcc8670a74fede4888' + '00',
+      },
+    };
+
+    for (const [name, vectors] of Object.entries(ARKWORKS_GENERATORS)) {
+      it(`${name}: arkworks encodings of the published generator, its negation and infinity, written by hand`, () => {
+        const curve = curves[name];
+        const { G, p } = published(name);
+        const size = curve.pointFormats['arkworks-compressed'];
+        expect(size, 'bytes per compressed point').toBe(Math.ceil((p.toString(2).length + 2) / 8));
+        expect(vectors.compressed.length / 2).toBe(size);
+        const minusG = { x: G.x, y: p - G.y };
+        const native = curve.encodePoints([G, minusG, null]);
+        expect(hex(curve.encodePoint(native.subarray(0, curve.pointBytes), 'arkworks-compressed')), 'G').toBe(vectors.compressed);
+        expect(hex(curve.encodePoint(native.subarray(curve.pointBytes, 2 * curve.pointBytes), 'arkworks-compressed')), '-G').toBe(vectors.negated);
+        expect(hex(curve.encodePoint(native.subarray(2 * curve.pointBytes), 'arkworks-compressed')), 'infinity').toBe('00'.repeat(size - 1) + '40');
+        // and read back: the hand-written bytes decode to the published points
+        const decoded = curve.decodePoints(fromHex(vectors.compressed + vectors.negated + '00'.repeat(size - 1) + '40'), 'arkworks-compressed', { checkSubgroup: true });
+        expect(hex(decoded)).toBe(hex(native));
+        if (vectors.uncompressed) {
+          const B = curve.coordinateBytes;
+          expect(vectors.uncompressed.length / 2).toBe(B + size);
+          expect(curve.pointFormats['arkworks-uncompressed']).toBe(B + size);
+          expect(hex(curve.encodePoint(native.subarray(0, curve.pointBytes), 'arkworks-uncompressed'))).toBe(vectors.uncompressed);
+          expect(hex(curve.encodePoint(native.subarray(2 * curve.pointBytes), 'arkworks-uncompressed'))).toBe('00'.repeat(B + size - 1) + '40');
+          expect(curve.decodePoint(curve.decodePoints(fromHex(vectors.uncompressed), 'arkworks-uncompressed'))).toEqual(G);
+        }
+      });
+    }
 
     it('ark-bls12-381 test vectors of malformed encodings are rejected', () => {
       const curve = curves['bls12-381'];
