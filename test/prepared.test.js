@@ -177,7 +177,7 @@ describe('prepared bases: larger inputs and the API', { timeout: 300_000 }, () =
     }
   });
 
-  it('a precompute table beyond 4 GiB: prepareBases throws (a pool rejects) a RangeError before any memory grows; both stay usable', async () => {
+  it('a precompute table beyond 4 GiB: prepareBases throws (a pool rejects) a RangeError before any memory grows or any point is decoded; both stay usable', async () => {
     // 5 * 2^16 BLS12-381 bases with 2-bit windows: 2 pairs x 64 windows x (128 or 136)-byte points each, over 5 GB.
     // All infinity: valid bases, and no point is even read before the check.
     const N = 5 * 2 ** 16;
@@ -198,6 +198,14 @@ describe('prepared bases: larger inputs and the API', { timeout: 300_000 }, () =
         expect(() => curve.prepareBases(points, { precompute: { window: 2 } }), kernel).toThrow(tooLarge);
         await expect(pool.prepareBases(points, { precompute: { window: 2 } }), `${kernel} pool`).rejects.toThrow(tooLarge);
         expect(grows, `${kernel}: Wasm memories grown before the error`).toBe(0);
+        // the same bases compressed (ZCash infinity: 0xc0 then zeros): the size is known before any point is decoded
+        const compressed = new Uint8Array(N * 48);
+        for (let i = 0; i < N; i++) compressed[48 * i] = 0xc0;
+        const started = performance.now();
+        expect(() => curve.prepareBases(compressed, { pointFormat: 'zcash-compressed', precompute: { window: 2 } }), `${kernel} compressed`).toThrow(tooLarge);
+        await expect(pool.prepareBases(compressed, { pointFormat: 'zcash-compressed', precompute: { window: 2 } }), `${kernel} pool, compressed`).rejects.toThrow(tooLarge);
+        expect(grows, `${kernel}: Wasm memories grown before the error (compressed bases: nothing decoded first)`).toBe(0);
+        expect(performance.now() - started, 'ms to the error').toBeLessThan(1000);
       } finally {
         WebAssembly.Memory.prototype.grow = grow;
       }
