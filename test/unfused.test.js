@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { curveNames } from '../index.js';
-import { relaxedFmaProbeBytes, RELAXED_FMA_PROBE_WAT } from '../src/runtime/features.js';
+import { relaxedFmaProbeBytes, relaxedFmaSupport, RELAXED_FMA_PROBE_WAT } from '../src/runtime/features.js';
 import { compileWat } from '../codegen/compile.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -88,16 +88,23 @@ describe.runIf(process.arch === 'x64')('an engine whose relaxed_madd rounds twic
 });
 
 describe("the probe's arithmetic", () => {
-  it('a * a + c is 1 with one rounding and 0 with two (a = 2^27 + 1, c = -(2^54 + 2^28)): the distinction the probe reads', async () => {
-    const a = 2 ** 27 + 1;
-    const c = -(2 ** 54 + 2 ** 28);
-    expect(BigInt(a) * BigInt(a) + BigInt(c)).toBe(1n); // exact, then rounded once: 1
-    expect(a * a + c).toBe(0); // JS: the product rounded (to 2^54 + 2^28), then the sum
-    // The probe module itself with its relaxed_madd written as a multiply and an add (plain SIMD, every engine):
-    // a double-rounding engine computes exactly this, and it gives 0, which relaxedFmaSupport reads as 'unfused'.
+  it("its constants tell one rounding (a * a + c = 1) from two (0): the probe module with mul + add returns 0; a fused engine's probe 1", async () => {
+    // a, a and c as the probe's text has them
+    const consts = [...RELAXED_FMA_PROBE_WAT.matchAll(/\(f64\.const (-?\d+)\)/g)].map((m) => BigInt(m[1]));
+    expect(consts).toHaveLength(3);
+    const [a, b, c] = consts;
+    expect(consts.every((v) => BigInt(Number(v)) === v), 'each constant an exact f64').toBe(true);
+    // exact: a b + c = 1, which an f64 holds, so one rounding gives 1
+    expect(a * b + c).toBe(1n);
+    // the probe module with its relaxed_madd written as a multiply and an add (plain SIMD, every engine): what a
+    // double-rounding engine computes; it must give something else than 1, and relaxedFmaSupport reads that as 'unfused'
     const twice = RELAXED_FMA_PROBE_WAT.replace(/\(f64x2\.relaxed_madd (\(f64x2\.splat \(f64\.const [-\d]+\)\)) (\(f64x2\.splat \(f64\.const [-\d]+\)\)) (\(f64x2\.splat \(f64\.const [-\d]+\)\))\)/, '(f64x2.add (f64x2.mul $1 $2) $3)');
     expect(twice).not.toContain('relaxed_madd');
     const { exports } = new WebAssembly.Instance(new WebAssembly.Module(await compileWat(twice, 'probe-twice.wat')));
-    expect(exports.fma()).toBe(0);
+    expect(exports.fma()).not.toBe(1);
+    if (relaxedFmaSupport() === 'fused') {
+      const probe = new WebAssembly.Instance(new WebAssembly.Module(relaxedFmaProbeBytes()));
+      expect(probe.exports.fma()).toBe(1);
+    }
   });
 });
