@@ -59,9 +59,10 @@ export function checkPreparedScalars(P, layout, scalarBytes, options) {
 /** Write pointBytes into the instance and build the table of all its bases there; returns { layout, table }. */
 export function prepareOn(instance, pointBytes, N, { checkSubgroup, precompute, formats }) {
   const { heap, memory, params: P } = instance;
-  if (formats?.point) pointBytes = decodePointBatch(instance, formats.point, pointBytes, { check: false });
+  // the table's size follows from N: check it before decoding anything (the N native points are staged above it)
   const layout = tableLayout(P, N, precompute);
-  checkTableFits(layout, heap.mark() + pointBytes.length, P);
+  checkTableFits(layout, heap.mark() + N * 2 * P.field.bytes, P);
+  if (formats?.point) pointBytes = decodePointBatch(instance, formats.point, pointBytes, { check: false });
   const table = heap.alloc(Math.max(1, layout.bytes), 64);
   const mark = heap.mark();
   try {

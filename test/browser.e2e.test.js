@@ -12,6 +12,10 @@
 // worker script is fetched only by a page that starts a pool. Without worker-src blob: in the CSP,
 // curve.threads() rejects (it must not hang), and sharedMemory: true rejects on a page that is not isolated.
 //
+// Served without connect-src (default-src 'none' then refuses every fetch) the page works, with and without threads:
+// the Wasm arrives as script. In a Chromium whose V8 has FMA3 turned off (--js-flags=--no-enable-fma3: relaxed_madd
+// rounds twice) the page loads the integer build and kernel=fma reports the RangeError.
+//
 // Screenshots (not committed): examples/browser/dist/screenshots/*.png; their paths are printed.
 // Chromium: .ci/run installs it when missing. Outside CI the suite is skipped, with a message, when no
 // chromium is found (apt-get install -y chromium, or set CHROMIUM_PATH); in CI (CI=true) a missing chromium fails.
@@ -22,7 +26,7 @@ import { join, relative } from 'node:path';
 import { loadCurve } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import {
-  buildExample, serve, findChromium, launchChromium, openExample, distDir, repoDir, CSP_WITHOUT_WASM, CSP_WITHOUT_WORKERS,
+  buildExample, serve, findChromium, launchChromium, openExample, distDir, repoDir, CSP, CSP_WITHOUT_CONNECT, CSP_WITHOUT_WASM, CSP_WITHOUT_WORKERS,
 } from '../examples/browser/harness.js';
 
 const LOGN = 10;
@@ -186,6 +190,51 @@ describe.skipIf(skip)('the example page in headless Chromium', () => {
       expect(notIsolated.status).toMatch(/sharedMemory: true needs SharedArrayBuffer.*cross-origin isolated/);
     } finally {
       await strict.close();
+    }
+  });
+
+  it("without connect-src in the CSP (so default-src 'none' refuses every fetch) the page works, with and without threads", { timeout: 120_000 }, async () => {
+    expect(CSP_WITHOUT_CONNECT).not.toMatch(/connect-src/);
+    expect(CSP_WITHOUT_CONNECT).toMatch(/^default-src 'none'; /);
+    expect(CSP_WITHOUT_CONNECT).not.toBe(CSP);
+    const strict = await serve(join(distDir, 'e2e', 'esbuild'), { csp: CSP_WITHOUT_CONNECT });
+    try {
+      for (const threads of [0, 2]) {
+        const query = { curve: 'bn254', logn: LOGN, runs: 1, noble: 1, ...SEEDS, ...(threads && { threads }) };
+        const { page, report, shown, logs, status } = await openExample(browser, strict.url, query, { timeout: 60_000 });
+        await page.close();
+        const what = threads ? `${threads} threads` : 'main thread';
+        expect(report.state, `${what}: ${status}\n${report.error ?? ''}\n${logs.join('\n')}`).toBe('done');
+        expect(logs, `${what}: console errors (a CSP violation is one) or page errors`).toEqual([]);
+        expect(shown, what).toEqual(await oracle('bn254', LOGN));
+        expect(strict.requests.some((p) => /\/bn254\.fma\.wasm-[^/]*\.js$/.test(p)), `${what}: the Wasm chunk was fetched as script`).toBe(true);
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
+  // (--no-enable-fma3 acts on V8's x64 code generation only)
+  it.runIf(process.arch === 'x64')('a Chromium whose relaxed_madd rounds twice (--js-flags=--no-enable-fma3) runs the integer build; kernel=fma reports the RangeError', { timeout: 120_000 }, async () => {
+    const unfused = await launchChromium(chromiumPath, { args: ['--js-flags=--no-enable-fma3'] });
+    try {
+      const server = servers.esbuild;
+      const before = server.requests.length;
+      const { page, report, shown, logs, status } = await openExample(unfused, server.url, { curve: 'bn254', logn: LOGN, runs: 1, noble: 1, ...SEEDS });
+      await page.close();
+      expect(report.state, `${status}\n${report.error ?? ''}\n${logs.join('\n')}`).toBe('done');
+      expect(logs).toEqual([]);
+      expect(report.kernel, 'auto on a double-rounding engine').toBe('int');
+      expect(wasmFetched(server.requests.slice(before)), 'only the integer build is fetched').toEqual(['bn254']);
+      expect(shown).toEqual(await oracle('bn254', LOGN));
+      expect(report.nobleMatch).toBe(true);
+      const forced = await openExample(unfused, server.url, { curve: 'bn254', logn: 2, runs: 1, kernel: 'fma' }, { timeout: 60_000 });
+      await forced.page.close();
+      expect(forced.report.state).toBe('error');
+      expect(forced.status).toMatch(/^error: kernel 'fma' needs a fused f64x2\.relaxed_madd, and this engine rounds twice/);
+      expect(forced.report.error).toMatch(/^RangeError: /);
+    } finally {
+      await unfused.close();
     }
   });
 

@@ -4,7 +4,9 @@
 // GLV), two toys over 64-bit primes (supersingular a = 0 with p = 2 mod 3 and cofactor 6, so no GLV; and a
 // prime-order a = 0 curve with GLV and a preferred limb size in the file), and the shipped bn254 params
 // (the CLI and codegen/modules/shipped.js produce the same module). Bad params files each give exit
-// status 1 and one clear line on stderr.
+// status 1 and one clear line on stderr. Every generated curve runs in each build this engine runs (the FMA one
+// under Node 22/24: CI runs this file under Node 24 too), and the CLI's self-check of the FMA build with it.
+// Also: checkSubgroup on a generated curve with a cofactor (toy64, h = 6: the r * P test), --no-glv, --no-check.
 //
 // Oracle: src/bigint/curve.js (makeCurve(...).msm, the literal sum of double-and-add products).
 
@@ -16,7 +18,10 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { makeCurve } from '../src/bigint/curve.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
+import { subgroupTestOf } from '../src/msm/bytes.js';
+import { fmaLimbShape } from '../codegen/params/field.js';
 import { shippedModules } from '../codegen/modules/shipped.js';
+import { KERNELS } from './harness.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(repo, 'scripts', 'codegen.js');
@@ -67,12 +72,15 @@ beforeAll(async () => {
   out.toy = join(tmp, 'toy64');
   out.toyGlv = join(tmp, 'toy64-glv');
   out.bn254 = join(tmp, 'bn254');
+  out.toyNoGlv = join(tmp, 'toy64-no-glv');
+  writeFileSync(join(tmp, 'toy64-no-glv.json'), JSON.stringify({ ...TOY_GLV, name: 'toy64-no-glv' }, null, 2));
   const jobs = {
     k256: run(['curve', '--params', join(examples, 'secp256k1-clone.json'), '--out', out.k256], { cwd: project }),
     p256: run(['curve', '--params', join(examples, 'p256.json'), '--out', out.p256, '--runtime', runtime, '--w', '29']),
     toy: run(['codegen', 'curve', '--params', join(examples, 'toy64.json'), '--out', out.toy, '--runtime', runtime]),
     toyGlv: run(['curve', '--params', join(tmp, 'toy64-glv.json'), '--out', out.toyGlv, '--runtime', runtime]),
     bn254: run(['curve', '--params', join(repo, 'codegen', 'curves', 'bn254.json'), '--out', out.bn254, '--runtime', runtime, '--w', '30', '--no-check']),
+    toyNoGlv: run(['curve', '--params', join(tmp, 'toy64-no-glv.json'), '--out', out.toyNoGlv, '--runtime', runtime, '--no-glv']),
   };
   for (const [k, job] of Object.entries(jobs)) runs[k] = await job;
 }, 60_000);
@@ -102,11 +110,18 @@ function msmInputs(curve, oracle, n) {
   return { points, scalars };
 }
 
+/** The CLI's self-check line: both builds where this engine runs the FMA one fused (the CLI runs on this node). */
+const SELF_CHECKED = relaxedFmaSupport() === 'fused'
+  ? /\nSelf-check: a 12-point MSM .* matches a BigInt reference \(integer build and FMA build\)\n/
+  : /\nSelf-check: a 12-point MSM .* matches a BigInt reference \(integer build; the FMA build is not checked: this engine does not run relaxed SIMD fused\)\n/;
+
+/** Returns { curve: the build load() picks, builds: { int, fma? } }. */
 async function checkGenerated(key, json, { glv, n }) {
   const r = runs[key];
   expect(r.stderr, r.stderr).toBe('');
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(glv ? /GLV: lambda = 0x/ : /GLV: none/);
+  expect(r.stdout).toMatch(SELF_CHECKED);
   expect(r.stdout).toMatch(/import \{ load \} from '/);
   for (const f of ['index.js', 'index.d.ts', 'params.js', ...['', '.fma'].flatMap((k) => [`${json.name}${k}.wat`, `${json.name}${k}.wasm`, `${json.name}${k}.wasm.js`])]) {
     expect(existsSync(join(out[key], f)), f).toBe(true);
@@ -133,11 +148,20 @@ async function checkGenerated(key, json, { glv, n }) {
   expect(got).toEqual(want);
   // Both builds: the integer one everywhere, the FMA one where this engine runs it (auto picked it above then).
   expect(curve.kernel).toBe(relaxedFmaSupport() === 'fused' ? 'fma' : 'int');
-  for (const kernel of relaxedFmaSupport() === 'fused' ? ['int', 'fma'] : ['int']) {
+  const builds = {};
+  for (const kernel of KERNELS) {
     const built = await mod.load({ kernel });
+    builds[kernel] = built;
     expect(built.kernel).toBe(kernel);
+    // the FMA build has its own limb shape (51- or 52-bit limbs in u64 words), the integer build the chosen w
+    expect(built.params.kernel).toBe(kernel);
+    const { field } = built.params;
+    if (kernel === 'fma') expect(field).toMatchObject({ ...fmaLimbShape(field.bits), elementBytes: 8 * field.n });
+    else expect(field).toMatchObject({ w: mod.params.field.w, elementBytes: 4 * field.n });
     expect(built.msm(points, scalars), kernel).toEqual(want);
+    expect(built.decodePoint(built.msmBytes(built.encodePoints(points), built.encodeScalars(scalars))), `${kernel} msmBytes`).toEqual(want);
   }
+  if (relaxedFmaSupport() !== 'fused') await expect(mod.load({ kernel: 'fma' })).rejects.toThrow(RangeError);
   // The bytes path agrees with the BigInt path.
   const bytes = curve.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars));
   expect(curve.decodePoint(bytes)).toEqual(want);
@@ -171,7 +195,7 @@ async function checkGenerated(key, json, { glv, n }) {
       }
     }
   }
-  return curve;
+  return { curve, builds };
 }
 
 describe('codegen curve: generated modules against the BigInt oracle', () => {
@@ -190,8 +214,8 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
     const json = readJson(join(examples, 'p256.json'));
     expect(runs.p256.stdout).toMatch(/GLV: none \(a != 0\)/);
     expect(runs.p256.stdout).toMatch(/Limb size: w = 29 \(from --w/);
-    const curve = await checkGenerated('p256', json, { glv: false, n: 100 });
-    expect(curve.params.field.w).toBe(29);
+    const { builds } = await checkGenerated('p256', json, { glv: false, n: 100 });
+    expect(builds.int.params.field.w).toBe(29);
     expect(readFileSync(join(out.p256, 'index.js'), 'utf8')).toMatch(/from '\.\.?\/.*index\.js'/);
   }, 30_000);
 
@@ -201,14 +225,99 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
     await checkGenerated('toy', json, { glv: false, n: 200 });
   }, 30_000);
 
-  it('a toy over a 64-bit prime with GLV and the limb size taken from the params file', async () => {
-    expect(runs.toyGlv.stdout).toMatch(/Limb size: w = 27 \(from the params file/);
-    const curve = await checkGenerated('toyGlv', TOY_GLV, { glv: true, n: 200 });
-    expect(curve.params.field.w).toBe(27);
+  it('toy64 (h = 6): checkSubgroup rejects what lies outside the order-r subgroup (the r * P test), in each build, synchronously, on a pool and in prepareBases', async () => {
+    const json = readJson(join(examples, 'toy64.json'));
+    const oracle = makeCurve(json);
+    expect(oracle.h).toBe(6n);
+    const mod = await import(pathToFileURL(join(out.toy, 'index.js')).href);
+    // Points of the curve from x = 100, 101, ...: 5 in 6 lie outside the subgroup. r * P lies in the 6-torsion;
+    // its points of order 2, 3 and 6 are all found among them (checked).
+    const random = [];
+    for (let x = 100n; random.length < 30; x++) {
+      const P = oracle.liftX(x);
+      if (P) random.push(P);
+    }
+    const torsion = new Map();
+    for (const P of random) {
+      const T = oracle.mul(P, oracle.r);
+      if (T === null) continue;
+      const order = [2n, 3n, 6n].find((d) => oracle.mul(T, d) === null);
+      if (!torsion.has(order)) torsion.set(order, T);
+    }
+    expect([...torsion.keys()].sort()).toEqual([2n, 3n, 6n]);
+    const inSubgroup = (P) => P === null || oracle.mul(P, oracle.r) === null;
+    const subgroup = random.slice(0, 6).map((P) => oracle.mul(P, 6n));
+    expect(subgroup.every((S) => S !== null && inSubgroup(S))).toBe(true);
+    const outside = [...torsion.values(), ...[...torsion.values()].map((T, i) => oracle.add(T, subgroup[i]))];
+    expect(outside.every((P) => oracle.isOnCurve(P) && !inSubgroup(P))).toBe(true);
+    for (const kernel of KERNELS) {
+      const curve = await mod.load({ kernel });
+      expect(subgroupTestOf(curve.params).kind, 'no BLS12 shortcut: r * P = O').toBe('order');
+      const msmOne = (P) => curve.msm([P], [1n], { checkSubgroup: true });
+      const accepted = (P) => {
+        try {
+          msmOne(P);
+          return true;
+        } catch (e) {
+          expect(e, kernel).toBeInstanceOf(RangeError);
+          expect(e.message).toBe('points[0] is not in the subgroup of order r');
+          return false;
+        }
+      };
+      // the verdict agrees with r * P = O on every random point (most of them outside)
+      expect(random.map(accepted), `${kernel}: accepted or not, random points`).toEqual(random.map(inSubgroup));
+      expect(random.filter((P) => !inSubgroup(P)).length).toBeGreaterThan(15);
+      for (const P of outside) expect(accepted(P), `${kernel}: order-${[2n, 3n, 6n].find((d) => oracle.mul(P, d * oracle.r) === null)}r point`).toBe(false);
+      for (const P of [...subgroup, null, oracle.G]) expect(accepted(P), `${kernel}: a subgroup point`).toBe(true);
+      // in a larger input: the index of the first outside point; subgroup points give the oracle's sum
+      const points = [...subgroup, outside[1], subgroup[0], outside[0]];
+      const scalars = points.map((_, i) => BigInt(1000 + i));
+      expect(() => curve.msm(points, scalars, { checkSubgroup: true })).toThrow(/^points\[6\] is not in the subgroup of order r$/);
+      expect(() => curve.msm(points, scalars)).not.toThrow(); // not asked: not checked
+      expect(curve.msm(subgroup, scalars.slice(0, 6), { checkSubgroup: true })).toEqual(oracle.msm(subgroup, scalars.slice(0, 6)));
+      const pb = curve.encodePoints(points);
+      const sb = curve.encodeScalars(scalars);
+      expect(() => curve.msmBytes(pb, sb, { checkSubgroup: true })).toThrow(/^points\[6\] is not in the subgroup/);
+      expect(() => curve.prepareBases(pb, { checkSubgroup: true })).toThrow(/^points\[6\] is not in the subgroup/);
+      for (const sharedMemory of [true, false]) {
+        const pool = await curve.threads({ count: 2, sharedMemory });
+        try {
+          await expect(pool.msmBytes(pb, sb, { checkSubgroup: true }), `${kernel} pool, shared ${sharedMemory}`).rejects.toThrow(/^points\[6\] is not in the subgroup/);
+          await expect(pool.prepareBases(pb, { checkSubgroup: true })).rejects.toThrow(/^points\[6\] is not in the subgroup/);
+          expect(await pool.msm(subgroup, scalars.slice(0, 6), { checkSubgroup: true })).toEqual(oracle.msm(subgroup, scalars.slice(0, 6)));
+        } finally {
+          await pool.close();
+        }
+      }
+    }
+  }, 60_000);
+
+  it('--no-glv: a curve with an endomorphism (toy64-glv) generated without it, plain signed windows, same results', async () => {
+    expect(runs.toyNoGlv.stdout).toMatch(/\nGLV: none \(--no-glv\); the MSM uses plain signed windows over 64-bit scalars\n/);
+    const index = readFileSync(join(out.toyNoGlv, 'index.js'), 'utf8');
+    expect(index).toMatch(/MSM with signed windows \(no GLV endomorphism on this curve\)/);
+    expect(index).toMatch(/--no-glv/); // the command that regenerates it
+    const { builds } = await checkGenerated('toyNoGlv', { ...TOY_GLV, name: 'toy64-no-glv' }, { glv: false, n: 120 });
+    for (const [kernel, curve] of Object.entries(builds)) {
+      expect(curve.params.glv, kernel).toBeNull();
+      expect(curve.exports.glv_decomposeBatch, kernel).toBeUndefined();
+      expect(curve.exports.g_endomorphism, kernel).toBeUndefined();
+    }
+    // the same params with GLV (the toy64-glv run) do have it
+    const withGlv = await (await import(pathToFileURL(join(out.toyGlv, 'index.js')).href)).load({ kernel: 'int' });
+    expect(typeof withGlv.exports.glv_decomposeBatch).toBe('function');
   }, 30_000);
 
-  it('shipped params through the CLI give the shipped module (one code path): only the header line naming the generator differs', () => {
+  it('a toy over a 64-bit prime with GLV and the limb size taken from the params file', async () => {
+    expect(runs.toyGlv.stdout).toMatch(/Limb size: w = 27 \(from the params file/);
+    const { builds } = await checkGenerated('toyGlv', TOY_GLV, { glv: true, n: 200 });
+    expect(builds.int.params.field.w).toBe(27);
+  }, 30_000);
+
+  it('shipped params through the CLI give the shipped module (one code path): only the header line naming the generator differs; --no-check skips the self-check', () => {
     expect(runs.bn254.code, runs.bn254.stderr).toBe(0);
+    expect(runs.bn254.stdout).not.toMatch(/Self-check/);
+    expect(runs.toy.stdout, 'without --no-check').toMatch(SELF_CHECKED);
     expect(runs.bn254.stdout).toMatch(/also the name of a shipped curve/);
     const shipped = shippedModules().find((m) => m.name === 'bn254');
     const diff = (a, b) => {
@@ -238,6 +347,16 @@ describe('codegen curve: bad params files', () => {
     ['malformed hex', (j) => (j.p = '0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffcZZ'), /: "p" is malformed hex: expected a 0x-hex or decimal string, got "0x[0-9a-fZ]+"$/],
     ['malformed decimal', (j) => (j.generator.x = '12_34'), /: "generator\.x" is not a number/],
     ['b = 0', (j) => (j.b = '0x0'), /: b must be nonzero$/],
+    // y^2 = x^3 - 3x + 2 = (x - 1)^2 (x + 2): 4a^3 + 27b^2 = -108 + 108 = 0 over every p (a != 0, b != 0)
+    ['singular with a != 0', (j) => Object.assign(j, { a: '-3', b: '2' }), /: singular curve \(4a\^3 \+ 27b\^2 = 0 mod p\)$/],
+    // x + p and y + p satisfy the curve equation mod p and give an order-r point mod p: only the range check rejects them
+    ['generator x >= p', (j) => (j.generator.x = '0x' + (BigInt(j.generator.x) + BigInt(j.p)).toString(16)), /: generator coordinates must be in \[0, p\)$/],
+    ['generator y = p + y', (j) => (j.generator.y = '0x' + (BigInt(j.generator.y) + BigInt(j.p)).toString(16)), /: generator coordinates must be in \[0, p\)$/],
+    // toy64's p (= 2 mod 3, so #E = p + 1 for every b): G = (0, 2) on y^2 = x^3 + 4 has order r = 3; h = (p + 1) / 3
+    // would be right, h + 1 is not, yet h * r = p + 4 lies inside the Hasse interval: only (h * r) * P = O catches it
+    ['wrong cofactor inside the Hasse interval', (j) => Object.assign(j, {
+      p: '18446744073709549733', r: '3', a: '0', b: '4', h: String((18446744073709549733n + 1n) / 3n + 1n), generator: { x: '0', y: '2' },
+    }), /: h \* r = 0x[0-9a-f]+ is not the group order: \(h \* r\) \* P != O for the curve point P = \(0x[0-9a-f]+, 0x[0-9a-f]+\); check the cofactor "h"/],
     ['a JSON number too large to be exact', (j) => (j.b = 1e30), /: "b" is the JSON number 1e\+30, which JSON cannot hold exactly/],
     ['unknown field', (j) => (j.cofactor = '1'), /: unknown field "cofactor" \(allowed: .*the cofactor is "h"\)$/],
     ['bad name', (j) => (j.name = 'My Curve'), /: "name" must be lowercase letters, digits and dashes/],

@@ -4,13 +4,17 @@
 //
 // Oracles: src/bigint/curve.js (makeCurve: isOnCurve, mul) and src/bigint/field.js (modSqrt); the
 // expected value of the "still works" MSM comes from @noble/curves through scripts/peers.js.
+//
+// Every curve's suite runs once per build this engine runs (test/harness.js KERNELS): the integer build
+// everywhere, and the FMA build where relaxed_madd is fused (Node 22/24: CI runs this file under Node 24 too).
 
 import { describe, it, expect, beforeAll } from 'vitest';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng } from '../src/bigint/curve.js';
 import { mod, modSqrt } from '../src/bigint/field.js';
-import { pointsToBytes, scalarsToBytes } from './harness.js';
+import { relaxedFmaSupport } from '../src/runtime/features.js';
+import { KERNELS, pointsToBytes, scalarsToBytes } from './harness.js';
 
 const EXPECTED_NAMES = ['bls12-381', 'bn254', 'bls12-377', 'pallas', 'vesta', 'secp256k1', 'grumpkin'];
 
@@ -62,6 +66,23 @@ describe('curveNames and loadCurve', () => {
     expect(b).toBe(curve);
   });
 
+  it(`loadCurve picks the FMA build exactly where the relaxed FMA probe says 'fused' (here: Node ${process.versions.node}, '${relaxedFmaSupport()}')`, async () => {
+    const support = relaxedFmaSupport();
+    const want = support === 'fused' ? 'fma' : 'int';
+    const picked = {};
+    for (const name of EXPECTED_NAMES) {
+      const curve = await loadCurve(name);
+      picked[name] = curve.kernel;
+      expect(curve.kernel, name).toBe(want);
+      expect(curve.params.kernel, name).toBe(want);
+      // the build that runs is the one the suites below test, alone or next to the integer build
+      expect(KERNELS, name).toContain(curve.kernel);
+    }
+    expect(KERNELS).toEqual(support === 'fused' ? ['int', 'fma'] : ['int']);
+    // Printed so a CI log shows which build its run exercised.
+    console.log(`Node ${process.versions.node}: relaxed FMA probe '${support}', loadCurve runs the ${want === 'fma' ? 'FMA' : 'integer'} build (kernel '${want}') on ${Object.keys(picked).join(', ')}; suites run the builds ${KERNELS.join(', ')}`);
+  });
+
   it('loadCurve of an unknown name rejects with a RangeError naming the known curves', async () => {
     for (const bad of ['bn128', 'BN254', 'bls12_381', '', ' bn254', 'toString', '__proto__', 'constructor', undefined, null, 42, {}]) {
       let err;
@@ -89,8 +110,8 @@ describe('curveNames and loadCurve', () => {
   });
 });
 
-for (const name of curveNames) {
-  describe(`curve API on ${name}`, { timeout: 30_000 }, () => {
+for (const [name, kernel] of curveNames.flatMap((n) => KERNELS.map((k) => [n, k]))) {
+  describe(`curve API on ${name} (${kernel} build)`, { timeout: 30_000 }, () => {
     let curve;
     let oracle;
     let B; // bytes per coordinate
@@ -100,7 +121,8 @@ for (const name of curveNames) {
     let okExpected;
 
     beforeAll(async () => {
-      curve = await loadCurve(name);
+      curve = await loadCurve(name, { kernel });
+      expect(curve.kernel).toBe(kernel);
       oracle = makeCurve(curve.params);
       B = curve.params.field.bytes;
       S = curve.params.scalarBytes;
@@ -472,3 +494,36 @@ for (const name of curveNames) {
     }
   });
 }
+
+// The forced-window limit max(16, ceil(log2(pairs)) + 2) (src/msm/plan.js msmShape) on its log2 side: above 16
+// only when the pairs can fill the buckets. BN254 has GLV, so pairs = 2N.
+describe('a forced window above 16: allowed up to ceil(log2(pairs)) + 2, refused beyond', () => {
+  for (const kernel of KERNELS) {
+    it(`bn254 (${kernel} build): 2^13 + 1 points (2^14 + 2 pairs) take window 17, not 18; 2^13 points not 17`, { timeout: 60_000 }, async () => {
+      const curve = await loadCurve('bn254', { kernel });
+      const n = 2 ** 13 + 1;
+      const pb = curve.randomPointsBytes(n, { seed: 61 });
+      const sb = curve.randomScalarsBytes(n, { seed: 62 });
+      const want = curve.msmBytes(pb, sb); // the chosen window (13 at this size)
+      const timings = {};
+      expect(curve.msmBytes(pb, sb, { window: 17, timings }), 'window 17').toEqual(want);
+      expect(timings.window).toBe(17);
+      const before = curve.memory.buffer.byteLength;
+      expect(() => curve.msmBytes(pb, sb, { window: 18 })).toThrow(/^window 18 is too large for 8193 points: at most 17 /);
+      expect(() => curve.msmBytes(pb, sb, { window: 24 })).toThrow(/at most 17 /);
+      // one point fewer: 2^14 pairs, log2 = 14, so the limit is 16
+      const [pb1, sb1] = [pb.subarray(0, (n - 1) * curve.pointBytes), sb.subarray(0, (n - 1) * curve.scalarBytes)];
+      expect(() => curve.msmBytes(pb1, sb1, { window: 17 })).toThrow(/^window 17 is too large for 8192 points: at most 16 /);
+      expect(curve.memory.buffer.byteLength, 'a refused window allocates nothing').toBe(before);
+      // the pool applies the same limit to the whole input (its message path's threads see slices of it)
+      const pool = await curve.threads({ count: 2, sharedMemory: false });
+      try {
+        await expect(pool.msmBytes(pb, sb, { window: 18 })).rejects.toThrow(/at most 17 /);
+        await expect(pool.msmBytes(pb1, sb1, { window: 17 })).rejects.toThrow(/at most 16 /);
+        expect(await pool.msmBytes(pb, sb, { window: 17 }), 'pool, window 17').toEqual(want);
+      } finally {
+        await pool.close();
+      }
+    });
+  }
+});

@@ -11,6 +11,7 @@ import { fp2Kernels } from '../codegen/kernels/field2.js';
 import { compileWat } from '../codegen/compile.js';
 import { instantiate } from '../src/runtime/loader.js';
 import { mod, modInv, modPow } from '../src/bigint/field.js';
+import { relaxedFmaSupport } from '../src/runtime/features.js';
 import { LIMB_SIZES, LONG_TESTS, primeMatrix, makeRng, edgeValues, hex } from './harness.js';
 
 const MATRIX = primeMatrix().filter((e) => e.p > 3n);
@@ -31,11 +32,13 @@ function nonResidues(p) {
   return out;
 }
 
-async function instantiateFp2(p, w, beta) {
-  const params = deriveFieldParams({ p, w });
+/** The F_p2 kernels over the integer build's base field (limbs of w bits), or with kernel 'fma' the FMA build's. */
+async function instantiateFp2(p, w, beta, { kernel = 'int' } = {}) {
+  const params = deriveFieldParams(kernel === 'fma' ? { p, kernel } : { p, w });
   const { module, layout, f } = buildFieldModule(params, { prefix: 'fp' });
-  for (const fn of fp2Kernels(params, { fp: f, nonResidue: beta })) module.add(fn);
-  const bytes = await compileWat(module.render(), `fp2-${params.bits}-w${w}.wat`);
+  // the FMA build's F_p2 products batch their independent base products (fp_mul2 / fp_mul4), as its curve module does
+  for (const fn of fp2Kernels(params, { fp: f, nonResidue: beta, batched: kernel === 'fma' })) module.add(fn);
+  const bytes = await compileWat(module.render(), `fp2-${params.bits}-w${params.w}.wat`, { relaxedSimd: kernel === 'fma' });
   const { exports, memory } = await instantiate(await WebAssembly.compile(bytes), { minPages: layout.minPages + 1 });
   return { params, exports, memory, heapBase: exports.fp_heapBase.value };
 }
@@ -65,16 +68,19 @@ function runFp2(inst, beta, rng) {
   const F = oracle(p, beta);
   const W = BigInt(w);
   const [x, y, out, buf] = [heapBase, heapBase + 2 * E, heapBase + 4 * E, heapBase + 6 * E];
+  // limbs in u32 words (integer build) or u64 words (FMA build), E / n bytes each
+  const words = (ptr) => (E / n === 8 ? new BigUint64Array(memory.buffer, ptr, n) : new Uint32Array(memory.buffer, ptr, n));
+  const word = E / n === 8 ? (v) => v : Number;
   const writeRaw = (ptr, v) => {
-    const a = new Uint32Array(memory.buffer, ptr, n);
-    for (let j = 0; j < n; j++, v >>= W) a[j] = Number(v & ((1n << W) - 1n));
+    const a = words(ptr);
+    for (let j = 0; j < n; j++, v >>= W) a[j] = word(v & ((1n << W) - 1n));
   };
   const readRaw = (ptr) => {
-    const a = new Uint32Array(memory.buffer, ptr, n);
+    const a = words(ptr);
     let v = 0n;
     let wide = false;
     for (let j = n - 1; j >= 0; j--) {
-      if (a[j] >= 2 ** w) wide = true;
+      if (BigInt(a[j]) >> W) wide = true;
       v = (v << W) + BigInt(a[j]);
     }
     return { v, wide };
@@ -229,6 +235,30 @@ describe('F_p2 kernels vs BigInt on the prime matrix', () => {
             expect(failures).toEqual([]);
           });
         }
+      }
+    });
+  });
+});
+
+// The FMA build's F_p2 (what its G2 runs on): the same kernels over the FMA base field (51- or 52-bit limbs in u64
+// words, products by fused multiply-add; mul, sqr, norm and conjScale batched through fp_mul2 / fp_mul4). Its limb
+// size follows from p, so one module per prime, with both non-residues. Needs a fused relaxed_madd (Node 22/24).
+describe.runIf(relaxedFmaSupport() === 'fused')('F_p2 kernels of the FMA build vs BigInt on the prime matrix', () => {
+  const primes = MATRIX.filter((e) => nonResidues(e.p).length > 0);
+  it('cover the shipped base fields with G2 (BN254, BLS12-381) and most of the matrix', () => {
+    const names = primes.map((e) => e.name).join(' ');
+    for (const field of ['bn254.p', 'bls12-381.p']) expect(names).toContain(field);
+    expect(primes.length).toBeGreaterThan(MATRIX.length * 0.9);
+  });
+  primes.forEach((entry) => {
+    const betas = nonResidues(entry.p);
+    it(`${entry.group} ${entry.name} (${entry.bits} bits), beta in {${betas.join(', ')}}`, async () => {
+      for (const beta of betas) {
+        const inst = await instantiateFp2(entry.p, undefined, beta, { kernel: 'fma' });
+        expect(inst.params).toMatchObject({ kernel: 'fma', limbBytes: 8 });
+        const { failures, checks } = runFp2(inst, beta, makeRng(`fp2.test fma ${entry.name} ${beta}`));
+        expect(checks).toBeGreaterThan(1000);
+        expect(failures).toEqual([]);
       }
     });
   });

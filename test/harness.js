@@ -11,9 +11,17 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { mod, modInv, modPow, legendre, isProbablePrime, bitLength } from '../src/bigint/field.js';
 import { randomScalar } from '../src/bigint/curve.js';
+import { relaxedFmaSupport } from '../src/runtime/features.js';
 
 export const LIMB_SIZES = [26, 27, 28, 29, 30, 31, 32];
 export const LONG_TESTS = Boolean(process.env.WASMSM_LONG_TESTS);
+
+/**
+ * The builds of a curve this engine runs, for suites that run once per build: the integer build everywhere, and the
+ * FMA build where the relaxed-SIMD probe finds a fused relaxed_madd (Node 22/24, Chromium; not Node 20, so CI runs
+ * the suite under both). loadCurve(name, { kernel }) loads one.
+ */
+export const KERNELS = Object.freeze(relaxedFmaSupport() === 'fused' ? ['int', 'fma'] : ['int']);
 
 // ---------------------------------------------------------------------------------------------------------
 // Seeded PRNG (xoshiro128**, seeded through splitmix32). Never Math.random: every failure replays.

@@ -13,7 +13,7 @@ import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng } from '../src/bigint/curve.js';
 import { checkTableFits, tableLayout } from '../src/msm/prepared.js';
-import { degenerateInput, pointsToBytes, scalarsToBytes } from './harness.js';
+import { KERNELS, degenerateInput, pointsToBytes, scalarsToBytes } from './harness.js';
 
 const show = (P) => (P === null ? 'infinity' : `(0x${P.x.toString(16)}, 0x${P.y.toString(16)})`);
 const PRECOMPUTE = [false, true, { window: 4 }];
@@ -171,6 +171,78 @@ describe('prepared bases: larger inputs and the API', { timeout: 300_000 }, () =
         expect(await pooled.msmBytes(scalars.subarray(0, 20 * 32))).toEqual(want);
         await pooled.free();
         await expect(pooled.msmBytes(scalars.subarray(0, 32))).rejects.toThrow(/freed/);
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
+  it('a precompute table beyond 4 GiB: prepareBases throws (a pool rejects) a RangeError before any memory grows or any point is decoded; both stay usable', async () => {
+    // 5 * 2^16 BLS12-381 bases with 2-bit windows: 2 pairs x 64 windows x (128 or 136)-byte points each, over 5 GB.
+    // All infinity: valid bases, and no point is even read before the check.
+    const N = 5 * 2 ** 16;
+    const grow = WebAssembly.Memory.prototype.grow;
+    let grows = 0;
+    for (const kernel of KERNELS) {
+      const curve = await loadCurve('bls12-381', { kernel });
+      const points = new Uint8Array(N * curve.pointBytes);
+      expect(tableLayout(curve.params, N, { window: 2 }).bytes, kernel).toBeGreaterThan(2 ** 32);
+      const tooLarge = /^the prepared bases need \d+ MiB \(327680 bases x \d+ bytes: precompute of 64 windows\), more than a 4 GiB Wasm memory holds; use fewer bases per handle or precompute: false$/;
+      const pool = await curve.threads({ count: 2, sharedMemory: true });
+      WebAssembly.Memory.prototype.grow = function countedGrow(...args) {
+        grows++;
+        return grow.apply(this, args);
+      };
+      try {
+        grows = 0;
+        expect(() => curve.prepareBases(points, { precompute: { window: 2 } }), kernel).toThrow(tooLarge);
+        await expect(pool.prepareBases(points, { precompute: { window: 2 } }), `${kernel} pool`).rejects.toThrow(tooLarge);
+        expect(grows, `${kernel}: Wasm memories grown before the error`).toBe(0);
+        // the same bases compressed (ZCash infinity: 0xc0 then zeros): the size is known before any point is decoded
+        const compressed = new Uint8Array(N * 48);
+        for (let i = 0; i < N; i++) compressed[48 * i] = 0xc0;
+        const started = performance.now();
+        expect(() => curve.prepareBases(compressed, { pointFormat: 'zcash-compressed', precompute: { window: 2 } }), `${kernel} compressed`).toThrow(tooLarge);
+        await expect(pool.prepareBases(compressed, { pointFormat: 'zcash-compressed', precompute: { window: 2 } }), `${kernel} pool, compressed`).rejects.toThrow(tooLarge);
+        expect(grows, `${kernel}: Wasm memories grown before the error (compressed bases: nothing decoded first)`).toBe(0);
+        expect(performance.now() - started, 'ms to the error').toBeLessThan(1000);
+      } finally {
+        WebAssembly.Memory.prototype.grow = grow;
+      }
+      try {
+        // a few bases with the same precompute fit, and give the right sum, synchronously and on the pool
+        const few = curve.randomPointsBytes(64, { seed: 2 });
+        const scalars = curve.randomScalarsBytes(64, { seed: 3 });
+        const bases = curve.prepareBases(few, { precompute: { window: 2 } });
+        expect(bases.msmBytes(scalars)).toEqual(curve.msmBytes(few, scalars));
+        bases.free();
+        const pooled = await pool.prepareBases(few, { precompute: { window: 2 } });
+        expect(await pooled.msmBytes(scalars)).toEqual(curve.msmBytes(few, scalars));
+        await pooled.free();
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
+  it('shared path, threads with shares of unequal size (N not a multiple of T): every table is right', async () => {
+    // equalShares gives the first threads the smaller shares (200 on 3: 66, 67, 67). Each thread builds its share
+    // of the table in a scratch area of its own; one sized for the first share let a larger share write into the
+    // next thread's area while that thread used it, and the table came out wrong about every other build.
+    const curve = await loadCurve('bn254');
+    for (const [N, count] of [[200, 3], [101, 3], [403, 4]]) {
+      const points = curve.randomPointsBytes(N, { seed: N });
+      const scalars = curve.randomScalarsBytes(N, { seed: N + 1 });
+      const want = curve.msmBytes(points, scalars);
+      const pool = await curve.threads({ count, sharedMemory: true });
+      try {
+        for (const precompute of [true, false]) {
+          for (let build = 0; build < 8; build++) {
+            const bases = await pool.prepareBases(points, { precompute });
+            expect(await bases.msmBytes(scalars), `N = ${N}, ${count} threads, precompute ${precompute}, build ${build}`).toEqual(want);
+            await bases.free();
+          }
+        }
       } finally {
         await pool.close();
       }

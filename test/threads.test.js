@@ -30,11 +30,11 @@ const PATHS = [
 const show = (P) => (P === null ? 'infinity' : `(0x${P.x.toString(16)}, 0x${P.y.toString(16)})`);
 
 describe('the shared-memory module', () => {
-  it('equals, byte for byte, wabt assembling the same text with a shared memory import (every shipped curve)', async () => {
+  it('equals, byte for byte, wabt assembling the same text with a shared memory import (every shipped curve, both builds)', async () => {
     const wabt = await wabtInit();
-    const features = { mutable_globals: true, threads: true };
-    for (const name of curveNames) {
-      const base = join(repo, 'wasm', name, name);
+    for (const [name, build] of curveNames.flatMap((n) => [[n, ''], [n, '.fma']])) {
+      const features = { mutable_globals: true, threads: true, ...(build && { relaxed_simd: true }) };
+      const base = join(repo, 'wasm', name, name + build);
       const wat = readFileSync(`${base}.wat`, 'utf8');
       const sharedWat = wat.replace(/\(import "env" "memory" \(memory (\d+)\)\)/, '(import "env" "memory" (memory $1 65536 shared))');
       expect(sharedWat, name).not.toBe(wat);
@@ -299,6 +299,105 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
         expect(seen.at(-1)).toBe(1);
         for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
         expect(seen.every((f) => f >= 0 && f <= 1)).toBe(true);
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it(`${path}: abort rejects at once, not when the MSM is done (timed against the same MSM run to its end)`, async () => {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        // An input whose whole MSM takes at least 400 ms here, so "at once" (< 100 ms) and "when done" (the 3/4
+        // left after the abort) cannot be confused; doubled until it does.
+        let n = 1 << 15;
+        let points;
+        let scalars;
+        let fullMs;
+        for (;;) {
+          points = curve.randomPointsBytes(n, { seed: 21 });
+          scalars = curve.randomScalarsBytes(n, { seed: 22 });
+          const t0 = performance.now();
+          await pool.msmBytes(points, scalars);
+          fullMs = performance.now() - t0;
+          if (fullMs >= 400 || n >= 1 << 18) break;
+          n *= 2;
+        }
+        expect(fullMs, `the MSM of ${n} points`).toBeGreaterThanOrEqual(400);
+        const controller = new AbortController();
+        let abortedAt = null;
+        let fractionAtAbort = null;
+        setTimeout(() => {
+          abortedAt = performance.now();
+          controller.abort();
+        }, fullMs / 4);
+        const error = await pool.msmBytes(points, scalars, { signal: controller.signal, onProgress: (f) => (abortedAt === null ? (fractionAtAbort = f) : null) }).catch((e) => e);
+        const latency = performance.now() - abortedAt;
+        expect(error?.name).toBe('AbortError');
+        expect(fractionAtAbort ?? 0, 'the MSM was under way, far from its end, when aborted').toBeLessThan(0.75);
+        expect(latency, `rejected ${latency.toFixed(1)} ms after abort(); the whole MSM takes ${fullMs.toFixed(0)} ms`).toBeLessThan(Math.min(100, fullMs / 4));
+        expect(await pool.msmBytes(pointBytes, scalarBytes)).toEqual(expected);
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it(`${path}: pool.msm (BigInt points and scalars) and a prepared pool's msmBytes / msm take signal and onProgress`, async () => {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        const points = curve.randomPoints(N, { seed: 3 });
+        const scalars = curve.randomScalars(N, { seed: 4 });
+        const want = curve.decodePoint(expected);
+        const monotoneToOne = (seen, what) => {
+          expect(seen.length, what).toBeGreaterThan(2);
+          expect(seen.at(-1), what).toBe(1);
+          for (let i = 1; i < seen.length; i++) expect(seen[i], what).toBeGreaterThanOrEqual(seen[i - 1]);
+          expect(seen.every((f) => f >= 0 && f <= 1), what).toBe(true);
+        };
+        /** Aborts the call `start(signal, onProgress)` at its first progress report; resolves to [error, ms from abort()]. */
+        const abortMidway = async (start) => {
+          const controller = new AbortController();
+          let abortedAt = null;
+          const error = await start(controller.signal, () => {
+            if (abortedAt !== null) return;
+            abortedAt = performance.now();
+            controller.abort();
+          }).catch((e) => e);
+          return [error, performance.now() - abortedAt];
+        };
+        const big = 1 << 14;
+        const bigPoints = curve.randomPointsBytes(big, { seed: 8 });
+        const bigScalars = curve.randomScalarsBytes(big, { seed: 9 });
+
+        // pool.msm
+        let seen = [];
+        expect(await pool.msm(points, scalars, { onProgress: (f) => seen.push(f) })).toEqual(want);
+        monotoneToOne(seen, 'pool.msm progress');
+        await expect(pool.msm(points, scalars, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+        const bigObjects = curve.randomPoints(big, { seed: 8 });
+        const bigBigints = curve.randomScalars(big, { seed: 9 });
+        let [error, latency] = await abortMidway((signal, onProgress) => pool.msm(bigObjects, bigBigints, { signal, onProgress }));
+        expect(error?.name, 'pool.msm aborted').toBe('AbortError');
+        expect(latency, 'pool.msm: ms from abort() to the rejection').toBeLessThan(100);
+        expect(await pool.msm(points, scalars)).toEqual(want);
+
+        // a prepared pool: msmBytes and msm
+        const bases = await pool.prepareBases(bigPoints);
+        const prefix = scalarBytes.subarray(0, N * curve.scalarBytes);
+        const wantPrefix = curve.msmBytes(bigPoints.subarray(0, N * curve.pointBytes), prefix);
+        seen = [];
+        expect(await bases.msmBytes(prefix, { onProgress: (f) => seen.push(f) })).toEqual(wantPrefix);
+        monotoneToOne(seen, 'prepared msmBytes progress');
+        seen = [];
+        expect(await bases.msm(scalars, { onProgress: (f) => seen.push(f) })).toEqual(curve.decodePoint(wantPrefix));
+        monotoneToOne(seen, 'prepared msm progress');
+        await expect(bases.msmBytes(prefix, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+        await expect(bases.msm(scalars, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+        [error, latency] = await abortMidway((signal, onProgress) => bases.msmBytes(bigScalars, { signal, onProgress }));
+        expect(error?.name, 'prepared msmBytes aborted').toBe('AbortError');
+        expect(latency, 'prepared msmBytes: ms from abort() to the rejection').toBeLessThan(100);
+        // the bases survive the abort (its threads are replaced; on the message path their slices are rebuilt)
+        expect(await bases.msmBytes(bigScalars)).toEqual(curve.msmBytes(bigPoints, bigScalars));
+        await bases.free();
       } finally {
         await pool.close();
       }

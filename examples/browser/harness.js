@@ -23,6 +23,8 @@ export const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; wo
 export const CSP_WITHOUT_WASM = CSP.replace(" 'wasm-unsafe-eval'", '');
 /** The same policy without worker-src blob:: curve.threads() must reject under it. */
 export const CSP_WITHOUT_WORKERS = CSP.replace(' worker-src blob:;', '');
+/** The same policy without connect-src: default-src 'none' then refuses every fetch, and the page must not need one. */
+export const CSP_WITHOUT_CONNECT = CSP.replace(" connect-src 'self';", '');
 
 /**
  * The headers that make a page cross-origin isolated (globalThis.crossOriginIsolated === true), which
@@ -183,10 +185,11 @@ export const CHROMIUM_FLAGS = [
 ];
 
 /** Launch headless Chromium through playwright-core (no browser download: it uses the system's). */
-export async function launchChromium(executablePath = findChromium()) {
+/** Launch headless Chromium; `args`: flags besides CHROMIUM_FLAGS (e.g. --js-flags=... for V8). */
+export async function launchChromium(executablePath = findChromium(), { args = [] } = {}) {
   if (!executablePath) throw new Error('chromium not found: apt-get install -y chromium, or set CHROMIUM_PATH');
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS, timeout: 60_000 });
+  return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_FLAGS, ...args], timeout: 60_000 });
 }
 
 /**

@@ -177,11 +177,13 @@ export class SharedPath {
     const { instance, memory } = this.#shared;
     const { heap, params: P } = instance;
     const T = this.count;
-    const native = state.formats?.point ? await this.decodePoints(pointBytes, state.formats.point, state.N) : pointBytes;
     const layout = tableLayout(P, state.N, state.precompute);
     const ranges = equalShares(state.N, T);
-    const scratchBytes = buildScratchBytes(P, layout, ranges[0][1] - ranges[0][0]);
-    checkTableFits(layout, heap.mark() + native.length + T * scratchBytes, P);
+    // the largest share (equalShares gives the first threads the smaller ones): each thread's scratch holds its batch
+    const scratchBytes = buildScratchBytes(P, layout, Math.max(...ranges.map(([first, last]) => last - first)));
+    // before any point is decoded: the N native points are staged above the table
+    checkTableFits(layout, heap.mark() + state.N * 2 * P.field.bytes + T * scratchBytes, P);
+    const native = state.formats?.point ? await this.decodePoints(pointBytes, state.formats.point, state.N) : pointBytes;
     const start = heap.mark();
     const table = heap.alloc(Math.max(1, layout.bytes), 64);
     const end = heap.mark();
