@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { makeCurve } from '../src/bigint/curve.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
-import { subgroupTestOf } from '../src/msm/bytes.js';
+import { subgroupTestOf } from '../src/msm/subgroup.js';
 import { fmaLimbShape } from '../codegen/params/field.js';
 import { shippedModules } from '../codegen/modules/shipped.js';
 import { KERNELS } from './harness.js';

@@ -12,7 +12,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
-import { degenerateInput, pointsToBytes, scalarsToBytes, writeLE } from './harness.js';
+import { degenerateInput, LONG_TESTS, pointsToBytes, scalarsToBytes, writeLE } from './harness.js';
 import { planMsm } from '../src/msm/plan.js';
 import { msmBytesOn } from '../src/msm/chunked.js';
 import { withHeap, RELEASE_AFTER_MS, RESIDENT_BYTES } from '../src/instance.js';
@@ -375,6 +375,33 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
       }
     }
   });
+
+  it.skipIf(!LONG_TESTS)('past 2^32 bytes of input (WASMSM_LONG_TESTS): a stream of 65 x 64 MiB of points, on one thread and on pools', async () => {
+    // the same 2^20 points 65 times (4.06 GiB of points, 2^26 pairs), scalars zero but for the first 1024 of each
+    // round: counts, offsets and indices past 2^32 bytes, in bounded memory; the sum is 65 times one round's
+    const n = 1 << 20;
+    const rounds = 65;
+    const pointBytes = curve.randomPointsBytes(n, { seed: 43 });
+    const scalarBytes = new Uint8Array(n * curve.scalarBytes);
+    scalarBytes.set(curve.randomScalarsBytes(1024, { seed: 44 }));
+    const one = curve.decodePoint(curve.msmBytes(pointBytes, scalarBytes));
+    const want = curve.msm([one], [BigInt(rounds)]);
+    const source = function* () {
+      for (let r = 0; r < rounds; r++) yield { points: pointBytes, scalars: scalarBytes };
+    };
+    expect(rounds * pointBytes.length).toBeGreaterThan(2 ** 32);
+    const timings = {};
+    expect(curve.decodePoint(await curve.msmStream(source(), { maxMemory: 64 * MiB, timings }))).toEqual(want);
+    expect(timings.chunks * timings.chunkPoints).toBeGreaterThanOrEqual(rounds * n);
+    for (const sharedMemory of [true, false]) {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        expect(curve.decodePoint(await pool.msmStream(source(), { maxMemory: 128 * MiB }))).toEqual(want);
+      } finally {
+        await pool.close();
+      }
+    }
+  }, 3_600_000);
 
   it('an engine that will not grow the memory: the MSM runs in chunks that fit what it gave; with maxMemory it is a RangeError', () => {
     const bls = curve; // bn254
