@@ -90,13 +90,18 @@ export interface LoadOptions {
 }
 
 /**
- * Filled by an MSM with milliseconds per named phase (prepare, allocate, digits, sort, gather, accumulate,
- * reduce, combine), plus `window` (the window size c used) and `windows` (their number).
+ * Filled by an MSM with milliseconds per named phase (convert, prepare, allocate, digits, sort, gather, accumulate,
+ * reduce, combine), plus the plan: `window` (the window size c used), `windows` (their number), `chunks` and
+ * `chunkPoints` (the input ran in that many chunks of at most that many points), and for a stream `memoryBytes`
+ * (the Wasm memory of its own instance at the end: its peak).
  */
 export interface MsmTimings {
   [phase: string]: number | undefined;
   window?: number;
   windows?: number;
+  chunks?: number;
+  chunkPoints?: number;
+  memoryBytes?: number;
 }
 
 /**
@@ -149,6 +154,11 @@ export interface MsmOptions {
   timings?: MsmTimings;
   /** Check that every point is in the subgroup of order r (slow: a scalar multiplication per point). */
   checkSubgroup?: boolean;
+  /**
+   * Bytes of Wasm memory the MSM may grow to (plus one 64 KiB page): it runs in chunks whose working set fits.
+   * Too small to run at all: a RangeError naming the least that works. Default: a working set of 256 MiB.
+   */
+  maxMemory?: number;
 }
 
 /** Options of msmBytes (and the pool's): MsmOptions plus the encodings of the inputs and of the result. */
@@ -184,6 +194,48 @@ export interface PoolMsmOptions extends MsmBytesOptions {
   onProgress?: (fraction: number) => void;
 }
 
+/** Options of msmStream and msmAccumulator: msmBytes' (no onProgress: a stream's length is unknown), and signal for a stream. */
+export interface StreamOptions extends MsmBytesOptions {
+  /** Stops the stream: it rejects with an AbortError at once, even while the source waits. */
+  signal?: AbortSignal;
+}
+
+/** A chunk of a stream: bytes of points and of scalars in the stream's formats, either absent, pieces of any size. */
+export interface StreamChunk {
+  points?: Uint8Array;
+  scalars?: Uint8Array;
+}
+
+/** A byte stream: a ReadableStream (a fetch body, File.stream()), an (async) iterable of Uint8Array, or one Uint8Array. */
+export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Uint8Array;
+
+/** What msmStream reads: chunks of { points, scalars }, or two byte streams read in step. */
+export type StreamSource = AsyncIterable<StreamChunk> | Iterable<StreamChunk> | ReadableStream<StreamChunk> | { points: ByteSource; scalars: ByteSource };
+
+/** Curve.msmAccumulator: add pieces, then result() (or free()). Synchronous. */
+export interface MsmAccumulator {
+  /** Add points and scalars (Uint8Arrays in the formats; either may be absent; pieces need not hold whole pairs). */
+  add(points?: Uint8Array, scalars?: Uint8Array): void;
+  /** The sum of everything added, in the result format; the accumulator's memory is given back. */
+  result(): Uint8Array;
+  /** Drop it without a result; later calls throw. */
+  free(): void;
+  /** Whole pairs added so far. */
+  readonly length: number;
+  /** Points per chunk of its plan. */
+  readonly chunkPoints: number;
+  /** Bytes of its Wasm memory (it only grows: after result() its peak). */
+  readonly memoryBytes: number;
+}
+
+/** MsmPool.msmAccumulator: as MsmAccumulator, asynchronous; the pool is the accumulator's until result() or free(). */
+export interface PoolMsmAccumulator {
+  /** Resolves when the pool has taken the piece. */
+  add(points?: Uint8Array, scalars?: Uint8Array): Promise<void>;
+  result(): Promise<Uint8Array>;
+  free(): Promise<void>;
+}
+
 /**
  * Worker threads running one curve's MSM (see Curve.threads). One MSM at a time: calls made together queue.
  * In Node an idle pool does not keep the process alive; close() ends its threads.
@@ -197,8 +249,16 @@ export interface MsmPool<C = bigint> {
   msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: PoolMsmOptions): Promise<Uint8Array>;
   /** Same inputs and result as Curve.msm, on every thread. */
   msm(points: ReadonlyArray<AffinePoint<C> | PointLike<C> | null>, scalars: ReadonlyArray<bigint>, options?: PoolMsmOptions): Promise<AffinePoint<C> | null>;
+  /** Same source and result as Curve.msmStream, on every thread, within options.maxMemory. */
+  msmStream(source: StreamSource, options?: StreamOptions): Promise<Uint8Array>;
+  /** An asynchronous accumulator on the pool (see PoolMsmAccumulator). */
+  msmAccumulator(options?: StreamOptions): PoolMsmAccumulator;
   /** Prepared bases on this pool (see Curve.prepareBases): built by all threads, shared by them (or a slice each). */
   prepareBases(pointBytes: Uint8Array, options?: PrepareBasesOptions): Promise<PoolPreparedBases<C>>;
+  /** Bytes of Wasm memory the pool's MSMs hold now (shared memory: its prepared tables too; messages: the threads' own). */
+  readonly memoryBytes: number;
+  /** Give back what calls grew (queued after calls already made); the pool does it by itself when idle for a second. */
+  trim(): Promise<void>;
   /** Ends every thread; later calls reject. */
   close(): Promise<void>;
 }
@@ -305,7 +365,7 @@ export declare class Curve<C = bigint> {
   readonly pointBytes: number;
   /** Bytes per scalar in the msmBytes encoding (little-endian). */
   readonly scalarBytes: number;
-  /** The instance's memory; it grows with N and is never shrunk (its byteLength is the footprint). */
+  /** The instance's memory; trim() (or a second without calls, when it holds more than 16 MiB) swaps in a fresh one. */
   readonly memory: WasmMemory;
   /** Low level: the instance's exports. */
   readonly exports: WasmExports;
@@ -321,6 +381,15 @@ export declare class Curve<C = bigint> {
    * the point format).
    */
   msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: MsmBytesOptions): Uint8Array;
+  /**
+   * The MSM of input that arrives in pieces (chunks of { points, scalars }, or two byte streams read in step), in
+   * an instance of its own within options.maxMemory; the same result as one msmBytes call over it all.
+   */
+  msmStream(source: StreamSource, options?: StreamOptions): Promise<Uint8Array>;
+  /** An MSM fed by the caller: add(points, scalars) any number of times, then result(). Options as msmStream's but signal. */
+  msmAccumulator(options?: MsmBytesOptions): MsmAccumulator;
+  /** Give back the Wasm memory calls grew: this curve and its g2 move to a fresh instance. */
+  trim(): void;
   /** The point formats this curve takes, with bytes per point in each. */
   readonly pointFormats: Readonly<Partial<Record<PointFormat, number>>>;
   /** The scalar formats this curve takes, with bytes per scalar in each. */

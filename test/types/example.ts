@@ -5,6 +5,7 @@
 import { loadCurve, curveNames, curveLoader, Curve } from 'wasmsm';
 import type { AffinePoint, CurveName, CurveParams, Fp2, MsmOptions, MsmPool, MsmTimings, PoolMsmOptions } from 'wasmsm';
 import type { MsmBytesOptions, PointFormat, ScalarFormat, PointLike, PreparedBases, PoolPreparedBases } from 'wasmsm';
+import type { MsmAccumulator, PoolMsmAccumulator, StreamChunk, StreamOptions } from 'wasmsm';
 import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
 import * as bn254 from 'wasmsm/curves/bn254';
 import { deriveFieldParams, generateFieldWat, instantiateField } from 'wasmsm/codegen';
@@ -63,6 +64,27 @@ export async function example(): Promise<string> {
   const poolOptions: PoolMsmOptions = { signal: controller.signal, onProgress: (f: number) => void f, window: 8, pointFormat: 'native' };
   const threaded: Uint8Array = await pool.msmBytes(points, scalars, poolOptions);
   const threadedPoint: AffinePoint | null = await pool.msm(P, s);
+  // memory: a budget, streams, accumulators, giving memory back
+  const budgeted: Uint8Array = curve.msmBytes(points, scalars, { maxMemory: 64 * 2 ** 20, timings });
+  const chunks: number | undefined = timings.chunks;
+  const pieces: StreamChunk[] = [{ points }, { scalars }];
+  const streamOptions: StreamOptions = { maxMemory: 32 * 2 ** 20, signal: controller.signal };
+  const streamed: Uint8Array = await curve.msmStream(pieces, streamOptions);
+  const fromBodies: Uint8Array = await curve.msmStream({ points: new ReadableStream<Uint8Array>(), scalars });
+  const acc: MsmAccumulator = curve.msmAccumulator({ maxMemory: 16 * 2 ** 20 });
+  acc.add(points, scalars);
+  const accumulated: Uint8Array = acc.result();
+  curve.trim();
+  const poolStreamed: Uint8Array = await pool.msmStream(pieces, { maxMemory: 256 * 2 ** 20 });
+  const poolAcc: PoolMsmAccumulator = pool.msmAccumulator();
+  await poolAcc.add(points);
+  const poolAccumulated: Uint8Array = await poolAcc.result();
+  const held: number = pool.memoryBytes;
+  await pool.trim();
+  // @ts-expect-error maxMemory is bytes, a number
+  curve.msmBytes(points, scalars, { maxMemory: '64MiB' });
+  // @ts-expect-error an accumulator's add is synchronous: it returns nothing to await on
+  const notAwaitable: Promise<void> = acc.add(points);
   const shared: boolean = pool.sharedMemory && pool.count > 1;
   const poolBases: PoolPreparedBases = await pool.prepareBases(points, { precompute: true });
   const poolPrepared: Uint8Array = await poolBases.msmBytes(scalars, { signal: controller.signal });
