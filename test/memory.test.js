@@ -403,6 +403,23 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     }
   }, 3_600_000);
 
+  it('the message path sends a large input a batch at a time (no slice copied whole): the same result, within maxMemory', async () => {
+    const n = 2 * 2 ** 18 + 5; // past 2^18 points a thread: batches of 2^16 per thread
+    const [pb, sb] = [curve.randomPointsBytes(n, { seed: 45 }), curve.randomScalarsBytes(n, { seed: 46 })];
+    const want = curve.msmBytes(pb, sb, { maxMemory: 64 * MiB });
+    const pool = await curve.threads({ count: 2, sharedMemory: false });
+    try {
+      const progress = [];
+      expect(await pool.msmBytes(pb, sb, { onProgress: (f) => progress.push(f) })).toEqual(want);
+      expect(progress.length).toBeGreaterThan(4);
+      expect(progress.at(-1)).toBe(1);
+      expect(await pool.msmBytes(pb, sb, { maxMemory: 16 * MiB })).toEqual(want);
+      expect(pool.memoryBytes).toBeLessThanOrEqual(16 * MiB + 2 * 65536);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('an engine that will not grow the memory: the MSM runs in chunks that fit what it gave; with maxMemory it is a RangeError', () => {
     const bls = curve; // bn254
     const n = 1 << 14;

@@ -123,12 +123,13 @@ export function sharedMemoryModuleBytes(bytes) {
 /**
  * A shared memory of at least minPages pages: the largest maximum this engine grants, from 4 GiB down
  * (an engine may refuse to reserve 4 GiB up front, as a shared memory cannot move when it grows).
+ * Returns { memory, maximumBytes }.
  */
 export function sharedMemory(minPages) {
   let lastError;
   for (const maximum of [SHARED_MAX_PAGES, 32768, 16384]) {
     try {
-      return new WebAssembly.Memory({ initial: minPages, maximum, shared: true });
+      return { memory: new WebAssembly.Memory({ initial: minPages, maximum, shared: true }), maximumBytes: maximum * PAGE };
     } catch (e) {
       lastError = e;
     }

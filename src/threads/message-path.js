@@ -13,6 +13,9 @@ import { RESIDENT_BYTES } from '../instance.js';
 
 /** What a thread's memories may hold without counting as grown: a few pages past their start. */
 const GROWN_BYTES = 2 ** 20;
+/** Slices up to this many points go to a thread whole (one round); larger inputs in batches of BATCH_POINTS per thread. */
+const SLICE_POINTS = 2 ** 18;
+const BATCH_POINTS = 2 ** 16;
 
 export class MessagePath {
   #curve;
@@ -66,7 +69,10 @@ export class MessagePath {
     return out;
   }
 
-  /** Each thread decodes (when `pointFormat` is given) and sums its own slice: one round of messages. */
+  /**
+   * Each thread decodes (when `pointFormat` is given) and sums its own slice: one round of messages. A large input
+   * goes to the threads a batch at a time instead (chunks()), so no thread's slice is ever copied whole.
+   */
   async msm(pointBytes, scalarBytes, n, options, progress, pointFormat) {
     const curve = this.#curve;
     const T = Math.min(this.count, n);
@@ -74,6 +80,16 @@ export class MessagePath {
     const S = curve.scalarBytes;
     const phase = phaseTimer(options.timings);
     if (T === 0) return new Uint8Array(curve.pointBytes); // infinity, native
+    if (n > T * SLICE_POINTS) {
+      const sink = this.chunks(n, options, progress, pointFormat);
+      const batch = T * BATCH_POINTS;
+      for (let first = 0; first < n; first += batch) {
+        const end = Math.min(n, first + batch);
+        await sink.append(pointBytes.subarray(first * PB, end * PB), scalarBytes.subarray(first * S, end * S), end - first, first);
+        progress((0.99 * end) / n);
+      }
+      return sink.finish();
+    }
     const ranges = equalShares(n, T);
     const fractions = new Array(T).fill(0);
     const threadOptions = this.#threadOptions(options, T, n);
@@ -106,8 +122,9 @@ export class MessagePath {
   }
 
   /**
-   * An MSM over batches added one after another (a stream): a ChunkedMsm on every thread, each batch split in T
-   * parts. options: { window, maxMemory, checkSubgroup, timings }; pointFormat: points are decoded on the threads.
+   * An MSM over batches added one after another (a stream, or msm's large input; n: the points to come, or
+   * Infinity): a ChunkedMsm on every thread, each batch split in T parts. options: { window, maxMemory,
+   * checkSubgroup, timings }; pointFormat: points are decoded on the threads.
    */
   chunks(n, options, progress, pointFormat) {
     const id = this.#nextStream++;
@@ -117,8 +134,10 @@ export class MessagePath {
     const PB = pointFormat ? pointFormat.size : curve.pointBytes;
     const S = curve.scalarBytes;
     const threadOptions = this.#threadOptions(options, T, n);
+    // each thread plans for its share when the length is known, else as a stream
+    const points = Number.isFinite(n) ? Math.ceil(n / T) : Infinity;
     let begun = null;
-    const begin = () => (begun ??= workers.runAll('streamBegin', () => ({ args: { id, options: threadOptions, format: pointFormat?.name } })));
+    const begin = () => (begun ??= workers.runAll('streamBegin', () => ({ args: { id, options: threadOptions, format: pointFormat?.name, points } })));
     return {
       room: Infinity,
       async append(pointBytes, scalarBytes, count, first) {

@@ -9,7 +9,7 @@
 
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { equalShares, planMsm, scalePieces, splitPieces, weightedCuts, windowWithin } from '../msm/plan.js';
+import { DEFAULT_WORKING_SET, equalShares, planMsm, scalePieces, splitPieces, weightedCuts, windowWithin } from '../msm/plan.js';
 import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { pointToBytes } from '../msm/bytes.js';
@@ -25,6 +25,7 @@ export class SharedPath {
   #shared = null; // { module, memory, instance, stacks, syncWord }
   #kept = []; // prepared bases' tables, [{ start, end, live }] in the order allocated
   #keptTop = 0; // the heap's top between calls (the end of the last live table)
+  #maximumBytes = 0; // what the shared memory may grow to (the engine may grant less than 4 GiB)
 
   constructor(curve, count) {
     this.#curve = curve;
@@ -35,7 +36,8 @@ export class SharedPath {
   async start() {
     const curve = this.#curve;
     const module = await WebAssembly.compile(sharedMemoryModuleBytes(curve.moduleBytes));
-    const memory = sharedMemory(curve.params.minPages);
+    const { memory, maximumBytes } = sharedMemory(curve.params.minPages);
+    this.#maximumBytes = maximumBytes;
     const made = await instantiate(module, { memory, group: curve.params.group });
     const heap = new Heap(memory, made.exports.fp_heapBase.value);
     const stacks = Array.from({ length: this.count }, () => heap.alloc(STACK_BYTES, 16) + STACK_BYTES);
@@ -82,7 +84,8 @@ export class SharedPath {
   async release() {
     const { module, memory: old, stacks, syncWord } = this.#shared;
     const P = this.#curve.params;
-    const memory = sharedMemory(Math.max(P.minPages, Math.ceil(this.#keptTop / 65536)));
+    const { memory, maximumBytes } = sharedMemory(Math.max(P.minPages, Math.ceil(this.#keptTop / 65536)));
+    this.#maximumBytes = maximumBytes;
     new Uint8Array(memory.buffer).set(new Uint8Array(old.buffer, 0, this.#keptTop));
     const made = await instantiate(module, { memory, group: P.group });
     const heap = new Heap(memory, made.exports.fp_heapBase.value);
@@ -130,8 +133,11 @@ export class SharedPath {
    * pool's memory. n: the points to come, or Infinity. options: { window, maxMemory, checkSubgroup, timings }.
    */
   chunks(n, options, progress) {
+    // a memory that cannot grow past maximumBytes: no plan may count on more
     const plan = planMsm(this.#curve.params, n, {
-      window: options.window, maxMemory: options.maxMemory, base: this.#keptTop, threads: this.count, pool: true, checkSubgroup: !!options.checkSubgroup,
+      window: options.window, maxMemory: options.maxMemory === undefined ? undefined : Math.min(options.maxMemory, this.#maximumBytes),
+      workingSet: Math.min(DEFAULT_WORKING_SET, this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
+      checkSubgroup: !!options.checkSubgroup,
     });
     return new SharedChunks(this, plan, n, options, progress);
   }

@@ -126,12 +126,12 @@ export function serveThread(port) {
       if (format) pointBytes = await ops.decode({ bytes: pointBytes, format });
       return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, onProgress: progress });
     },
-    /** Own memory: this thread's share of a stream, a ChunkedMsm kept under `id` until streamFinish. */
-    streamBegin({ id, options, format }) {
+    /** Own memory: this thread's share of a stream (about `points` points, or Infinity), a ChunkedMsm kept under `id` until streamFinish. */
+    streamBegin({ id, options, format, points }) {
       const P = ctx.params;
       const layout = format ? pointLayout(P, format) : null;
       const reserve = layout ? decodeScratchBytes(P, layout, STAGING_POINTS) : 0;
-      const plan = planMsm(P, Infinity, { ...options, base: instance.heap.mark(), reserve });
+      const plan = planMsm(P, points, { ...options, base: instance.heap.mark(), reserve });
       streams.set(id, { msm: new ChunkedMsm(instance, plan, { checkSubgroup: options.checkSubgroup }), layout });
     },
     /** Own memory: count points and scalars of a stream (points in its format; scalars native, checked), the first at index `first`. */
