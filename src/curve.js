@@ -11,9 +11,9 @@ import { MsmAccumulator, msmStreamOn } from './stream.js';
 import { bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, convertPoints } from './msm/bytes.js';
 import { msmBytesOn } from './msm/chunked.js';
 import {
-  coordinateCodec, noFormatOptions, decodePointBatch, encodePointBatch, fromPointObject, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions,
-  resultFromNative, scalarFormatsOf, toPointObject,
+  noFormatOptions, decodePointBatch, encodePointBatch, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions, resultFromNative, scalarFormatsOf,
 } from './codecs.js';
+import { coordinateCodec, fromPointObject, toPointObject } from './point-objects.js';
 
 /** A small seeded generator (xorshift128+ on 32-bit halves); not for secrets. */
 function seededRandom(seed) {
