@@ -37,7 +37,8 @@ const HELP = `usage: npm run evaluate-msm -- [options]
                   runs interleaved, each after trim() (so each grows its memory from the base); rows carry
                   maxMemoryMiB, peakWasmMiB (the Wasm memory after the call), rssMiB (the process's RSS after
                   it), the plan (window, chunks x points) and vsUnbounded; with --threads T, on a pool of T
-                  (no warm-up round above 2^20)
+                  (no warm-up round above 2^20). Run node --expose-gc scripts/evaluate-msm.js for RSS figures
+                  that do not carry the memory an earlier row let go (and --check-size 0 to skip the noble check)
   --kernel k      auto (default: the FMA build where this engine's relaxed SIMD multiply-add is fused), int,
                   fma, or both: each curve with the integer build, then the FMA build, and the FMA rows'
                   speedup over the integer ones (fmaSpeedup in --json)
@@ -381,6 +382,7 @@ async function runMemory() {
               progress(`${name} 2^${k}${T ? `, pool of ${T} (${path})` : ''}: ${r < 0 ? 'warm-up' : `run ${r + 1} of ${runs}`}, ${v.mib ? `maxMemory ${v.mib} MiB` : 'no budget'}...`);
               if (pool) await pool.trim();
               else curve.trim();
+              globalThis.gc?.(); // with node --expose-gc: the memory trim() let go is gone from the RSS of the next row
               const timings = {};
               const options = { window, timings, ...(v.mib && { maxMemory: v.mib * MiB }) };
               const t0 = performance.now();
