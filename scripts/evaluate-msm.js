@@ -408,6 +408,7 @@ async function runMemory() {
               window: v.timings.window, chunks: v.timings.chunks ?? null, chunkPoints: v.timings.chunkPoints ?? null,
               medianMs: median(v.times), minMs: Math.min(...v.times), maxMs: Math.max(...v.times), vsUnbounded: median(v.times) / base,
               peakWasmMiB: peak / MiB, bytesPerPoint: peak / n, rssMiB: Math.max(...v.rss) / MiB, phasesMs: {}, check,
+              result: Buffer.from(first).toString('hex'),
             });
           }
         } finally {
@@ -455,7 +456,9 @@ if (args.json) {
     `${r.vsUnbounded.toFixed(2)}x`, r.peakWasmMiB.toFixed(1), r.bytesPerPoint.toFixed(0), r.rssMiB.toFixed(0),
   ]));
   console.log('check: every budgeted result equals the unbounded one');
-  for (const r of results) if (r.check !== 'not checked' && r.maxMemoryMiB === null) console.log(`check: ${labelOf(r)} 2^${r.logN} ${r.check}`);
+  for (const r of results) {
+    if (r.maxMemoryMiB === null) console.log(`check: ${labelOf(r)} 2^${r.logN} ${r.path}: result ${r.result.slice(0, 32)}..., ${r.check === 'not checked' ? 'not checked against @noble/curves (--check-size)' : r.check}`);
+  }
 } else if (args.prepared) {
   console.log(`wasmsm evaluate-msm: ${machine}; ${runs} runs per size (median, min-max), single thread, prepared bases`);
   const header = ['curve', 'group', 'N', 'path', 'c', 'median ms', 'min-max', 'vs msmBytes', ...ratioHeader, 'setup ms', 'table MiB', ...phaseNames];
