@@ -3,7 +3,7 @@
 // any prefix of the bases. The pool's variant is in src/threads/pool.js.
 
 import { ownInstance } from './instance.js';
-import { checkMsmOptions, checkPointBytes, checkScalarBytes, pointToBytes } from './msm/bytes.js';
+import { checkMsmOptions, checkOptionNames, checkPointBytes, checkScalarBytes, pointToBytes } from './msm/bytes.js';
 import { buildTable, checkTableFits, preparedMsmPointers, tableLayout } from './msm/prepared.js';
 import { checkBatchLength, decodePointBatch, decodeScalarBatch, noFormatOptions, resolveFormatOptions, resultFromNative } from './codecs.js';
 
@@ -13,11 +13,12 @@ import { checkBatchLength, decodePointBatch, decodeScalarBatch, noFormatOptions,
  */
 export function checkBasesOptions(P, options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError('prepareBases options must be an object');
-  const { checkSubgroup = false, precompute = false, pointFormat } = options;
-  if (typeof checkSubgroup !== 'boolean') throw new TypeError('options.checkSubgroup must be a boolean');
   for (const key of ['scalarFormat', 'resultFormat']) {
     if (options[key] !== undefined) throw new TypeError(`options.${key} belongs to the prepared bases' msmBytes, not to prepareBases`);
   }
+  checkOptionNames(options, ['checkSubgroup', 'precompute', 'pointFormat'], 'prepareBases options');
+  const { checkSubgroup = false, precompute = false, pointFormat } = options;
+  if (typeof checkSubgroup !== 'boolean') throw new TypeError('options.checkSubgroup must be a boolean');
   let pre = false;
   if (precompute === true) pre = {};
   else if (precompute && typeof precompute === 'object') {

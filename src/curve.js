@@ -8,7 +8,7 @@ import { Field } from './field.js';
 import { PreparedBases } from './bases.js';
 import { RELEASE_AFTER_MS, RESIDENT_BYTES } from './instance.js';
 import { MsmAccumulator, msmStreamOn } from './stream.js';
-import { bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, convertPoints } from './msm/bytes.js';
+import { bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, checkOptionNames, convertPoints } from './msm/bytes.js';
 import { msmBytesOn } from './msm/chunked.js';
 import {
   noFormatOptions, decodePointBatch, encodePointBatch, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions, resultFromNative, scalarFormatsOf,
@@ -249,7 +249,7 @@ export class Curve {
    * { checkSubgroup: true }, in the subgroup of order r. Throws RangeError naming the first bad index.
    */
   decodePoints(bytes, format, options = {}) {
-    if (options === null || typeof options !== 'object') throw new TypeError('decodePoints options must be an object');
+    checkOptionNames(options, ['checkSubgroup'], 'decodePoints options');
     const { checkSubgroup = false } = options;
     if (typeof checkSubgroup !== 'boolean') throw new TypeError('options.checkSubgroup must be a boolean');
     return decodePointBatch(this, pointLayout(this.params, format), bytes, { checkSubgroup, what: 'bytes' });
@@ -294,8 +294,10 @@ export class Curve {
    * Wasm memory at a time. The points are not independent of each other (they differ by multiples of G): fine
    * for MSM tests and timings, not for anything that needs unknown discrete logs.
    */
-  randomPointsBytes(n, { seed = 1 } = {}) {
+  randomPointsBytes(n, options = {}) {
     if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
+    checkOptionNames(options, ['seed']);
+    const { seed = 1 } = options;
     const A = this.params.affineBytes;
     const J = this.params.jacobianBytes;
     const PB = this.pointBytes;
@@ -349,8 +351,10 @@ export class Curve {
   }
 
   /** n scalars uniform in [0, r), deterministic in `seed`, in the msmBytes encoding. */
-  randomScalarsBytes(n, { seed = 2 } = {}) {
+  randomScalarsBytes(n, options = {}) {
     if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
+    checkOptionNames(options, ['seed']);
+    const { seed = 2 } = options;
     const rng = seededRandom(seed);
     const out = new Uint8Array(n * this.scalarBytes);
     for (let i = 0; i < n; i++) bigIntToBytesLE(randomBelow(rng, this.r, this.params.rBits), out, i * this.scalarBytes, this.scalarBytes);
@@ -380,10 +384,11 @@ export class Curve {
 export function curveLoader(runtime, importWasm, importFmaWasm = null) {
   const curves = new Map();
   const hasFmaBuild = !!(runtime.fma && importFmaWasm);
-  return function load({ kernel = 'auto' } = {}) {
+  return function load(options = {}) {
     let chosen;
     try {
-      chosen = resolveKernel(kernel, { name: runtime.name, hasFmaBuild });
+      checkOptionNames(options, ['kernel'], 'load options');
+      chosen = resolveKernel(options.kernel ?? 'auto', { name: runtime.name, hasFmaBuild });
     } catch (e) {
       return Promise.reject(e);
     }

@@ -310,7 +310,7 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     }
   });
 
-  it('options are checked: unknown names, maxMemory types, a budget too small names the least, signal only where calls are asynchronous', async () => {
+  it('options are checked: unknown names (every options object), maxMemory types, a budget too small names the least, signal only where calls are asynchronous', async () => {
     const [pb, sb] = bytesOf([P, Q], [3n, 5n]);
     expect(() => curve.msmBytes(pb, sb, { maxMemroy: 1e6 })).toThrow(/unknown option "maxMemroy"/);
     expect(() => curve.msm([P], [1n], { windows: 3 })).toThrow(TypeError);
@@ -330,6 +330,12 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
       await pool.close();
     }
     await expect(curve.threads({ count: 2, shared: true })).rejects.toThrow(/unknown option "shared"/);
+    // every other options object too: a misspelt name is never ignored
+    await expect(loadCurve('bn254', { kernal: 'int' })).rejects.toThrow(/unknown option "kernal" in load options/);
+    expect(() => curve.prepareBases(pb, { precomute: true })).toThrow(/unknown option "precomute" in prepareBases options/);
+    expect(() => curve.decodePoints(pb, 'native', { checkSubgrup: true })).toThrow(/unknown option "checkSubgrup"/);
+    expect(() => curve.randomPoints(3, { sed: 1 })).toThrow(/unknown option "sed"/);
+    expect(() => curve.randomScalarsBytes(3, { sed: 1 })).toThrow(/unknown option "sed"/);
     // n = 0 streams and accumulators: infinity
     expect(curve.decodePoint(await curve.msmStream([]))).toBe(null);
     expect(curve.decodePoint(curve.msmAccumulator().result())).toBe(null);

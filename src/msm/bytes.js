@@ -29,6 +29,15 @@ export function inputError(argument, index, reason) {
   return e;
 }
 
+/** options (undefined or an object) has no names but `known`: else a TypeError naming the stranger, so no misspelt option is ignored. */
+export function checkOptionNames(options, known, what = 'options') {
+  if (options === undefined) return;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError(`${what} must be an object`);
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw new TypeError(`unknown option ${JSON.stringify(key)} in ${what} (known: ${known.join(', ')})`);
+  }
+}
+
 /** Option names of msm and msmBytes; `signal` only on the asynchronous calls (a pool's, streams). */
 const MSM_OPTIONS = ['window', 'timings', 'checkSubgroup', 'onProgress', 'maxMemory', 'pointFormat', 'scalarFormat', 'resultFormat', 'blockPoints'];
 
@@ -42,11 +51,8 @@ export function checkMsmOptions(options, { async = false } = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
   }
-  for (const key of Object.keys(options)) {
-    if (MSM_OPTIONS.includes(key) || (async && key === 'signal')) continue;
-    if (key === 'signal') throw new TypeError('options.signal is for asynchronous calls (a thread pool, msmStream); a synchronous msmBytes cannot be aborted');
-    throw new TypeError(`unknown option ${JSON.stringify(key)} (known: ${[...MSM_OPTIONS.filter((k) => k !== 'blockPoints'), ...(async ? ['signal'] : [])].join(', ')})`);
-  }
+  if (!async && 'signal' in options) throw new TypeError('options.signal is for asynchronous calls (a thread pool, msmStream); a synchronous msmBytes cannot be aborted');
+  checkOptionNames(options, [...MSM_OPTIONS, ...(async ? ['signal'] : [])]);
   const { timings, checkSubgroup, onProgress, signal, maxMemory } = options;
   if (timings !== undefined && (timings === null || typeof timings !== 'object')) {
     throw new TypeError('options.timings must be an object (it is filled with milliseconds per phase)');

@@ -11,7 +11,7 @@ import { Workers } from './thread.js';
 import { SharedPath } from './shared-path.js';
 import { MessagePath } from './message-path.js';
 import { msmShape } from '../msm/plan.js';
-import { checkMsmOptions } from '../msm/bytes.js';
+import { checkMsmOptions, checkOptionNames } from '../msm/bytes.js';
 import { checkedScalars, noFormatOptions, resolveFormatOptions, resultFromNative } from '../codecs.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
 import { abortError, checkStreamOptions, readStream } from '../stream.js';
@@ -24,10 +24,7 @@ const MAX_THREADS = 256;
  * 'auto' (shared where the page allows it), true (required: throws where it is not available) or false.
  */
 export async function createPool(curve, options = {}) {
-  if (options === null || typeof options !== 'object') throw new TypeError('threads options must be an object');
-  for (const key of Object.keys(options)) {
-    if (key !== 'count' && key !== 'sharedMemory') throw new TypeError(`unknown option ${JSON.stringify(key)} (known: count, sharedMemory)`);
-  }
+  checkOptionNames(options, ['count', 'sharedMemory'], 'threads options');
   const { count = defaultThreadCount(), sharedMemory: mode = 'auto' } = options;
   if (!Number.isInteger(count) || count < 1 || count > MAX_THREADS) {
     throw new RangeError(`count must be an integer in 1..${MAX_THREADS}, got ${count}`);
