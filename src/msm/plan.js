@@ -197,10 +197,13 @@ function largestChunk(P, shape, limit, budget, options) {
 /**
  * How an MSM of n points (Infinity: a stream of unknown length) runs: its window and chunk size.
  * options: { window (a forced c), maxMemory (bytes of Wasm memory for the whole MSM), base (bytes below the MSM's
- * heap start, counted in maxMemory), threads, pool (the shared path's layout: see msmBytesFor), checkSubgroup, blockPoints, windowLimitPoints (see msmShape), reserve
- * (bytes of scratch the caller takes on top), workingSet (without maxMemory; default DEFAULT_WORKING_SET) }.
- * Without maxMemory: the window chosen for n, in one chunk when it fits the working set, else in chunks that do. With it: of the windows up to that one, the one whose largest chunk that fits gives the least modelled
- * work (by 3%, the larger window on a near tie). A budget too small for one point per chunk is a RangeError that names the least that works.
+ * heap start, counted in maxMemory), threads, pool (the shared path's layout: see msmBytesFor), checkSubgroup,
+ * blockPoints, windowLimitPoints (see msmShape), reserve (bytes of scratch the caller takes on top), workingSet (the
+ * budget without maxMemory; default DEFAULT_WORKING_SET) }.
+ * The window chosen for n stands, in as few chunks as fit the budget, while those chunks are not small against its
+ * buckets; else, of the smaller windows, the one whose largest chunk that fits gives the least modelled work (by
+ * 3%: the larger window on a near tie). A budget too small for one point per chunk is a RangeError that names the
+ * least that works.
  * Returns { shape: { c, K, L, bits }, chunkPoints, chunks, bytes, inputBytes, budget, window, sizeOptions }.
  */
 export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool = false, checkSubgroup = false, blockPoints, windowLimitPoints, reserve, workingSet = DEFAULT_WORKING_SET } = {}) {
@@ -223,9 +226,9 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     const cost = shape.K * (H * points + 2 * shape.L) + chunks * shape.K * (PER_BUCKET_AND_CHUNK * shape.L + PER_CHUNK_WINDOW);
     // the window chosen for n was measured best; the model must find a smaller one clearly better to move off it
     if (!chosen || cost < 0.97 * chosen.cost) chosen = { shape, C, cost };
-    // without a budget the window chosen for n stands while its chunks are not small against its buckets
-    // (chunks of L / 3 points cost 1% at 2^18, docs/memory.md); else the model picks as for a budget
-    if (maxMemory === undefined && c === best && C >= Math.min(limit, shape.L / 4)) break;
+    // the window chosen for n stands while its chunks are not small against its buckets (chunks of L / 3 points
+    // cost 1% at 2^18, docs/memory.md); else the model picks among the smaller ones
+    if (c === best && C >= Math.min(limit, shape.L / 4)) break;
   }
   if (!chosen) {
     const need = Math.ceil(least + base);
