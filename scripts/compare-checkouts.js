@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// The unbounded msmBytes of this checkout against another checkout's (an earlier commit), in one process on the
+// same inputs, runs interleaved, medians: for claims like "no slower than before". The other checkout needs its
+// Wasm built (npm ci && npm run build:wasm there), e.g.
+//   git worktree add ../wasmsm-before <commit> && (cd ../wasmsm-before && npm ci && npm run build:wasm)
+//   node scripts/compare-checkouts.js --baseline ../wasmsm-before --curve bls12-381,bn254 --sizes 16,18 --runs 7
+// Prints each row's medians, their ratio (this / baseline), whether the results are equal, and both Wasm memories.
+
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseCli, printTable } from './lib.js';
+import { loadCurve } from '../index.js';
+
+const HELP = `usage: node scripts/compare-checkouts.js --baseline <dir> [--curve a,b] [--sizes 16,18] [--runs 7] [--kernel auto|int|fma]`;
+const args = parseCli('compare-checkouts', HELP, {
+  baseline: { type: 'string' },
+  curve: { type: 'string', default: 'bls12-381,bn254' },
+  sizes: { type: 'string', default: '16,18' },
+  runs: { type: 'string', default: '7' },
+  kernel: { type: 'string', default: 'auto' },
+});
+if (!args.baseline) {
+  console.error(`compare-checkouts: --baseline <dir> is required\n${HELP}`);
+  process.exit(2);
+}
+const baseline = await import(pathToFileURL(resolve(args.baseline, 'index.js')).href);
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+const rows = [];
+for (const name of args.curve.split(',')) {
+  const before = await baseline.loadCurve(name, { kernel: args.kernel });
+  const now = await loadCurve(name, { kernel: args.kernel });
+  for (const k of args.sizes.split(',').map(Number)) {
+    const n = 2 ** k;
+    const points = now.randomPointsBytes(n, { seed: 1000 + k });
+    const scalars = now.randomScalarsBytes(n, { seed: 2000 + k });
+    const times = [[], []];
+    let results = [];
+    for (let r = -1; r < Number(args.runs); r++) {
+      results = [before, now].map((curve, i) => {
+        const t0 = performance.now();
+        const out = curve.msmBytes(points, scalars);
+        if (r >= 0) times[i].push(performance.now() - t0);
+        return out;
+      });
+    }
+    const [b, c] = times.map(median);
+    rows.push([name, `2^${k}`, now.kernel, b.toFixed(0), c.toFixed(0), (c / b).toFixed(3), same(...results) ? 'yes' : 'NO',
+      (before.memory.buffer.byteLength / 2 ** 20).toFixed(1), (now.memory.buffer.byteLength / 2 ** 20).toFixed(1)]);
+  }
+}
+console.log(`compare-checkouts: ${resolve(args.baseline)} (baseline) against this checkout; Node ${process.version}; medians of ${args.runs} interleaved runs`);
+printTable(['curve', 'N', 'kernel', 'baseline ms', 'this ms', 'this / baseline', 'same result', 'baseline Wasm MiB', 'this Wasm MiB'], rows);
+if (rows.some((r) => r[6] === 'NO')) process.exit(1);
