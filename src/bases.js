@@ -102,6 +102,8 @@ export class PreparedBases {
     const N = countBases(P, checked.formats, pointBytes);
     if (!curve.module) throw new TypeError('prepareBases needs a curve loaded by loadCurve, a curve subpath or curveLoader (it instantiates their compiled module)');
     this.#curve = curve;
+    // a table that cannot fit is an error before any instance or memory is made (prepareOn checks again, exactly)
+    checkTableFits(tableLayout(P, N, checked.precompute), N * 2 * P.field.bytes, P);
     this.#instance = ownInstance(curve.module, P);
     ({ layout: this.#layout, table: this.#table } = prepareOn(this.#instance, pointBytes, N, checked));
     /** Number of bases. */
