@@ -148,8 +148,8 @@ const STREAM_WINDOW_POINTS = 2 ** 20;
 /**
  * Modelled costs, in additions, that come with each chunk and window: per bucket (the sort's counters, the
  * scan over the buckets, the merge batches) and per batch inversion. With these the plan's window for BLS12-381
- * 2^18 under budgets of 12 to 64 MiB was the fastest of the forced windows 12..16, or within 3% of it
- * (`evaluate-msm --max-memory 12,24,40,64` with and without `--window c`; docs/memory.md).
+ * 2^18 under budgets of 12, 24, 40 and 64 MiB was the fastest of the windows 13..16 that fit, or within the runs'
+ * spread (5%) of it (`evaluate-msm --max-memory 12,24,40,64` with and without `--window c`; docs/memory.md).
  */
 const PER_BUCKET_AND_CHUNK = 0.02;
 const PER_CHUNK_WINDOW = 40;
@@ -226,8 +226,8 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     const cost = shape.K * (H * points + 2 * shape.L) + chunks * shape.K * (PER_BUCKET_AND_CHUNK * shape.L + PER_CHUNK_WINDOW);
     // the window chosen for n was measured best; the model must find a smaller one clearly better to move off it
     if (!chosen || cost < 0.97 * chosen.cost) chosen = { shape, C, cost };
-    // the window chosen for n stands while its chunks are not small against its buckets (chunks of L / 3 points
-    // cost 1% at 2^18, docs/memory.md); else the model picks among the smaller ones
+    // the window chosen for n stands while its chunks are not small against its buckets (in chunks of L / 3
+    // points it took 1.04x one chunk's time at 2^18, docs/memory.md); else the model picks among the smaller ones
     if (c === best && C >= Math.min(limit, shape.L / 4)) break;
   }
   if (!chosen) {
