@@ -239,6 +239,11 @@ export class MsmPool {
     };
     const work = (async () => {
       await this.#workers.ready();
+      // a budget below what the pool holds from earlier calls: give that back first, as a curve does
+      const { maxMemory } = options;
+      if (maxMemory !== undefined && this.#path.memoryBytes() > maxMemory && this.#path.releasable({ all: true }) > 0) {
+        await this.#path.release({ all: true });
+      }
       return body(progress);
     })();
     try {
