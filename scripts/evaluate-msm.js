@@ -125,6 +125,13 @@ const progress = (text) => {
   if (!args.json) process.stderr.write(`\r${text.padEnd(70)}`);
 };
 const results = [];
+
+/** The inputs of size 2^k every mode (and the browser benches) use: points seed 1000 + k, scalars seed 2000 + k. */
+function seededInputs(curve, name, k) {
+  const n = 2 ** k;
+  progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
+  return { n, points: curve.randomPointsBytes(n, { seed: 1000 + k }), scalars: curve.randomScalarsBytes(n, { seed: 2000 + k }) };
+}
 /** Affine points as decodePoint gives them (or null): coordinates are BigInts (G1) or { c0, c1 } (G2). */
 const sameCoordinate = (a, b) => (typeof a === 'bigint' ? a === b : typeof b === 'object' && a.c0 === b.c0 && a.c1 === b.c1);
 const samePoint = (a, b) => (a === null ? b === null : b !== null && sameCoordinate(a.x, b.x) && sameCoordinate(a.y, b.y));
@@ -184,10 +191,7 @@ async function runSingleThread() {
     const { label: name, group, curve } = target;
     const ff = await ffjavascriptFor(target);
     for (const k of sizes) {
-      const n = 2 ** k;
-      progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
-      const points = curve.randomPointsBytes(n, { seed: 1000 + k });
-      const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
+      const { n, points, scalars } = seededInputs(curve, name, k);
       progress(`${name} 2^${k}: warm-up and ${runs} timed runs...`);
       const first = curve.msmBytes(points, scalars, { window });
       const check = await nobleCheck(curve, name, k, points, scalars, first);
@@ -224,10 +228,7 @@ async function runSingleThread() {
 async function runPrepared() {
   for (const { name: curveName, group, label: name, curve } of targets) {
     for (const k of sizes) {
-      const n = 2 ** k;
-      progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
-      const points = curve.randomPointsBytes(n, { seed: 1000 + k });
-      const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
+      const { n, points, scalars } = seededInputs(curve, name, k);
       const first = curve.msmBytes(points, scalars);
       const check = await nobleCheck(curve, name, k, points, scalars, first);
       const variants = [{ prepared: false, run: (opts) => curve.msmBytes(points, scalars, { window, ...opts }) }];
@@ -282,10 +283,7 @@ async function runThreaded() {
       const ff = await ffjavascriptFor(target, { threads: true });
       if (ff) ffjsThreads = ffjavascriptThreads(ff);
       for (const k of sizes) {
-        const n = 2 ** k;
-        progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
-        const points = curve.randomPointsBytes(n, { seed: 1000 + k });
-        const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
+        const { n, points, scalars } = seededInputs(curve, name, k);
         progress(`${name} 2^${k}: synchronous msmBytes...`);
         const first = curve.msmBytes(points, scalars, { window });
         const check = await nobleCheck(curve, name, k, points, scalars, first);
@@ -363,10 +361,7 @@ async function runMemory() {
   const MiB = 2 ** 20;
   for (const { name: curveName, group, label: name, curve } of targets) {
     for (const k of sizes) {
-      const n = 2 ** k;
-      progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
-      const points = curve.randomPointsBytes(n, { seed: 1000 + k });
-      const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
+      const { n, points, scalars } = seededInputs(curve, name, k);
       // the counts asked for (no 1-thread baseline pool here: each row's baseline is its own unbounded run)
       const counts = args.threads?.split(',').map(Number);
       const pools = counts ? counts.flatMap((T) => paths.map((path) => [T, path])) : [[null, 'sync']];

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { loadCurve, curveNames } from '../index.js';
 import { noblePointClass } from '../scripts/noble-msm.js';
 import { isProbablePrime } from '../src/bigint/field.js';
-import { KERNELS } from './harness.js';
+import { KERNELS, doubleAndAdd } from './harness.js';
 import { PUBLISHED, published } from './published.js';
 
 const hex = (x) => `0x${x.toString(16)}`;
@@ -40,14 +40,7 @@ function affine({ p, a }) {
     const x = m(l * l - P.x - Q.x);
     return { x, y: m(l * (P.x - x) - P.y) };
   };
-  const mul = (P, k) => {
-    let acc = null;
-    for (let i = k.toString(2).length - 1; i >= 0; i--) {
-      acc = add(acc, acc);
-      if ((k >> BigInt(i)) & 1n) acc = add(acc, P);
-    }
-    return acc;
-  };
+  const mul = (P, k) => doubleAndAdd(add, P, k);
   return { add, mul };
 }
 

@@ -809,3 +809,13 @@ export function degenerateInput(curve, oracle, pool, rng) {
   for (let i = 40; points.length < 123; i++) add(pool[i], randomScalar(rng, r));
   return { points, scalars };
 }
+
+/** k * P by double-and-add from the top bit, for any group law add(P, Q) with null as the neutral element. */
+export function doubleAndAdd(add, P, k) {
+  let acc = null;
+  for (let i = k.toString(2).length - 1; i >= 0; i--) {
+    acc = add(acc, acc);
+    if ((k >> BigInt(i)) & 1n) acc = add(acc, P);
+  }
+  return acc;
+}

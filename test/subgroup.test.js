@@ -13,7 +13,7 @@ import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
 import { isProbablePrime, mod, modSqrt } from '../src/bigint/field.js';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { bn254 } from '@noble/curves/bn254.js';
-import { KERNELS, pointsToBytes, scalarsToBytes, writeLE } from './harness.js';
+import { KERNELS, doubleAndAdd, pointsToBytes, scalarsToBytes, writeLE } from './harness.js';
 
 function isqrt(x) {
   let y = x;
@@ -153,14 +153,7 @@ function twistArithmetic(F, b) {
     const x = F.sub(F.sub(F.sqr(l), P.x), Q.x);
     return { x, y: F.sub(F.mul(l, F.sub(P.x, x)), P.y) };
   };
-  const mul = (P, k) => {
-    let acc = null;
-    for (let i = k.toString(2).length - 1; i >= 0; i--) {
-      acc = add(acc, acc);
-      if ((k >> BigInt(i)) & 1n) acc = add(acc, P);
-    }
-    return acc;
-  };
+  const mul = (P, k) => doubleAndAdd(add, P, k);
   const onTwist = (P) => F.eql(F.sqr(P.y), F.add(F.mul(F.sqr(P.x), P.x), b));
   return { add, mul, onTwist };
 }
