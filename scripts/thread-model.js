@@ -14,7 +14,8 @@ import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
 import { parseCli, printTable } from './lib.js';
 import { equalShares, msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
-import { allocInputs, allocLane, countDigits, prepareRange, runLane } from '../src/msm/index.js';
+import { countDigits, prepareRange, runLane } from '../src/msm/index.js';
+import { allocInputs, allocLane, allocWork, chunkIO } from '../src/msm/layout.js';
 import { convertPoints } from '../src/msm/bytes.js';
 
 const HELP = `usage: npm run thread-model -- [options]
@@ -90,20 +91,17 @@ for (const name of curves) {
     const scalarBytes = curve.randomScalarsBytes(n, { seed: 2000 + k });
     const mark = curve.heap.mark();
     try {
-      // As msmBytesOn: room for 2n + 1 points (the endomorphism images), staging, scalars.
-      const A = P.affineBytes;
-      const points = curve.heap.alloc(2 * n * A + A, 64);
-      const staging = curve.heap.alloc(pointBytes.length);
-      const scalars = curve.heap.alloc(scalarBytes.length + 8);
-      new Uint8Array(curve.memory.buffer, staging, pointBytes.length).set(pointBytes);
-      new Uint8Array(curve.memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
-      convertPoints(ctx, points, staging, n);
+      // As the pool's shared path, the input in one chunk: points (room for their images), staging, scalars.
+      const inputs = allocInputs(curve.heap, P, n);
+      new Uint8Array(curve.memory.buffer, inputs.staging, pointBytes.length).set(pointBytes);
+      new Uint8Array(curve.memory.buffer, inputs.scalars, scalarBytes.length).set(scalarBytes);
+      convertPoints(ctx, inputs.points, inputs.staging, n);
       let baseline = null;
       for (const T of threadCounts) {
         const markT = curve.heap.mark();
         try {
           const shape = msmShape(P, n, T > 1 ? window : undefined, T);
-          const io = allocInputs(curve.heap, P, shape, { points, scalars });
+          const io = chunkIO(P, inputs, allocWork(curve.heap, P, shape, n), n);
           progress(`${name} 2^${k} T=${T}: prepare and digits (c = ${shape.c})...`);
           prepareRange(ctx, io, 0, n);
           const lanes = [];
