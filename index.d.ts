@@ -440,6 +440,9 @@ export declare const curveNames: readonly CurveName[];
  */
 export declare function loadCurve(name: CurveName, options?: LoadOptions): Promise<Curve>;
 
+/** A shipped curve's parameters, without loading its Wasm. Rejects with RangeError for an unknown name. */
+export declare function curveParams(name: CurveName): Promise<CurveParams>;
+
 /**
  * Make a `load(options)` for a curve module (as src/curves/<curve>.js do, and as a codegen'd curve can): the first
  * call for a build imports its base64 Wasm (`importWasm`, or `importFmaWasm` for the FMA build when params has

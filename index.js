@@ -29,5 +29,17 @@ export async function loadCurve(name, options) {
   return load(options);
 }
 
+/**
+ * A shipped curve's parameters (p, r, a, b, h, generator, g2, ...), without loading its Wasm: what the adapters
+ * (wasmsm/noble) match another library's curve against.
+ * @param {string} name one of curveNames
+ */
+export async function curveParams(name) {
+  if (typeof name !== 'string' || !Object.hasOwn(loaders, name)) {
+    throw new RangeError(`unknown curve ${JSON.stringify(name)}; known curves: ${curveNames.join(', ')}`);
+  }
+  return (await loaders[name]()).params;
+}
+
 export { Curve } from './src/curve.js';
 export { curveLoader } from './src/curve.js';

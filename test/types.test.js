@@ -81,6 +81,16 @@ describe('TypeScript declarations', () => {
     }
   });
 
+  it('each adapter subpath (src/adapters/) declares exactly its runtime exports', async () => {
+    const pkg = JSON.parse(read('package.json'));
+    const adapters = Object.values(pkg.exports).filter((t) => t.default?.startsWith('./src/adapters/'));
+    expect(adapters.length).toBeGreaterThan(0);
+    for (const { types, default: file } of adapters) {
+      const mod = await import(/* @vite-ignore */ join(repo, file));
+      expect([...declaredValues(read(types))].sort(), types).toEqual(Object.keys(mod).sort());
+    }
+  });
+
   it('types/codegen.d.ts declares exactly the exports of codegen/index.js', async () => {
     const codegen = await import('../codegen/index.js');
     expect([...declaredValues(read('types/codegen.d.ts'))].sort()).toEqual(Object.keys(codegen).sort());

@@ -10,6 +10,8 @@ import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
 import * as bn254 from 'wasmsm/curves/bn254';
 import { deriveFieldParams, generateFieldWat, instantiateField } from 'wasmsm/codegen';
 import type { FieldParams } from 'wasmsm/codegen';
+import { load as loadNoble, msm as nobleMsm } from 'wasmsm/noble';
+import { bls12_381 } from '@noble/curves/bls12-381.js';
 
 export async function example(): Promise<string> {
   const names: readonly CurveName[] = curveNames;
@@ -136,10 +138,21 @@ export async function example(): Promise<string> {
   // @ts-expect-error a G2 result's coordinates are not bigints
   const g2x: bigint | undefined = g2Sum?.x;
 
+  // wasmsm/noble: noble's Point objects in and out.
+  const G1 = bls12_381.G1.Point;
+  const nobleSum: InstanceType<typeof G1> = await nobleMsm(G1, [G1.BASE, G1.ZERO], [1n, 2n]);
+  const nobleFast = await loadNoble(G1, { kernel: 'int' });
+  const noblePool = await nobleFast.threads({ count: 2 });
+  const noblePooled: boolean = (await noblePool.msm([G1.BASE], [3n])).equals(nobleFast.msm([G1.BASE], [3n]));
+  await noblePool.close();
+  // @ts-expect-error scalars are bigints
+  await nobleMsm(G1, [G1.BASE], [1]);
+  const nobleOk = noblePooled && !nobleSum.is0();
+
   const fp: FieldParams = deriveFieldParams({ p: 101n, w: 30 });
   const wat: string = generateFieldWat({ p: '0x65', mulShape: 'loop' });
   const field = await instantiateField({ p: 101n });
   const root: bigint | null = field.sqrt(field.mul(3n, 4n));
 
-  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x].join(' ');
+  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x, nobleOk].join(' ');
 }
