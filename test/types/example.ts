@@ -12,6 +12,8 @@ import { deriveFieldParams, generateFieldWat, instantiateField } from 'wasmsm/co
 import type { FieldParams } from 'wasmsm/codegen';
 import { load as loadNoble, msm as nobleMsm } from 'wasmsm/noble';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
+import { loadKzg } from 'wasmsm/kzg';
+import type { Kzg } from 'wasmsm/kzg';
 
 export async function example(): Promise<string> {
   const names: readonly CurveName[] = curveNames;
@@ -149,10 +151,19 @@ export async function example(): Promise<string> {
   await nobleMsm(G1, [G1.BASE], [1]);
   const nobleOk = noblePooled && !nobleSum.is0();
 
+  // wasmsm/kzg: EIP-4844 commitments and proofs, hex as micro-eth-signer's.
+  const kzg: Kzg = await loadKzg({ g1_lagrange: [] }, { threads: 2 });
+  const commitment: string = await kzg.blobToKzgCommitment(new Array<bigint>(kzg.length).fill(0n));
+  const [kzgProof, kzgY]: [string, string] = await kzg.computeProof(new Uint8Array(32 * kzg.length), 5n);
+  const blobProof: string = await kzg.computeBlobProof('0x00', commitment);
+  // @ts-expect-error the setup needs its g1_lagrange
+  await loadKzg({});
+  await kzg.close();
+
   const fp: FieldParams = deriveFieldParams({ p: 101n, w: 30 });
   const wat: string = generateFieldWat({ p: '0x65', mulShape: 'loop' });
   const field = await instantiateField({ p: 101n });
   const root: bigint | null = field.sqrt(field.mul(3n, 4n));
 
-  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x, nobleOk].join(' ');
+  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x, nobleOk, kzgProof, kzgY, blobProof].join(' ');
 }

