@@ -13,7 +13,7 @@
 
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
-import { parseCli, printTable } from './lib.js';
+import { parseCli, printTable, runtimeName } from './lib.js';
 import { nobleMsm, ffjavascriptCurve, ffjavascriptThreads, toFfjavascriptInputs, ffjavascriptMsm } from './peers.js';
 
 const HELP = `usage: npm run evaluate-msm -- [options]
@@ -451,7 +451,7 @@ const labelOf = (r) => `${r.group === 'G1' ? r.curve : `${r.curve} ${r.group}`}$
 progress('');
 if (!args.json) process.stderr.write('\r');
 
-const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}`;
+const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${runtimeName()}`;
 const phaseNames = [...new Set(results.flatMap((r) => Object.keys(r.phasesMs)))];
 if (args.json) {
   console.log(JSON.stringify({ machine, runs, ...(threadCounts && { threads: threadCounts, paths, ffjsThreads }), results }, null, 2));

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { loadCurve } from '../index.js';
 import { loadKzg } from '../src/adapters/kzg.js';
-import { parseCli } from './lib.js';
+import { parseCli, runtimeName } from './lib.js';
 
 const HELP = `usage: npm run kzg-bench -- [--runs 7] [--threads 2] [--json]
   --runs n      timed calls per variant (median)
@@ -100,7 +100,7 @@ for (const [op, theirs, mine] of [
 }
 for (const { kzg: k } of ours) await k.close();
 
-const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}`;
+const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${runtimeName()}`;
 if (args.json) console.log(JSON.stringify({ machine, runs, blobs: blobs.length, rows }, null, 2));
 else {
   console.log(`kzg-bench: EIP-4844 (${N} points), ${machine}; median of ${runs} runs; ${blobs.length} commitments and 2 proofs equal micro-eth-signer's`);

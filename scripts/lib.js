@@ -79,3 +79,10 @@ export function printTable(header, rows) {
   console.log(line(header));
   for (const row of rows) console.log(line(row));
 }
+
+/** The JS runtime running this script, for the machine line of a benchmark: Node, Bun or Deno with its version. */
+export function runtimeName() {
+  if (globalThis.Bun) return `Bun ${globalThis.Bun.version}`;
+  if (globalThis.Deno) return `Deno ${globalThis.Deno.version.deno}`;
+  return `Node ${process.version}`;
+}

@@ -17,8 +17,8 @@ const snarkjs = existsSync(join(repoRoot, 'src', 'adapters', 'snarkjs.js')) ? ['
 const RUNTIMES = {
   node: [process.execPath, [script, ...snarkjs]],
   bun: [bin('bun'), [script, ...snarkjs]],
-  // Deno: --allow-read for the pool's worker script (wasmsm/src/threads/worker-node.js) and the package's modules
-  deno: [bin('deno'), ['run', '--allow-read', script, ...snarkjs]],
+  // Deno: read access to the package's src/ only, where the pool's worker script is (src/threads/worker-node.js)
+  deno: [bin('deno'), ['run', `--allow-read=${join(repoRoot, 'src')}`, script, ...snarkjs]],
 };
 
 const asked = process.argv.slice(2);
