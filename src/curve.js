@@ -12,9 +12,8 @@ import {
   bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, checkOptionNames, convertPoints, isInfinityBytes, modelOf, neutralBytes,
 } from './msm/bytes.js';
 import { msmBytesOn } from './msm/chunked.js';
-import {
-  noFormatOptions, decodePointBatch, encodePointBatch, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions, resultFromNative, scalarFormatsOf,
-} from './codecs.js';
+import { decodePointBatch, encodePointBatch, inputsToNative, resultFromNative } from './codecs.js';
+import { noFormatOptions, pointFormatsOf, pointLayout, resolveFormatOptions, scalarFormatsOf } from './formats.js';
 import { coordinateCodec, fromPointObject, toPointObject } from './point-objects.js';
 
 /** A small seeded generator (xorshift128+ on 32-bit halves); not for secrets. */
@@ -72,7 +71,7 @@ export class Curve {
     this.coordinateBytes = runtime.field.bytes;
     this.pointBytes = 2 * runtime.field.bytes;
     this.scalarBytes = runtime.scalarBytes;
-    /** Point formats this curve takes (src/codecs.js), each with its bytes per point. */
+    /** Point formats this curve takes (src/formats.js), each with its bytes per point. */
     this.pointFormats = pointFormatsOf(runtime);
     /** Scalar formats this curve takes, each with its bytes per scalar. */
     this.scalarFormats = scalarFormatsOf(runtime);
@@ -219,7 +218,7 @@ export class Curve {
    * Returns the result point in the same encoding. Variable time.
    * options: { window: c, timings: object to fill with per-phase milliseconds, checkSubgroup: bool,
    *   pointFormat, scalarFormat: the encodings of the inputs (names in curve.pointFormats / curve.scalarFormats,
-   *   default 'native' / 'le'), resultFormat: the result's (default: pointFormat) } — see src/codecs.js.
+   *   default 'native' / 'le'), resultFormat: the result's (default: pointFormat) } — see src/formats.js.
    */
   msmBytes(pointBytes, scalarBytes, options) {
     options = checkMsmOptions(options);
