@@ -4,7 +4,7 @@
 // refuses Bandersnatch's non-square a) and the BigInt affine Edwards law of test/harness.js (edwardsOps), which
 // also makes the inputs: P_i = k_i G with k_i known, so sum s_i P_i = (sum s_i k_i) G is one double-and-add.
 // Degenerate inputs: the neutral (0, 1) given as null and as the point, P + P, P + (-P), repeats, zero scalars,
-// n = 0 and 1. Small-order and mixed-order points (cofactors 8 and 4): summed right without checkSubgroup on the
+// n = 0 and 1. Chunks (maxMemory), accumulators and streams on one thread and a pool. Small-order and mixed-order points (cofactors 8 and 4): summed right without checkSubgroup on the
 // curves without GLV, rejected with it (msm, msmBytes, decodePoints, prepareBases, a pool). Each build this engine
 // runs (test/harness.js KERNELS).
 
@@ -16,6 +16,7 @@ import { edwards } from '@noble/curves/abstract/edwards.js';
 import { pippenger } from '@noble/curves/abstract/curve.js';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
 import { KERNELS, edwardsOps } from './harness.js';
+import { planMsm } from '../src/msm/plan.js';
 
 const NOBLE = { ed25519: ed25519.Point, jubjub: jubjub.Point, 'baby-jubjub': babyjubjub.Point };
 const CURVES = ['ed25519', 'jubjub', 'baby-jubjub', 'ed-on-bls12-377', 'bandersnatch'];
@@ -180,6 +181,39 @@ for (const name of CURVES) {
           } finally {
             prepared.free();
           }
+        }
+      });
+
+      it('chunks (maxMemory), msmAccumulator and msmStream, one thread and a pool: the same sums, the neutral when empty', { timeout: 60_000 }, async () => {
+        const { points, ks } = multiples;
+        const n = 500;
+        const P = curve.encodePoints(points.slice(0, n));
+        const scalars = points.slice(0, n).map(() => randomScalar(rng, curve.r));
+        const S = curve.encodeScalars(scalars);
+        const want = curve.encodePoints([sumOf(ks.slice(0, n), scalars)]);
+        // the least budget of any plan (the RangeError names it): chunks of a few points
+        let least;
+        try {
+          planMsm(curve.params, n, { maxMemory: 1, base: curve.exports.fp_heapBase.value });
+        } catch (e) {
+          least = Number(/at least (\d+) bytes/.exec(e.message)[1]);
+        }
+        const timings = {};
+        expect(curve.msmBytes(P, S, { maxMemory: least, timings })).toEqual(want);
+        expect(timings.chunks).toBeGreaterThan(10);
+        const acc = curve.msmAccumulator({ maxMemory: least });
+        for (let i = 0; i < n; i += 77) acc.add(P.subarray(i * curve.pointBytes, Math.min(n, i + 77) * curve.pointBytes), S.subarray(i * curve.scalarBytes, Math.min(n, i + 77) * curve.scalarBytes));
+        expect(acc.result()).toEqual(want);
+        expect(curve.msmAccumulator().result()).toEqual(curve.encodePoints([ed.ZERO]));
+        expect(await curve.msmStream({ points: P, scalars: S })).toEqual(want);
+        const pool = await curve.threads({ count: 2 });
+        try {
+          expect(await pool.msmBytes(P, S, { maxMemory: 4 * least })).toEqual(want);
+          expect(await pool.msmStream({ points: P, scalars: S })).toEqual(want);
+          const pacc = pool.msmAccumulator();
+          expect(await pacc.result()).toEqual(curve.encodePoints([ed.ZERO]));
+        } finally {
+          await pool.close();
         }
       });
 

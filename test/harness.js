@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { mod, modInv, modPow, legendre, isProbablePrime, bitLength } from '../src/bigint/field.js';
 import { randomScalar } from '../src/bigint/curve.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
+import { curveNames } from '../index.js';
 
 export const LIMB_SIZES = [26, 27, 28, 29, 30, 31, 32];
 export const LONG_TESTS = Boolean(process.env.WASMSM_LONG_TESTS);
@@ -881,3 +882,12 @@ export function edwardsOps({ p, a, d }) {
   };
   return { ZERO, add, mul, neg, onCurve, liftY, sqrt, inv };
 }
+
+/**
+ * The shipped short-Weierstrass curves: the suites whose oracle (src/bigint/curve.js makeCurve) and hand-made
+ * off-curve points are written for y^2 = x^3 + a x + b run on these; the twisted Edwards curves have their own
+ * (edwards.test.js, edwards-codecs.test.js).
+ */
+export const WEIERSTRASS_CURVES = Object.freeze(
+  curveNames.filter((n) => JSON.parse(readFileSync(new URL(`../codegen/curves/${n}.json`, import.meta.url), 'utf8')).model === undefined),
+);
