@@ -39,10 +39,10 @@ export function modelKernels(fieldParams, { fp, layout, model, prefix = 'g' }) {
   const bad = (reason) => `(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const ${reason})))`;
   const edwards = model === 'twisted-edwards';
   const funcs = [];
-  // decode x at src and y at src + B into dst (Montgomery form), or return the reason code
-  const decode = (dst, src) => [
-    if_(i32.eqz(call(fp('fromBytes'), X(dst), get(src))), [bad(1)]),
-    if_(i32.eqz(call(fp('fromBytes'), Y(dst), i32.add(get(src), i32.const(B)))), [bad(2)]),
+  // decode x at src and y at src + B into dst (Montgomery form), or fail(reason): 1 = x >= p, 2 = y >= p
+  const decode = (dst, src, fail) => [
+    if_(i32.eqz(call(fp('fromBytes'), X(dst), get(src))), fail(1)),
+    if_(i32.eqz(call(fp('fromBytes'), Y(dst), i32.add(get(src), i32.const(B)))), fail(2)),
     call(fp('toMontgomery'), X(dst), X(dst)),
     call(fp('toMontgomery'), Y(dst), Y(dst)),
   ];
@@ -83,10 +83,7 @@ all are valid, else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y 
             loop('decode', [
               br_if('decoded', i32.ge_u(get('i'), get('end'))),
               ...pointAt(get('i')),
-              if_(i32.eqz(call(fp('fromBytes'), X('d'), get('s'))), fail(1)),
-              if_(i32.eqz(call(fp('fromBytes'), Y('d'), i32.add(get('s'), i32.const(B)))), fail(2)),
-              call(fp('toMontgomery'), X('d'), X('d')),
-              call(fp('toMontgomery'), Y('d'), Y('d')),
+              ...decode('d', 's', fail),
               comment('a x^2 + y^2 = 1 + d x^2 y^2'),
               call(fp('sqr'), get('t0'), X('d')),
               call(fp('sqr'), get('t1'), Y('d')),
@@ -178,10 +175,7 @@ else 4 * index + reason for the first bad one: 1 = u >= p, 2 = v >= p, 3 = not o
             i32.eqz(get('orAll')),
             [call(fp('setZero'), X('d')), call(fp('setZero'), Y('d')), setInf('d', 1)],
             [
-              if_(i32.eqz(call(fp('fromBytes'), X('d'), get('s'))), fail(1)),
-              if_(i32.eqz(call(fp('fromBytes'), Y('d'), i32.add(get('s'), i32.const(B)))), fail(2)),
-              call(fp('toMontgomery'), X('d'), X('d')),
-              call(fp('toMontgomery'), Y('d'), Y('d')),
+              ...decode('d', 's', fail),
               comment('B v^2 = ((u + A) u + 1) u'),
               call(fp('add'), get('t0'), X('d'), i32.const(layout.montA)),
               call(fp('mul'), get('t0'), get('t0'), X('d')),

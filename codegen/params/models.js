@@ -52,7 +52,7 @@ export function curveModel(kind, p, coefficients) {
     const B = mod(4n * inv(a - d), p);
     const mont = montgomery(p, A, B);
     return {
-      kind, coefficients: { a, d }, A, B, weierstrass: mont.weierstrass, aIsSquare: isSquare(a, p),
+      kind, coefficients: { a, d }, A, B, weierstrass: mont.weierstrass,
       onCurve: (P) => P !== null && mod(a * P.x * P.x + P.y * P.y - 1n - d * P.x * P.x * P.y * P.y, p) === 0n,
       toWeierstrass: (P) => {
         if (P.x === 0n) return P.y === 1n ? null : mont.toWeierstrass({ x: 0n, y: 0n });
