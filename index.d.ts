@@ -2,7 +2,14 @@
 // type-checks an example against them and compares the declared exports with the runtime ones.
 
 /** The curves shipped with the package (`curveNames`). */
-export type CurveName = 'bls12-381' | 'bn254' | 'bls12-377' | 'pallas' | 'vesta' | 'secp256k1' | 'grumpkin';
+export type CurveName = 'bls12-381' | 'bn254' | 'bls12-377' | 'pallas' | 'vesta' | 'secp256k1' | 'grumpkin'
+  | 'ed25519' | 'jubjub' | 'bandersnatch' | 'baby-jubjub' | 'ed-on-bls12-377';
+
+/**
+ * The curve's model (docs/twisted-edwards.md): points are given and returned in its coordinates. On a twisted
+ * Edwards curve the neutral element is { x: 0n, y: 1n } (null is taken for it too).
+ */
+export type CurveModel = 'short-weierstrass' | 'twisted-edwards' | 'montgomery';
 
 /**
  * An affine point with coordinates in [0, p) (G1: bigint; G2: Fp2). Infinity is `null` wherever a point is
@@ -33,9 +40,16 @@ export interface CurveParams<C = bigint> {
   readonly p: bigint;
   /** Order of the group the MSM works in (scalars are in [0, r)). */
   readonly r: bigint;
-  /** y^2 = x^3 + a x + b */
+  /** y^2 = x^3 + a x + b; twisted Edwards a x^2 + y^2 = 1 + d x^2 y^2 (no b); Montgomery: A and B only. */
   readonly a: bigint;
   readonly b: C;
+  /** Absent on short-Weierstrass curves. */
+  readonly model?: 'twisted-edwards' | 'montgomery';
+  readonly d?: bigint;
+  readonly A?: bigint;
+  readonly B?: bigint;
+  /** The short-Weierstrass image the MSM runs on (twisted Edwards and Montgomery-form curves). */
+  readonly weierstrass?: { readonly a: bigint; readonly b: bigint; readonly generator: Readonly<AffinePoint> };
   /** Cofactor. */
   readonly h: bigint;
   readonly generator: Readonly<AffinePoint<C>>;
@@ -350,8 +364,13 @@ export declare class Curve<C = bigint> {
   readonly params: CurveParams<C>;
   readonly p: bigint;
   readonly r: bigint;
+  readonly model: CurveModel;
+  /** The model's coefficients: a and b (short Weierstrass), a and d (twisted Edwards; b undefined), A and B (Montgomery). */
   readonly a: bigint;
   readonly b: C;
+  readonly d?: bigint;
+  readonly A?: bigint;
+  readonly B?: bigint;
   readonly generator: Readonly<AffinePoint<C>>;
   /**
    * The curve's G2 on its sextic twist over F_p2 (BLS12-381, BN254, and generated curves that declare g2), with

@@ -9,6 +9,11 @@ const loaders = {
   vesta: () => import('./src/curves/vesta.js'),
   secp256k1: () => import('./src/curves/secp256k1.js'),
   grumpkin: () => import('./src/curves/grumpkin.js'),
+  ed25519: () => import('./src/curves/ed25519.js'),
+  jubjub: () => import('./src/curves/jubjub.js'),
+  bandersnatch: () => import('./src/curves/bandersnatch.js'),
+  'baby-jubjub': () => import('./src/curves/baby-jubjub.js'),
+  'ed-on-bls12-377': () => import('./src/curves/ed-on-bls12-377.js'),
 };
 
 /** Names accepted by loadCurve. */

@@ -47,13 +47,17 @@ Options for curve:
   SIMD; load() picks it where the engine runs it, as loadCurve does), plus <dir>/package.json ({"type": "module"}) when the folder is not already
   inside an ES-module package.
 
-Params file (JSON; numbers as "0x"-hex or decimal strings; a and b may be negative, e.g. "-3"):
+Params file (JSON; numbers as "0x"-hex or decimal strings; the coefficients may be negative, e.g. "-3"):
   {
     "name": "my-curve",         lowercase letters, digits, dashes; names the files (required)
     "p": "0x...",               base-field prime, ${MIN_P_BITS}..${MAX_P_BITS} bits (required)
     "r": "0x...",               prime order of the generator (required)
+    "model": "short-weierstrass",  the curve's model (optional, the default): y^2 = x^3 + a x + b, or
+                                "twisted-edwards": a x^2 + y^2 = 1 + d x^2 y^2 (takes "a" and "d"), or
+                                "montgomery": B v^2 = u^3 + A u^2 + u (takes "A" and "B"); the generator
+                                and the points msm takes are in the model's own coordinates
     "a": "0x0",                 curve coefficient a (required)
-    "b": "0x7",                 curve coefficient b, nonzero (required)
+    "b": "0x7",                 curve coefficient b, nonzero (required; short Weierstrass)
     "h": "0x1",                 cofactor: #E(F_p) = h * r (default 1)
     "generator": { "x": "0x...", "y": "0x..." },   a point of order r, affine (required)
     "w": 29,                    preferred limb size in bits, ${MIN_W}..${MAX_W} (optional; --w overrides it)
@@ -67,6 +71,8 @@ Params file (JSON; numbers as "0x"-hex or decimal strings; a and b may be negati
     }
   }
   Checked: every field present and well-formed, no unknown fields; p and r prime (Miller-Rabin, 32 bases);
+  twisted Edwards: a, d nonzero, a != d, d a non-square mod p; Montgomery: B != 0, A^2 != 4 (the curve is
+  then mapped to a short-Weierstrass image, on which the checks below run and the MSM works);
   b != 0 and the curve non-singular; the generator on the curve, inside [0, p) and of order r (r * G = O);
   h * r inside the Hasse interval and (h * r) * P = O for sample points P. GLV is derived when a = 0 and
   p = r = 1 (mod 3) (beta, lambda, a reduced lattice basis, all self-checked); otherwise the MSM uses plain
@@ -175,9 +181,11 @@ async function field(values) {
 
 // ---- curve: reading and checking the params file ------------------------------------------------------
 
-const KNOWN_FIELDS = ['name', 'p', 'r', 'a', 'b', 'h', 'generator', 'w', 'description', 'g2'];
+const KNOWN_FIELDS = ['name', 'model', 'p', 'r', 'a', 'b', 'd', 'A', 'B', 'h', 'generator', 'w', 'description', 'g2'];
+/** The coefficients each curve model takes (codegen/params/models.js). */
+const MODEL_FIELDS = { 'short-weierstrass': ['a', 'b'], 'twisted-edwards': ['a', 'd'], montgomery: ['A', 'B'] };
 const G2_FIELDS = ['nonResidue', 'b', 'h', 'generator'];
-const REQUIRED_FIELDS = ['name', 'p', 'r', 'a', 'b', 'generator'];
+const REQUIRED_FIELDS = ['name', 'p', 'r', 'generator'];
 const NUMBER_RE = /^(0x[0-9a-fA-F]+|[0-9]+)$/;
 const SIGNED_NUMBER_RE = /^-?(0x[0-9a-fA-F]+|[0-9]+)$/;
 
@@ -233,7 +241,12 @@ function checkParamsShape(json) {
   if (unknown.length) {
     throw new InputError(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')} (allowed: ${KNOWN_FIELDS.join(', ')}; the cofactor is "h")`);
   }
-  const missing = REQUIRED_FIELDS.filter((k) => json[k] === undefined || json[k] === null);
+  const model = json.model ?? 'short-weierstrass';
+  if (!Object.hasOwn(MODEL_FIELDS, model)) throw new InputError(`"model" must be ${Object.keys(MODEL_FIELDS).map((k) => `"${k}"`).join(', ')}, got ${JSON.stringify(json.model)}`);
+  const coefficients = MODEL_FIELDS[model];
+  const foreign = ['a', 'b', 'd', 'A', 'B'].filter((k) => json[k] !== undefined && !coefficients.includes(k));
+  if (foreign.length) throw new InputError(`field "${foreign[0]}" is not a coefficient of the ${model} model (it takes ${coefficients.map((k) => `"${k}"`).join(', ')})`);
+  const missing = [...REQUIRED_FIELDS, ...coefficients].filter((k) => json[k] === undefined || json[k] === null);
   if (missing.length) throw new InputError(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')}`);
   const { name } = json;
   if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(name)) {
@@ -247,8 +260,7 @@ function checkParamsShape(json) {
   if (json.description !== undefined && typeof json.description !== 'string') throw new InputError('"description" must be a string');
   const p = numberField(json.p, 'p');
   const r = numberField(json.r, 'r');
-  const a = numberField(json.a, 'a', { signed: true });
-  const b = numberField(json.b, 'b', { signed: true });
+  const coefficientValues = Object.fromEntries(coefficients.map((k) => [k, numberField(json[k], k, { signed: true })]));
   const h = json.h === undefined ? 1n : numberField(json.h, 'h');
   const x = numberField(g.x, 'generator.x');
   const y = numberField(g.y, 'generator.y');
@@ -260,10 +272,11 @@ function checkParamsShape(json) {
   const pBits = bitLength(p);
   if (pBits < MIN_P_BITS || pBits > MAX_P_BITS) throw new InputError(`p has ${pBits} bits; supported sizes are ${MIN_P_BITS}..${MAX_P_BITS} bits`);
   if (h < 1n) throw new InputError('"h" (the cofactor) must be at least 1');
-  // Reduce a and b mod p (so "-3" works); keep everything else as given, deriveCurveParams range-checks it.
+  // Reduce the coefficients mod p (so "-3" works); keep everything else as given, deriveCurveParams range-checks it.
   const modP = (v) => ((v % p) + p) % p;
   return {
-    name, p: hex(p), r: hex(r), a: hex(modP(a)), b: hex(modP(b)), h: hex(h),
+    name, ...(json.model === undefined ? {} : { model }), p: hex(p), r: hex(r),
+    ...Object.fromEntries(Object.entries(coefficientValues).map(([k, v]) => [k, hex(modP(v))])), h: hex(h),
     generator: { x: hex(x), y: hex(y) },
     ...(w === undefined ? {} : { w }),
     ...(json.g2 === undefined ? {} : { g2: g2Field(json.g2) }),
@@ -445,15 +458,19 @@ async function selfCheck(runtime, bytes, curve) {
   const points = c.randomPoints(n, { seed: 7 });
   const scalars = c.randomScalars(n, { seed: 8 });
   points[1] = points[0];
-  points[3] = points[2] === null ? null : { x: points[2].x, y: (curve.p - points[2].y) % curve.p };
   scalars[3] = scalars[2];
   points[4] = null;
   scalars[5] = 0n;
   scalars[6] = 1n;
   scalars[7] = curve.r - 1n;
+  // The reference works on the short-Weierstrass image; a curve of another model maps its points there and back.
+  const model = curve.model;
+  const neg = (P) => (P === null ? null : model?.kind === 'twisted-edwards' ? { x: (curve.p - P.x) % curve.p, y: P.y } : { x: P.x, y: (curve.p - P.y) % curve.p });
+  points[3] = neg(points[2]);
   const got = c.msm(points, scalars);
   let want = null;
-  for (let i = 0; i < n; i++) want = ops.add(want, points[i] && ops.mul(points[i], scalars[i]));
+  for (let i = 0; i < n; i++) want = ops.add(want, points[i] && ops.mul(model ? model.toWeierstrass(points[i]) : points[i], scalars[i]));
+  if (model) want = model.fromWeierstrass(want);
   const same = got === null || want === null ? got === want : got.x === want.x && got.y === want.y;
   if (!same) throw new Error(`self-check failed: the ${c.kernel === 'fma' ? 'FMA' : 'integer'} build's MSM disagrees with the BigInt reference (please report this with the params file; --no-check skips the check)`);
   return true;
@@ -501,7 +518,11 @@ async function curveCommand(values) {
   const { name } = params;
   // a = p - 3 reads better as "- 0x3 x"
   const term = (v, suffix) => (v === 0n ? '' : v > curve.p / 2n ? ` - ${hex(curve.p - v)}${suffix}` : ` + ${hex(v)}${suffix}`);
-  console.log(`Curve ${name}: y^2 = x^3${term(curve.a, ' x')}${term(curve.b, '')} over a ${curve.field.bits}-bit p; r has ${curve.rBits} bits, h = ${hex(curve.h)}`);
+  const image = `y^2 = x^3${term(curve.a, ' x')}${term(curve.b, '')}`;
+  const shape = !curve.model ? image
+    : curve.model.kind === 'twisted-edwards' ? `a x^2 + y^2 = 1 + d x^2 y^2 (a = ${hex(curve.model.coefficients.a)}, d = ${hex(curve.model.coefficients.d)}; the MSM runs on its image ${image})`
+      : `B v^2 = u^3 + A u^2 + u (A = ${hex(curve.model.A)}, B = ${hex(curve.model.B)}; the MSM runs on its image ${image})`;
+  console.log(`Curve ${name}: ${shape} over a ${curve.field.bits}-bit p; r has ${curve.rBits} bits, h = ${hex(curve.h)}`);
   console.log('  checked: p and r prime, b != 0, non-singular, generator on the curve and of order r, h * r the group order');
   if (shippedCurveNames().includes(name)) {
     console.log(`  note: "${name}" is also the name of a shipped curve; use another name if one program loads both.`);
@@ -538,10 +559,11 @@ async function curveCommand(values) {
   const paramsJs = generated.paramsJs.replace(note, `(regenerate: ${regenerate})`);
   for (const line of describeFieldParams(generated.curve.field)) console.log(`  ${line}`);
   if (glv) {
-    console.log(`GLV: lambda = ${hex(glv.lambda)}, beta = ${hex(glv.beta)}; scalars split into halves < 2^${glv.halfBits}`);
+    const map = glv.beta !== null ? `beta = ${hex(glv.beta)}` : `the degree-2 endomorphism with kernel (${hex(glv.endomorphism.x0)}, 0)`;
+    console.log(`GLV: lambda = ${hex(glv.lambda)}, ${map}; scalars split into halves < 2^${glv.halfBits}`);
   } else {
     const why = values['no-glv'] ? '--no-glv'
-      : curve.a !== 0n ? 'a != 0'
+      : curve.a !== 0n ? 'a != 0 and no degree-2 endomorphism'
       : curve.p % 3n !== 1n ? 'p != 1 mod 3'
       : 'r != 1 mod 3';
     console.log(`GLV: none (${why}); the MSM uses plain signed windows over ${curve.rBits}-bit scalars`);

@@ -5,7 +5,8 @@
 import { ownInstance } from './instance.js';
 import { checkMsmOptions, checkOptionNames, checkPointBytes, checkScalarBytes, pointToBytes } from './msm/bytes.js';
 import { buildTable, checkTableFits, preparedMsmPointers, tableLayout } from './msm/prepared.js';
-import { checkBatchLength, decodePointBatch, decodeScalarBatch, noFormatOptions, resolveFormatOptions, resultFromNative } from './codecs.js';
+import { checkBatchLength, decodePointBatch, decodeScalarBatch, resultFromNative } from './codecs.js';
+import { noFormatOptions, resolveFormatOptions } from './formats.js';
 
 /**
  * Check prepareBases' options: { checkSubgroup, pointFormat, precompute: boolean | { window } }.

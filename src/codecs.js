@@ -1,4 +1,5 @@
-// Point and scalar encodings that users bring (ZCash, arkworks, gnark, EIP-2537, snarkjs), converted to and from
+// Point and scalar encodings that users bring (ZCash, arkworks, gnark, EIP-2537, snarkjs; on twisted Edwards curves
+// RFC 8032, Zcash's Jubjub, circomlib and arkworks: codecs-edwards.js), converted to and from
 // the native msmBytes encoding: a point is x | y, each little-endian in coordinateBytes (B) bytes, all zero for
 // infinity; a scalar is little-endian in scalarBytes (S) bytes, < r.
 //
@@ -19,6 +20,7 @@
 import {
   BAD_POINT_REASON, bigIntToBytesLE, bytesToBigIntLE, checkPointBytes, checkScalarBytes, inputError,
 } from './msm/bytes.js';
+import { encodeEdwards, parseEdwards, recoverX } from './codecs-edwards.js';
 import { checkSubgroupRange, subgroupScratchBytes } from './msm/subgroup.js';
 import { Heap } from './runtime/heap.js';
 
@@ -26,142 +28,6 @@ const now = () => (typeof performance !== 'undefined' ? performance.now() : Date
 
 /** Points per chunk of a batch (bounds the staging memory). */
 const CHUNK = 4096;
-
-/**
- * The point formats: which curves take them, and the spec each follows (the README table is written from this).
- * kind selects the parser/encoder below; on bls12-381 arkworks' own crate (ark-bls12-381) serializes G1 in the
- * ZCash format, and gnark-crypto uses the ZCash flags on the BLS12 curves, so those resolve to kind 'zcash'.
- */
-const POINT_FORMATS = {
-  native: { curves: null, compressed: false, spec: 'wasmsm msmBytes' },
-  'zcash-compressed': { curves: ['bls12-381', 'bls12-377'], compressed: true, spec: 'zkcrypto/bls12_381 (ZCash), IETF pairing-friendly-curves App. C' },
-  'zcash-uncompressed': { curves: ['bls12-381', 'bls12-377'], compressed: false, spec: 'zkcrypto/bls12_381 (ZCash)' },
-  'arkworks-compressed': { curves: null, compressed: true, spec: 'ark-serialize CanonicalSerialize, SWFlags (ark-ec)' },
-  'arkworks-uncompressed': { curves: null, compressed: false, spec: 'ark-serialize CanonicalSerialize, SWFlags (ark-ec)' },
-  'gnark-compressed': { curves: ['bn254', 'bls12-381', 'bls12-377'], compressed: true, spec: 'gnark-crypto ecc/<curve>/marshal.go Bytes()' },
-  'gnark-uncompressed': { curves: ['bn254', 'bls12-381', 'bls12-377'], compressed: false, spec: 'gnark-crypto ecc/<curve>/marshal.go RawBytes()' },
-  eip2537: { curves: ['bls12-381'], compressed: false, spec: 'EIP-2537 G1 point encoding' },
-  snarkjs: { curves: ['bn254', 'bls12-381'], compressed: false, spec: 'ffjavascript affine LEM (zkey/ptau sections)' },
-};
-
-const SCALAR_FORMATS = {
-  le: { curves: null, spec: 'wasmsm msmBytes: little-endian, scalarBytes each, < r' },
-  be: { curves: null, spec: 'big-endian, scalarBytes each, < r' },
-  eip2537: { curves: ['bls12-381'], spec: 'EIP-2537 MSM: 32-byte big-endian, any value (reduced mod r)' },
-  snarkjs: { curves: ['bn254', 'bls12-381'], spec: 'ffjavascript multiExpAffine: 32-byte little-endian normal form, < r' },
-};
-
-
-function modInverse(a, m) {
-  let [r0, r1, s0, s1] = [((a % m) + m) % m, m, 1n, 0n];
-  while (r1 !== 0n) {
-    const q = r0 / r1;
-    [r0, r1] = [r1, r0 - q * r1];
-    [s0, s1] = [s1, s0 - q * s1];
-  }
-  return ((s0 % m) + m) % m;
-}
-
-function checkName(table, kind, name, curveName) {
-  if (typeof name !== 'string') throw new TypeError(`${kind} format must be a string, got ${name === null ? 'null' : typeof name}`);
-  if (!Object.hasOwn(table, name)) {
-    throw new RangeError(`unknown ${kind} format '${name}': known formats are ${Object.keys(table).map((k) => `'${k}'`).join(', ')}`);
-  }
-  const { curves } = table[name];
-  if (curves && !curves.includes(curveName)) {
-    throw new RangeError(`${kind} format '${name}' is defined for ${curves.join(', ')} only, not for ${curveName}`);
-  }
-}
-
-/**
- * The byte layout of point format `name` on a curve (params): { name, kind, size, compressed, B, ... }.
- * Cached on the params object's behalf in a WeakMap.
- */
-const layoutCache = new WeakMap();
-export function pointLayout(params, name) {
-  checkName(POINT_FORMATS, 'point', name, params.name);
-  if (params.group === 'G2' && name !== 'native') throw new RangeError(`point format '${name}' is for G1; G2 points take 'native' only`);
-  let byName = layoutCache.get(params);
-  if (!byName) layoutCache.set(params, (byName = new Map()));
-  let layout = byName.get(name);
-  if (layout) return layout;
-  const B = params.field.bytes;
-  const bits = params.field.bits;
-  const { compressed } = POINT_FORMATS[name];
-  const half = new Uint8Array(B);
-  bigIntToBytesLE((params.p - 1n) / 2n, half, 0, B);
-  const base = { name, compressed, B, half };
-  if (name === 'native') {
-    layout = { ...base, kind: 'native', size: 2 * B };
-  } else if (name.startsWith('zcash') || (name.startsWith('gnark') && params.name !== 'bn254') || (name.startsWith('arkworks') && params.name === 'bls12-381')) {
-    // Big-endian, B bytes per coordinate, three flag bits on top of the first byte: 0x80 compressed,
-    // 0x40 infinity, 0x20 y is the larger root (compressed only).
-    if (8 * B - bits < 3) throw new RangeError(`point format '${name}' needs 3 spare bits per coordinate; ${params.name} has ${8 * B - bits}`);
-    layout = { ...base, kind: 'zcash', size: compressed ? B : 2 * B };
-  } else if (name.startsWith('gnark')) {
-    // gnark-crypto bn254: two flag bits on top of the first byte: 0b10 smallest, 0b11 largest, 0b01 infinity
-    // (compressed); 0b00 uncompressed, where infinity is all zero.
-    layout = { ...base, kind: 'gnark2', size: compressed ? B : 2 * B };
-  } else if (name.startsWith('arkworks')) {
-    // Little-endian; SWFlags (bit 7 YIsNegative, bit 6 PointAtInfinity) in the last byte of the last
-    // coordinate, which takes ceil((bits + 2) / 8) bytes (one more than B when there are fewer than 2 spare bits).
-    const F = Math.ceil((bits + 2) / 8);
-    layout = { ...base, kind: 'ark', F, size: compressed ? F : B + F };
-  } else if (name === 'eip2537') {
-    layout = { ...base, kind: 'eip2537', pad: 64 - B, size: 128 };
-  } else if (name === 'snarkjs') {
-    // x * 2^(8B) mod p, little-endian (ffjavascript's n8 = B on bn254 and bls12-381); infinity all zero.
-    const R = 1n << BigInt(8 * B);
-    layout = { ...base, kind: 'snarkjs', size: 2 * B, R, Rinv: modInverse(R, params.p) };
-  }
-  byName.set(name, layout);
-  return layout;
-}
-
-/** Bytes per scalar and how to read it, for scalar format `name` on a curve. */
-export function scalarLayout(params, name) {
-  checkName(SCALAR_FORMATS, 'scalar', name, params.name);
-  const width = name === 'eip2537' || name === 'snarkjs' ? 32 : params.scalarBytes;
-  return { name, width, bigEndian: name === 'be' || name === 'eip2537', reduce: name === 'eip2537' };
-}
-
-/** The formats of `table` this curve takes, each with sizeOf(name): { native: 96, ... }. */
-function supported(table, params, sizeOf) {
-  const group = (name) => table !== POINT_FORMATS || params.group !== 'G2' || name === 'native';
-  const takes = (name) => group(name) && (!table[name].curves || table[name].curves.includes(params.name));
-  return Object.freeze(Object.fromEntries(Object.keys(table).filter(takes).map((name) => [name, sizeOf(name)])));
-}
-
-/** For each point format a curve takes, its bytes per point: { native: 96, ... }. */
-export const pointFormatsOf = (params) => supported(POINT_FORMATS, params, (name) => pointLayout(params, name).size);
-
-/** For each scalar format a curve takes, its bytes per scalar. */
-export const scalarFormatsOf = (params) => supported(SCALAR_FORMATS, params, (name) => scalarLayout(params, name).width);
-
-/**
- * The format options of msmBytes: { pointFormat, scalarFormat, resultFormat } validated for this curve.
- * Returns null when all are native (or absent), else { point, scalar, result } layouts (point/scalar null when native).
- */
-export function resolveFormatOptions(params, options) {
-  const { pointFormat, scalarFormat, resultFormat } = options;
-  if (pointFormat === undefined && scalarFormat === undefined && resultFormat === undefined) return null;
-  const point = pointFormat === undefined ? null : pointLayout(params, pointFormat);
-  const scalar = scalarFormat === undefined ? null : scalarLayout(params, scalarFormat);
-  const result = pointLayout(params, resultFormat ?? pointFormat ?? 'native');
-  return {
-    point: point?.kind === 'native' ? null : point,
-    scalar: scalar?.name === 'le' ? null : scalar,
-    result: result.kind === 'native' ? null : result,
-  };
-}
-
-/** msm (BigInt points and scalars) has no byte formats: a format option there is a mistake. */
-export function noFormatOptions(options, method) {
-  for (const key of ['pointFormat', 'scalarFormat', 'resultFormat']) {
-    if (options[key] !== undefined) throw new TypeError(`options.${key} is for msmBytes; ${method} takes points and scalars as values`);
-  }
-  return options;
-}
 
 /**
  * msmBytes inputs in the formats resolved by resolveFormatOptions to the native encoding (Curve.msmBytes and the
@@ -275,6 +141,8 @@ function parsePoint(L, src, o, dst, d) {
       // Uncompressed: arkworks writes the sign of y here too but does not read it back; neither do we.
       return isZero(dst, d, d + 2 * B) ? 'the point (0, 0) is not on the curve (infinity needs the flag 0x40)' : SMALL;
     }
+    case 'edwards':
+      return parseEdwards(L, src, o, dst, d);
     case 'eip2537': {
       const { pad } = L;
       if (!isZero(src, o, o + pad) || !isZero(src, o + 64, o + 64 + pad)) return `nonzero padding (the first ${pad} bytes of each 64-byte coordinate must be zero)`;
@@ -302,7 +170,7 @@ function allocDecode(heap, P, L, C, checkSubgroup) {
     affine: heap.alloc(C * P.affineBytes, 64),
     jac: checkSubgroup ? heap.alloc(subgroupScratchBytes(P), 64) : 0,
     fe: heap.alloc(4 * P.E),
-    consts: heap.alloc(2 * P.E),
+    consts: heap.alloc(3 * P.E),
   };
 }
 
@@ -331,9 +199,14 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
     const C = Math.min(CHUNK, n);
     const { staging, affine, jac, fe, consts } = allocDecode(heap, P, L, C, checkSubgroup);
     const [X, T, U, Y] = [fe, fe + E, fe + 2 * E, fe + 3 * E];
-    const [K1, K2] = [consts, consts + E];
-    // Constants: a and b in Montgomery form (decompression); for snarkjs the factor that leaves Montgomery form.
-    if (L.compressed) {
+    const [K1, K2, K3] = [consts, consts + E, consts + 2 * E];
+    // Constants: a and b in Montgomery form (decompression; a, d and 1 on an Edwards curve); for snarkjs the factor
+    // that leaves Montgomery form.
+    if (L.kind === 'edwards') {
+      curve.fp.write(K1, P.a);
+      curve.fp.write(K2, P.d);
+      curve.fp.write(K3, 1n);
+    } else if (L.compressed) {
       curve.fp.write(K1, P.a);
       curve.fp.write(K2, P.b);
     } else if (L.kind === 'snarkjs') {
@@ -360,7 +233,16 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
         if (code === INFINITY) mem.fill(0, d, d + 2 * B);
       }
       // 2. convert (Wasm) the well-formed prefix
-      if (L.compressed) {
+      if (L.kind === 'edwards') {
+        for (let i = 0; i < good; i++) {
+          const reason = recoverX(ex, L, mem, staging + i * 2 * B, codes[i], [X, T, U, Y], [K1, K2, K3]);
+          if (reason) {
+            good = i;
+            pending = inputError('points', first + i, `: ${reason}`);
+            break;
+          }
+        }
+      } else if (L.compressed) {
         const hasA = P.a !== 0n;
         const half = L.half;
         for (let i = 0; i < good; i++) {
@@ -519,6 +401,9 @@ export function encodePointBatch(curve, L, nativeBytes, { what = 'nativeBytes' }
       case 'ark':
         if (!inf) out.set(nativeBytes.subarray(s, s + (L.compressed ? B : 2 * B)), o);
         out[o + L.size - 1] |= inf ? 0x40 : large ? 0x80 : 0;
+        break;
+      case 'edwards':
+        encodeEdwards(L, nativeBytes, s, out, o);
         break;
       case 'eip2537':
         if (!inf) {

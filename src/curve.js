@@ -8,11 +8,12 @@ import { Field } from './field.js';
 import { PreparedBases } from './bases.js';
 import { RELEASE_AFTER_MS, RESIDENT_BYTES } from './instance.js';
 import { MsmAccumulator, msmStreamOn } from './stream.js';
-import { bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, checkOptionNames, convertPoints } from './msm/bytes.js';
-import { msmBytesOn } from './msm/chunked.js';
 import {
-  noFormatOptions, decodePointBatch, encodePointBatch, inputsToNative, pointFormatsOf, pointLayout, resolveFormatOptions, resultFromNative, scalarFormatsOf,
-} from './codecs.js';
+  bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, checkOptionNames, convertPoints, isInfinityBytes, modelOf, neutralBytes,
+} from './msm/bytes.js';
+import { msmBytesOn } from './msm/chunked.js';
+import { decodePointBatch, encodePointBatch, inputsToNative, resultFromNative } from './codecs.js';
+import { noFormatOptions, pointFormatsOf, pointLayout, resolveFormatOptions, scalarFormatsOf } from './formats.js';
 import { coordinateCodec, fromPointObject, toPointObject } from './point-objects.js';
 
 /** A small seeded generator (xorshift128+ on 32-bit halves); not for secrets. */
@@ -56,8 +57,10 @@ export class Curve {
     this.kernel = runtime.kernel ?? 'int';
     this.p = runtime.p;
     this.r = runtime.r;
-    this.a = runtime.a;
-    this.b = runtime.b;
+    /** 'short-weierstrass', 'twisted-edwards' (a x^2 + y^2 = 1 + d x^2 y^2) or 'montgomery' (B v^2 = u^3 + A u^2 + u) */
+    this.model = modelOf(runtime);
+    // the model's coefficients, by the names of its params file: a, b; a, d; or A, B
+    for (const k of ['a', 'b', 'd', 'A', 'B']) if (runtime[k] !== undefined) this[k] = runtime[k];
     this.generator = Object.freeze({ ...runtime.generator });
     this.module = module; // the compiled WebAssembly.Module, sent to thread pools
     this.moduleBytes = moduleBytes; // its bytes, from which a pool derives the shared-memory variant
@@ -68,7 +71,7 @@ export class Curve {
     this.coordinateBytes = runtime.field.bytes;
     this.pointBytes = 2 * runtime.field.bytes;
     this.scalarBytes = runtime.scalarBytes;
-    /** Point formats this curve takes (src/codecs.js), each with its bytes per point. */
+    /** Point formats this curve takes (src/formats.js), each with its bytes per point. */
     this.pointFormats = pointFormatsOf(runtime);
     /** Scalar formats this curve takes, each with its bytes per scalar. */
     this.scalarFormats = scalarFormatsOf(runtime);
@@ -148,13 +151,20 @@ export class Curve {
     if (!Array.isArray(points)) throw new TypeError(`points must be an array of { x, y } (each ${C.shape}) or null`);
     const B = this.coordinateBytes;
     const out = new Uint8Array(points.length * 2 * B);
+    const neutral = this.model === 'twisted-edwards' ? neutralBytes(this.params) : null;
     for (let i = 0; i < points.length; i++) {
       const P = fromPointObject(points[i]);
-      if (P === null) continue;
+      if (P === null) {
+        if (neutral) out.set(neutral, 2 * B * i); // null is the neutral element (0, 1) of an Edwards curve
+        continue;
+      }
       if (typeof P !== 'object') throw new TypeError(`points[${i}] must be { x, y } (each ${C.shape}) or null`);
       C.check(P.x, `points[${i}].x`);
       C.check(P.y, `points[${i}].y`);
-      if (C.isZero(P.x) && C.isZero(P.y)) throw new RangeError(`points[${i}] is (0, 0), which is not on the curve (use null for infinity)`);
+      if (C.isZero(P.x) && C.isZero(P.y)) {
+        if (this.model === 'montgomery') throw new RangeError(`points[${i}] is (0, 0), the point of order 2, which the native encoding cannot write (all zero is infinity)`);
+        if (this.model !== 'twisted-edwards') throw new RangeError(`points[${i}] is (0, 0), which is not on the curve (use null for infinity)`);
+      }
       C.write(P.x, out, 2 * B * i, B);
       C.write(P.y, out, 2 * B * i + B, B);
     }
@@ -175,18 +185,22 @@ export class Curve {
     return out;
   }
 
-  /** One point in the msmBytes encoding to { x, y }, or null for infinity (not checked to be on the curve). */
+  /**
+   * One point in the msmBytes encoding to { x, y }, or null for infinity (not checked to be on the curve). On a
+   * twisted Edwards curve the neutral element is the point (0, 1), never null.
+   */
   decodePoint(bytes) {
     if (!(bytes instanceof Uint8Array)) throw new TypeError('decodePoint takes a Uint8Array');
     if (bytes.length !== this.pointBytes) throw new RangeError(`a point is ${this.pointBytes} bytes, got ${bytes.length}`);
     const B = this.coordinateBytes;
-    if (bytes.every((v) => v === 0)) return null;
+    if (isInfinityBytes(this.params, bytes)) return null;
     return { x: this.#coordinate.read(bytes, 0, B), y: this.#coordinate.read(bytes, B, B) };
   }
 
   /**
    * sum_i scalars[i] * points[i]. points: Array<{ x, y } | null>, scalars: Array<bigint> in [0, r).
-   * Returns { x, y } or null (infinity). Variable time: not for secret scalars.
+   * Returns { x, y } or null (infinity; a twisted Edwards curve returns its neutral element { x: 0n, y: 1n } and
+   * takes null for it too). Variable time: not for secret scalars.
    */
   msm(points, scalars, options) {
     if (Array.isArray(points) && Array.isArray(scalars) && points.length !== scalars.length) {
@@ -204,7 +218,7 @@ export class Curve {
    * Returns the result point in the same encoding. Variable time.
    * options: { window: c, timings: object to fill with per-phase milliseconds, checkSubgroup: bool,
    *   pointFormat, scalarFormat: the encodings of the inputs (names in curve.pointFormats / curve.scalarFormats,
-   *   default 'native' / 'le'), resultFormat: the result's (default: pointFormat) } — see src/codecs.js.
+   *   default 'native' / 'le'), resultFormat: the result's (default: pointFormat) } — see src/formats.js.
    */
   msmBytes(pointBytes, scalarBytes, options) {
     options = checkMsmOptions(options);

@@ -8,7 +8,8 @@ import { checkMsmOptions, checkScalarBytes, inputError } from './msm/bytes.js';
 import { ChunkedMsm } from './msm/chunked.js';
 import { planMsm } from './msm/plan.js';
 import { STAGING_POINTS } from './msm/layout.js';
-import { decodePointBatch, decodeScalarBatch, decodeScratchBytes, resolveFormatOptions, resultFromNative } from './codecs.js';
+import { decodePointBatch, decodeScalarBatch, decodeScratchBytes, resultFromNative } from './codecs.js';
+import { resolveFormatOptions } from './formats.js';
 import { ownInstance } from './instance.js';
 
 /** Pairs handed on at once: bounds the copies made when bytes are cut into pairs and converted. */

@@ -21,7 +21,11 @@ import { relaxedFmaSupport } from '../src/runtime/features.js';
 import { subgroupTestOf } from '../src/msm/subgroup.js';
 import { fmaLimbShape } from '../codegen/params/field.js';
 import { shippedModules } from '../codegen/modules/shipped.js';
-import { KERNELS } from './harness.js';
+import { KERNELS, edwardsOps } from './harness.js';
+import { loadCurve } from '../index.js';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { pippenger } from '@noble/curves/abstract/curve.js';
+import { modInv, modSqrt } from '../src/bigint/field.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(repo, 'scripts', 'codegen.js');
@@ -74,6 +78,9 @@ beforeAll(async () => {
   out.bn254 = join(tmp, 'bn254');
   out.toyNoGlv = join(tmp, 'toy64-no-glv');
   writeFileSync(join(tmp, 'toy64-no-glv.json'), JSON.stringify({ ...TOY_GLV, name: 'toy64-no-glv' }, null, 2));
+  writeFileSync(join(tmp, 'bandersnatch-copy.json'), JSON.stringify({ ...readJson(join(repo, 'codegen', 'curves', 'bandersnatch.json')), name: 'bandersnatch-copy' }, null, 2));
+  out.curve25519 = join(tmp, 'curve25519');
+  out.bandersnatch = join(tmp, 'bandersnatch-copy');
   const jobs = {
     k256: run(['curve', '--params', join(examples, 'secp256k1-clone.json'), '--out', out.k256], { cwd: project }),
     p256: run(['curve', '--params', join(examples, 'p256.json'), '--out', out.p256, '--runtime', runtime, '--w', '29']),
@@ -81,6 +88,8 @@ beforeAll(async () => {
     toyGlv: run(['curve', '--params', join(tmp, 'toy64-glv.json'), '--out', out.toyGlv, '--runtime', runtime]),
     bn254: run(['curve', '--params', join(repo, 'codegen', 'curves', 'bn254.json'), '--out', out.bn254, '--runtime', runtime, '--w', '30', '--no-check']),
     toyNoGlv: run(['curve', '--params', join(tmp, 'toy64-no-glv.json'), '--out', out.toyNoGlv, '--runtime', runtime, '--no-glv']),
+    curve25519: run(['curve', '--params', join(examples, 'curve25519.json'), '--out', out.curve25519, '--runtime', runtime, '--w', '30']),
+    bandersnatch: run(['curve', '--params', join(tmp, 'bandersnatch-copy.json'), '--out', out.bandersnatch, '--runtime', runtime, '--w', '29']),
   };
   for (const [k, job] of Object.entries(jobs)) runs[k] = await job;
 }, 60_000);
@@ -212,7 +221,7 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
 
   it('NIST P-256 (a = -3, no GLV) with --w 29 and --runtime <path>', async () => {
     const json = readJson(join(examples, 'p256.json'));
-    expect(runs.p256.stdout).toMatch(/GLV: none \(a != 0\)/);
+    expect(runs.p256.stdout).toMatch(/GLV: none \(a != 0 and no degree-2 endomorphism\)/);
     expect(runs.p256.stdout).toMatch(/Limb size: w = 29 \(from --w/);
     const { builds } = await checkGenerated('p256', json, { glv: false, n: 100 });
     expect(builds.int.params.field.w).toBe(29);
@@ -314,6 +323,67 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
     expect(builds.int.params.field.w).toBe(27);
   }, 30_000);
 
+  it('a Montgomery-form curve (Curve25519, RFC 7748): points (u, v) in, the sum out, against noble ed25519 through the birational map written here', async () => {
+    const r = runs.curve25519;
+    expect(r.stderr, r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Curve curve25519: B v\^2 = u\^3 \+ A u\^2 \+ u \(A = 0x76d06, B = 0x1; the MSM runs on its image y\^2 = x\^3 /m);
+    expect(r.stdout).toMatch(/GLV: none/);
+    expect(r.stdout).toMatch(SELF_CHECKED);
+    const mod = await import(pathToFileURL(join(out.curve25519, 'index.js')).href);
+    const p = ed25519.Point.CURVE().p;
+    const F = (v) => ((v % p) + p) % p;
+    const inv = (v) => modInv(F(v), p);
+    // RFC 7748 section 4.1: (u, v) = ((1 + y) / (1 - y), sqrt(-486664) u / x), the root giving G -> (9, v_G)
+    let c = modSqrt(F(-486664n), p);
+    const toMontgomery = (P) => (P.x === 0n && P.y === 1n ? null : { x: F((1n + P.y) * inv(1n - P.y)), y: F(c * F((1n + P.y) * inv(1n - P.y)) * inv(P.x)) });
+    if (toMontgomery(ed25519.Point.BASE.toAffine()).y !== BigInt(readJson(join(examples, 'curve25519.json')).generator.y)) c = F(-c);
+    const fromMontgomery = (M) => (M === null ? { x: 0n, y: 1n } : { x: F(c * M.x * inv(M.y)), y: F((M.x - 1n) * inv(M.x + 1n)) });
+    for (const kernel of KERNELS) {
+      const curve = await mod.load({ kernel });
+      expect(curve.model).toBe('montgomery');
+      expect(curve.generator).toEqual(toMontgomery(ed25519.Point.BASE.toAffine()));
+      const E = Array.from({ length: 40 }, (_, i) => ed25519.Point.BASE.multiply(BigInt(i) * 0x1234567890abcdefn + 11n));
+      const scalars = E.map((_, i) => (BigInt(i) * 0xfedcba987654321n + 3n) % curve.r);
+      scalars[5] = 0n;
+      E[7] = E[6];
+      E[9] = E[8].negate();
+      scalars[9] = scalars[8];
+      E[10] = ed25519.Point.ZERO;
+      const want = pippenger(ed25519.Point, E, scalars).toAffine();
+      const points = E.map((P) => toMontgomery(P.toAffine()));
+      expect(points[10]).toBe(null);
+      expect(fromMontgomery(curve.msm(points, scalars)), kernel).toEqual({ x: want.x, y: want.y });
+      expect(fromMontgomery(curve.decodePoint(curve.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars))))).toEqual({ x: want.x, y: want.y });
+      expect(curve.msm([points[0], { x: points[0].x, y: F(-points[0].y) }], [3n, 3n])).toBe(null);
+      expect(curve.msm([], [])).toBe(null);
+      // (0, 0), of order 2, has no native encoding (all zero is infinity): a clear error, not a wrong sum
+      expect(() => curve.msm([{ x: 0n, y: 0n }], [1n])).toThrow(/points\[0\] is \(0, 0\), the point of order 2/);
+      const T4 = toMontgomery(ed25519.Point.fromAffine({ x: modSqrt(F(-1n), p), y: 0n }).toAffine()); // order 4
+      expect(() => curve.msm([points[0], T4], [1n, 1n], { checkSubgroup: true })).toThrow(/^points\[1\] is not in the subgroup of order r$/);
+      expect(() => curve.msm([T4], [2n])).toThrow(/the result is \(0, 0\), the point of order 2/);
+    }
+  }, 30_000);
+
+  it('a twisted Edwards curve with a degree-2 GLV endomorphism (a copy of the shipped bandersnatch): same results as the shipped curve', async () => {
+    const r = runs.bandersnatch;
+    expect(r.stderr, r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Curve bandersnatch-copy: a x\^2 \+ y\^2 = 1 \+ d x\^2 y\^2 \(a = 0x73eda/m);
+    expect(r.stdout).toMatch(/GLV: lambda = 0x[0-9a-f]+, the degree-2 endomorphism with kernel \(0x[0-9a-f]+, 0\)/);
+    expect(r.stdout).toMatch(SELF_CHECKED);
+    const mod = await import(pathToFileURL(join(out.bandersnatch, 'index.js')).href);
+    const shipped = await loadCurve('bandersnatch', { kernel: 'int' });
+    const points = shipped.randomPoints(300, { seed: 3 });
+    const scalars = shipped.randomScalars(300, { seed: 4 });
+    const want = shipped.msm(points, scalars);
+    for (const kernel of KERNELS) {
+      const curve = await mod.load({ kernel });
+      expect(curve.params.glv).not.toBe(null);
+      expect(curve.msm(points, scalars), kernel).toEqual(want);
+    }
+  }, 30_000);
+
   it('shipped params through the CLI give the shipped module (one code path): only the header line naming the generator differs; --no-check skips the self-check', () => {
     expect(runs.bn254.code, runs.bn254.stderr).toBe(0);
     expect(runs.bn254.stdout).not.toMatch(/Self-check/);
@@ -329,6 +399,24 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
     expect(diff(shipped.paramsJs, readFileSync(join(out.bn254, 'params.js'), 'utf8'))).toEqual([0]);
   });
 });
+
+/** Replace the params with a model's (keys set to undefined are deleted). */
+function withParams(j, json, changes) {
+  for (const k of Object.keys(j)) delete j[k];
+  Object.assign(j, json, changes);
+  for (const [k, v] of Object.entries(j)) if (v === undefined) delete j[k];
+}
+const edwardsParams = (j, changes) => withParams(j, readJson(join(repo, 'codegen', 'curves', 'ed-on-bls12-377.json')), changes);
+const montgomeryParams = (j, changes) => withParams(j, readJson(join(examples, 'curve25519.json')), changes);
+/** A point of ed-on-bls12-377 with a component of order 2 or 4 (h = 4). */
+function edwardsOutsideSubgroup() {
+  const json = readJson(join(repo, 'codegen', 'curves', 'ed-on-bls12-377.json'));
+  const ed = edwardsOps({ p: BigInt(json.p), a: BigInt(json.a), d: BigInt(json.d) });
+  for (let y = 2n; ; y++) {
+    const P = ed.liftY(y);
+    if (P && P.x !== 0n && ed.mul(P, BigInt(json.r)).x !== 0n) return { x: '0x' + P.x.toString(16), y: '0x' + P.y.toString(16) };
+  }
+}
 
 const g2Section = (changes = {}) => ({ nonResidue: '-1', b: ['0x1', '0x1'], h: '0x1', generator: { x: ['0x1', '0x0'], y: ['0x1', '0x0'] }, ...changes });
 
@@ -368,6 +456,22 @@ describe('codegen curve: bad params files', () => {
     ['g2 unknown field', (j) => (j.g2 = g2Section({ twist: 'M' })), /: "g2" has unknown field "twist" \(allowed: nonResidue, b, h, generator\)$/],
     ['g2 b not a pair', (j) => (j.g2 = g2Section({ b: '0x3' })), /: "g2\.b" must be an array \[c0, c1\]/],
     ['g2 missing generator', (j) => (j.g2 = g2Section({ generator: undefined })), /: missing field "g2\.generator"$/],
+    // the curve models (twisted Edwards: ed-on-bls12-377's params; Montgomery: Curve25519's)
+    ['unknown model', (j) => edwardsParams(j, { model: 'weierstrass' }), /: "model" must be "short-weierstrass", "twisted-edwards", "montgomery", got "weierstrass"$/],
+    ['Edwards without d', (j) => edwardsParams(j, { d: undefined }), /: missing field "d"$/],
+    ['Edwards with b', (j) => edwardsParams(j, { b: '0x7' }), /: field "b" is not a coefficient of the twisted-edwards model \(it takes "a", "d"\)$/],
+    ['Edwards a = 0', (j) => edwardsParams(j, { a: '0' }), /: a must be nonzero/],
+    ['Edwards d = 0', (j) => edwardsParams(j, { d: '0' }), /: d must be nonzero/],
+    ['Edwards a = d', (j) => edwardsParams(j, { d: '-1' }), /: a and d must differ/],
+    ['Edwards d a square', (j) => edwardsParams(j, { d: '4' }), /: d must be a non-square mod p/],
+    ['Edwards generator off the curve', (j) => edwardsParams(j, { generator: { x: '0x2', y: '0x3' } }), /: generator is not on the curve \(a x\^2 \+ y\^2 = 1 \+ d x\^2 y\^2\)$/],
+    ['Edwards generator the neutral (0, 1)', (j) => edwardsParams(j, { generator: { x: '0', y: '1' } }), /: the generator has x = 0 \(the neutral element or the point of order 2\)$/],
+    ['Edwards generator outside the subgroup', (j) => edwardsParams(j, { generator: edwardsOutsideSubgroup() }), /: generator does not have order r/],
+    ['Edwards wrong cofactor', (j) => edwardsParams(j, { h: '8' }), /: h \* r = 0x[0-9a-f]+ cannot be the number of points/],
+    ['Montgomery B = 0', (j) => montgomeryParams(j, { B: '0' }), /: B must be nonzero/],
+    ['Montgomery A = 2 (singular)', (j) => montgomeryParams(j, { A: '2' }), /: A\^2 = 4 makes the Montgomery curve singular/],
+    ['Montgomery without A', (j) => montgomeryParams(j, { A: undefined }), /: missing field "A"$/],
+    ['Montgomery generator off the curve', (j) => montgomeryParams(j, { generator: { x: '9', y: '10' } }), /: generator is not on the curve \(B v\^2 = u\^3 \+ A u\^2 \+ u\)$/],
   ];
   const results = {};
   let badDir;

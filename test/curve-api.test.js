@@ -9,14 +9,18 @@
 // everywhere, and the FMA build where relaxed_madd is fused (Node 22/24: CI runs this file under Node 24 too).
 
 import { describe, it, expect, beforeAll } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng } from '../src/bigint/curve.js';
 import { mod, modSqrt } from '../src/bigint/field.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
-import { KERNELS, pointsToBytes, scalarsToBytes } from './harness.js';
+import { KERNELS, edwardsOps, pointsToBytes, scalarsToBytes } from './harness.js';
 
-const EXPECTED_NAMES = ['bls12-381', 'bn254', 'bls12-377', 'pallas', 'vesta', 'secp256k1', 'grumpkin'];
+const EXPECTED_NAMES = [
+  'bls12-381', 'bn254', 'bls12-377', 'pallas', 'vesta', 'secp256k1', 'grumpkin',
+  'ed25519', 'jubjub', 'bandersnatch', 'baby-jubjub', 'ed-on-bls12-377',
+];
 
 function readLE(bytes, offset, length) {
   let x = 0n;
@@ -43,7 +47,7 @@ function nonSubgroupPoint(oracle, seed) {
 }
 
 describe('curveNames and loadCurve', () => {
-  it('curveNames lists the seven shipped curves and is frozen', () => {
+  it('curveNames lists the twelve shipped curves and is frozen', () => {
     expect([...curveNames].sort()).toEqual([...EXPECTED_NAMES].sort());
     expect(Object.isFrozen(curveNames)).toBe(true);
   });
@@ -57,9 +61,16 @@ describe('curveNames and loadCurve', () => {
     expect(typeof curve.generator.y).toBe('bigint');
     expect(typeof curve.msm).toBe('function');
     expect(typeof curve.msmBytes).toBe('function');
-    const oracle = makeCurve(curve.params);
-    expect(oracle.isOnCurve(curve.generator)).toBe(true);
-    expect(oracle.mul(curve.generator, curve.r)).toBe(null);
+    if (curve.model === 'twisted-edwards') {
+      const ed = edwardsOps(curve);
+      expect(ed.onCurve(curve.generator)).toBe(true);
+      expect(ed.mul(curve.generator, curve.r)).toEqual(ed.ZERO);
+    } else {
+      expect(curve.model).toBe('short-weierstrass');
+      const oracle = makeCurve(curve.params);
+      expect(oracle.isOnCurve(curve.generator)).toBe(true);
+      expect(oracle.mul(curve.generator, curve.r)).toBe(null);
+    }
     expect(await loadCurve(name)).toBe(curve);
     const [a, b] = await Promise.all([loadCurve(name), loadCurve(name)]);
     expect(a).toBe(curve);
@@ -110,7 +121,11 @@ describe('curveNames and loadCurve', () => {
   });
 });
 
-for (const [name, kernel] of curveNames.flatMap((n) => KERNELS.map((k) => [n, k]))) {
+// The short-Weierstrass curves (this suite's oracle and its off-curve and off-subgroup points are theirs); the
+// twisted Edwards curves' API is test/edwards.test.js and test/edwards-codecs.test.js.
+const WEIERSTRASS = curveNames.filter((n) => JSON.parse(readFileSync(new URL(`../codegen/curves/${n}.json`, import.meta.url), 'utf8')).model === undefined);
+
+for (const [name, kernel] of WEIERSTRASS.flatMap((n) => KERNELS.map((k) => [n, k]))) {
   describe(`curve API on ${name} (${kernel} build)`, { timeout: 30_000 }, () => {
     let curve;
     let oracle;

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { mod, modInv, modPow, legendre, isProbablePrime, bitLength } from '../src/bigint/field.js';
 import { randomScalar } from '../src/bigint/curve.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
+import { curveNames } from '../index.js';
 
 export const LIMB_SIZES = [26, 27, 28, 29, 30, 31, 32];
 export const LONG_TESTS = Boolean(process.env.WASMSM_LONG_TESTS);
@@ -819,3 +820,74 @@ export function doubleAndAdd(add, P, k) {
   }
   return acc;
 }
+
+/**
+ * Affine twisted Edwards arithmetic on a x^2 + y^2 = 1 + d x^2 y^2 over F_p, written from the curve equation alone
+ * (no map to another model): the unified addition law x3 = (x1 y2 + y1 x2) / (1 + d t), y3 = (y1 y2 - a x1 x2) /
+ * (1 - d t), t = x1 x2 y1 y2 (Bernstein et al. 2008), which is complete for a square a and a non-square d and holds
+ * on Bandersnatch's (non-square a) points of order r. null is accepted as the neutral element (0, 1) (doubleAndAdd
+ * starts from it) and never returned. liftY(y) is a point with that y (either root) or null.
+ */
+export function edwardsOps({ p, a, d }) {
+  const m = (v) => ((v % p) + p) % p;
+  const inv = (v) => {
+    let [r0, r1, s0, s1] = [m(v), p, 1n, 0n];
+    while (r1 !== 0n) {
+      const q = r0 / r1;
+      [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
+    }
+    if (r0 !== 1n) throw new Error('edwardsOps: a denominator of the addition law is zero');
+    return m(s0);
+  };
+  const ZERO = Object.freeze({ x: 0n, y: 1n });
+  const add = (P, Q) => {
+    P ??= ZERO;
+    Q ??= ZERO;
+    const t = m(d * P.x * Q.x % p * P.y % p * Q.y);
+    return { x: m((P.x * Q.y + P.y * Q.x) * inv(1n + t)), y: m((P.y * Q.y - a * P.x * Q.x) * inv(1n - t)) };
+  };
+  const mul = (P, k) => doubleAndAdd(add, P, k) ?? ZERO;
+  const neg = (P) => ({ x: m(-P.x), y: P.y });
+  const onCurve = (P) => m(a * P.x * P.x + P.y * P.y - 1n - d * P.x * P.x % p * P.y * P.y) === 0n;
+  const sqrt = (v) => {
+    // Tonelli-Shanks (p odd prime)
+    v = m(v);
+    if (v === 0n) return 0n;
+    const pow = (b, e) => {
+      let r = 1n;
+      for (b = m(b); e > 0n; e >>= 1n, b = (b * b) % p) if (e & 1n) r = (r * b) % p;
+      return r;
+    };
+    if (pow(v, (p - 1n) / 2n) !== 1n) return null;
+    let q = p - 1n;
+    let s = 0;
+    while (!(q & 1n)) [q, s] = [q >> 1n, s + 1];
+    let z = 2n;
+    while (pow(z, (p - 1n) / 2n) !== p - 1n) z++;
+    let [M, c, t, R] = [s, pow(z, q), pow(v, q), pow(v, (q + 1n) / 2n)];
+    while (t !== 1n) {
+      let i = 0;
+      for (let u = t; u !== 1n; u = (u * u) % p) i++;
+      let b = c;
+      for (let j = 0; j < M - i - 1; j++) b = (b * b) % p;
+      [M, c, t, R] = [i, (b * b) % p, (t * b * b) % p, (R * b) % p];
+    }
+    return R;
+  };
+  const liftY = (y) => {
+    const den = m(a - d * y * y);
+    if (den === 0n) return null;
+    const x = sqrt(m((1n - y * y) * inv(den)));
+    return x === null ? null : { x, y: m(y) };
+  };
+  return { ZERO, add, mul, neg, onCurve, liftY, sqrt, inv };
+}
+
+/**
+ * The shipped short-Weierstrass curves: the suites whose oracle (src/bigint/curve.js makeCurve) and hand-made
+ * off-curve points are written for y^2 = x^3 + a x + b run on these; the twisted Edwards curves have their own
+ * (edwards.test.js, edwards-codecs.test.js).
+ */
+export const WEIERSTRASS_CURVES = Object.freeze(
+  curveNames.filter((n) => JSON.parse(readFileSync(new URL(`../codegen/curves/${n}.json`, import.meta.url), 'utf8')).model === undefined),
+);

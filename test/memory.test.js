@@ -9,10 +9,10 @@
 // The process-level check that RSS comes back after a large MSM is in test/memory-rss.test.js.
 
 import { describe, it, expect, beforeAll } from 'vitest';
-import { loadCurve, curveNames } from '../index.js';
+import { loadCurve } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
-import { degenerateInput, LONG_TESTS, pointsToBytes, scalarsToBytes, writeLE } from './harness.js';
+import { degenerateInput, LONG_TESTS, pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES, writeLE } from './harness.js';
 import { planMsm } from '../src/msm/plan.js';
 import { msmBytesOn } from '../src/msm/chunked.js';
 import { withHeap, RELEASE_AFTER_MS, RESIDENT_BYTES } from '../src/instance.js';
@@ -87,7 +87,7 @@ async function* pieces(pointBytes, scalarBytes, pointSizes, scalarSizes) {
 
 const groupsOf = (curve) => [curve, curve.g2].filter(Boolean);
 
-for (const name of curveNames) {
+for (const name of WEIERSTRASS_CURVES) { // the Edwards curves: edwards.test.js
   describe(`memory: ${name}`, { timeout: 300_000 }, () => {
     const cases = []; // per group: { g, label, pointBytes, scalarBytes, n, expected (noble), oneShot }
 

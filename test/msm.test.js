@@ -10,11 +10,11 @@
 // Every input is deterministic: test names carry curve, n and seed so any failure replays.
 
 import { describe, it, expect, beforeAll } from 'vitest';
-import { loadCurve, curveNames } from '../index.js';
+import { loadCurve } from '../index.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
 import { nobleMsm, noblePointClass } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
-import { pointsToBytes, scalarsToBytes } from './harness.js';
+import { pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './harness.js';
 
 // Largest size exponent k (n up to 2^k + 1) per curve: the oracles are slow, so the biggest sizes run on
 // three curves only (48-byte BLS, 32-byte BN, secp256k1 with p near 2^256) and the rest stop at 2^7 + 1.
@@ -59,7 +59,7 @@ function specialScalars(curve) {
   return list.filter((s) => s >= 0n && s < r && !seen.has(s) && seen.add(s));
 }
 
-for (const name of curveNames) {
+for (const name of WEIERSTRASS_CURVES) { // the Edwards curves: edwards.test.js
   describe(`msm on ${name}`, { timeout: 60_000 }, () => {
     let curve;
     let oracle;

@@ -9,16 +9,16 @@
 // - bad input, clear errors, free(), formats, the memory check.
 
 import { describe, it, expect, beforeAll } from 'vitest';
-import { loadCurve, curveNames } from '../index.js';
+import { loadCurve } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng } from '../src/bigint/curve.js';
 import { checkTableFits, tableLayout } from '../src/msm/prepared.js';
-import { KERNELS, degenerateInput, pointsToBytes, scalarsToBytes } from './harness.js';
+import { degenerateInput, KERNELS, pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './harness.js';
 
 const show = (P) => (P === null ? 'infinity' : `(0x${P.x.toString(16)}, 0x${P.y.toString(16)})`);
 const PRECOMPUTE = [false, true, { window: 4 }];
 
-for (const name of curveNames) {
+for (const name of WEIERSTRASS_CURVES) { // the Edwards curves: edwards.test.js
   describe(`prepared bases on ${name}`, { timeout: 120_000 }, () => {
     let curve;
     let pointBytes;

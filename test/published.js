@@ -6,6 +6,13 @@
 //   pallas, vesta  the Pasta curves (zcash/pasta_curves, arkworks ark-pallas / ark-vesta): p, q = 2^254 + ..., G = (-1, 2)
 //   secp256k1  SEC 2 v2, section 2.4.1
 //   grumpkin   Aztec barretenberg (the cycle partner of BN254): y^2 = x^3 - 17, G = (1, sqrt(-16))
+// Twisted Edwards a x^2 + y^2 = 1 + d x^2 y^2 (model: 'twisted-edwards', d instead of b):
+//   ed25519    RFC 8032 section 5.1 (d = -121665/121666, B = (..., 4/5))
+//   jubjub     Zcash protocol spec 5.4.9.3 (a = -1, d = -10240/10241, r_J); the generator of zkcrypto/jubjub and
+//              the SafeCurves-style list at neuromancer.sk std/other/JubJub
+//   baby-jubjub  EIP-2494 (a = 168700, d = 168696, l; the base point B = Base8 of circomlib)
+//   bandersnatch  Masson, Sanso, Zhang, ePrint 2021/1152 and arkworks ark-ed-on-bls12-381-bandersnatch (a = -5)
+//   ed-on-bls12-377  arkworks ark-ed-on-bls12-377 (a = -1, d = 3021)
 // Numbers as bigint; each curve's derivation from its seed (where it has one) is checked in the test, so a typo here
 // fails there instead of passing unnoticed.
 
@@ -78,11 +85,59 @@ export const PUBLISHED = {
     h: 1n,
     G: { x: 1n, y: 0x0000000000000002cf135e7506a45d632d270d45f1181294833fc48d823f272cn },
   },
+  ed25519: {
+    model: 'twisted-edwards',
+    p: 2n ** 255n - 19n,
+    r: 2n ** 252n + 27742317777372353535851937790883648493n,
+    a: -1n,
+    d: { num: -121665n, den: 121666n },
+    h: 8n,
+    G: { x: 15112221349535400772501151409588531511454012693041857206046113283949847762202n, y: 46316835694926478169428394003475163141307993866256225615783033603165251855960n },
+  },
+  jubjub: {
+    model: 'twisted-edwards',
+    p: 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n, // BLS12-381's r
+    r: 6554484396890773809930967563523245729705921265872317281365359162392183254199n,
+    a: -1n,
+    d: { num: -10240n, den: 10241n },
+    h: 8n,
+    G: { x: 0x11dafe5d23e1218086a365b99fbf3d3be72f6afd7d1f72623e6b071492d1122bn, y: 0x1d523cf1ddab1a1793132e78c866c0c33e26ba5cc220fed7cc3f870e59d292aan },
+  },
+  'baby-jubjub': {
+    model: 'twisted-edwards',
+    p: 21888242871839275222246405745257275088548364400416034343698204186575808495617n, // BN254's r
+    r: 2736030358979909402780800718157159386076813972158567259200215660948447373041n,
+    a: 168700n,
+    d: 168696n,
+    h: 8n,
+    G: { x: 5299619240641551281634865583518297030282874472190772894086521144482721001553n, y: 16950150798460657717958625567821834550301663161624707787222815936182638968203n },
+  },
+  bandersnatch: {
+    model: 'twisted-edwards',
+    p: 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n, // BLS12-381's r
+    r: 13108968793781547619861935127046491459309155893440570251786403306729687672801n,
+    a: -5n,
+    d: 45022363124591815672509500913686876175488063829319466900776701791074614335719n,
+    h: 4n,
+    G: { x: 18886178867200960497001835917649091219057080094937609519140440539760939937304n, y: 19188667384257783945677642223292697773471335439753913231509108946878080696678n },
+  },
+  'ed-on-bls12-377': {
+    model: 'twisted-edwards',
+    p: 0x12ab655e9a2ca55660b44d1e5c37b00159aa76fed00000010a11800000000001n, // BLS12-377's r
+    r: 2111115437357092606062206234695386632838870926408408195193685246394721360383n,
+    a: -1n,
+    d: 3021n,
+    h: 4n,
+    G: { x: 4497879464030519973909970603271755437257548612157028181994697785683032656389n, y: 4357141146396347889246900916607623952598927460421559113092863576544024487809n },
+  },
 };
 
-/** A published curve with a, b and the generator reduced mod p (negative values as written above). */
+/** A published curve with a, b (or d) and the generator reduced mod p (negative values and fractions as above). */
 export function published(name) {
   const c = PUBLISHED[name];
   const m = (v) => ((v % c.p) + c.p) % c.p;
-  return { ...c, a: m(c.a), b: m(c.b), G: { x: m(c.G.x), y: m(c.G.y) } };
+  const pow = (b, e) => (e === 0n ? 1n : (pow(m(b * b), e >> 1n) * (e & 1n ? b : 1n)) % c.p);
+  const value = (v) => (typeof v === 'bigint' ? m(v) : m(v.num * pow(m(v.den), c.p - 2n)));
+  const coefficients = c.model === 'twisted-edwards' ? { a: m(c.a), d: value(c.d) } : { a: m(c.a), b: m(c.b) };
+  return { ...c, ...coefficients, G: { x: m(c.G.x), y: m(c.G.y) } };
 }

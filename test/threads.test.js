@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
-import { degenerateInput, pointsToBytes, scalarsToBytes } from './harness.js';
+import { degenerateInput, pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './harness.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
@@ -94,7 +94,7 @@ describe('the split of the work over threads (src/msm/plan.js)', () => {
   });
 });
 
-for (const name of curveNames) {
+for (const name of WEIERSTRASS_CURVES) { // the Edwards curves: edwards.test.js
   describe(`thread pool on ${name}`, { timeout: 120_000 }, () => {
     let curve;
     let cases; // [{ label, points, scalars, bytes: [pointBytes, scalarBytes], expected bytes }]

@@ -50,10 +50,11 @@ function scratch(E) {
  * @param options.base for coordinates in F_p2: { fp, E } of the base field F_p. batchAdd then inverts the norms
  *   N(d) = d conj(d) in F_p (one batch over F_p) and takes 1/d = conj(d) / N(d): 7 base products per pair for
  *   the inversion instead of 9 (three F_p2 products of 3 each). Needs fp('norm') and fp('conjScale').
+ * @param options.codec false: leave g_fromBytes / g_toBytes to another model's kernels (codegen/kernels/model.js)
  * @param options.batchedProducts the field has fp mul2 / mul4 (the FMA build: two / four products per call, in about
  *   the time of one / two): batchAdd (over F_p), decoding and the GLV map run their independent products together
  */
-export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism, prefix = 'g', base = null, batchedProducts: batched = false }) {
+export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism, prefix = 'g', base = null, batchedProducts: batched = false, codec = true }) {
   const { E, affineBytes, infOffset } = curveSizes(fieldParams);
   const g = (name) => `${prefix}_${name}`;
   const S = scratch(E);
@@ -316,7 +317,7 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
     }
   }
 
-  {
+  if (codec) {
     const B = fieldParams.bytes;
     const fn = new Func(g('fromBytes'), {
       params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32']], result: 'i32', exportName: g('fromBytes'),
@@ -366,11 +367,13 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
     );
     funcs.push(fn);
   }
-  {
+  if (codec) {
     const B = fieldParams.bytes;
     const fn = new Func(g('toBytes'), {
       params: [['dst', 'i32'], ['pt', 'i32']], exportName: g('toBytes'),
-      doc: `${g('toBytes')}(dst, pt): encode an affine point as x | y (${B}-byte little-endian each, canonical), infinity as zeros.`,
+      result: 'i32',
+      doc: `${g('toBytes')}(dst, pt): encode an affine point as x | y (${B}-byte little-endian each, canonical), infinity as zeros.
+Returns 1 (every point has this encoding; the other models' g_toBytes can return 0).`,
     });
     fn.local('t', 'i32');
     fn.push(
@@ -387,6 +390,7 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
         ],
       ),
       S.release(1),
+      i32.const(1),
     );
     funcs.push(fn);
   }

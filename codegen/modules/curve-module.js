@@ -6,6 +6,8 @@ import { buildFieldModule } from './field-module.js';
 import { curveKernels, curveSizes } from '../kernels/curve.js';
 import { glvKernels as defaultGlvKernels } from '../kernels/scalar-glv.js';
 import { msmDigits, msmBucketSort } from '../kernels/msm.js';
+import { modelKernels, degreeTwoEndomorphism } from '../kernels/model.js';
+import { modelConstants } from '../params/models.js';
 import { deriveCurveParams } from '../params/curve.js';
 import { deriveGlvParams, describeGlvParams } from '../params/glv.js';
 import { deriveG2Params } from '../params/g2.js';
@@ -26,12 +28,34 @@ export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = de
     { name: 'curveA', value: curve.a, note: 'curve coefficient a' },
     { name: 'curveB', value: curve.b, note: 'curve coefficient b' },
   ];
-  if (glv) extraConstants.push({ name: 'beta', value: glv.beta, note: 'beta, a cube root of unity: lambda * (x, y) = (beta x, y)' });
+  const degreeTwo = glv?.endomorphism?.kind === 'degree-2';
+  if (glv && !degreeTwo) extraConstants.push({ name: 'beta', value: glv.beta, note: 'beta, a cube root of unity: lambda * (x, y) = (beta x, y)' });
+  if (degreeTwo) {
+    const { x0, v, m2, m3 } = glv.endomorphism;
+    extraConstants.push(
+      { name: 'endoX0', value: x0, note: 'GLV map psi: x0 of the kernel point (x0, 0)' },
+      { name: 'endoV', value: v, note: 'GLV map psi: v = 3 x0^2 + a' },
+      { name: 'endoM2', value: m2, note: 'GLV map psi: m^2' },
+      { name: 'endoM3', value: m3, note: 'GLV map psi: m^3' },
+    );
+  }
+  const model = curve.model;
+  if (model) {
+    const notes = {
+      mapInvB: '1/B of the Montgomery form (into the Weierstrass image)', mapShift: 'A/(3B) (into the Weierstrass image)',
+      mapB: 'B of the Montgomery form (back from the Weierstrass image)', mapAThird: 'A/3 (back)',
+      teA: 'twisted Edwards a', teD: 'twisted Edwards d', montA: 'Montgomery A', montB: 'Montgomery B',
+    };
+    for (const [name, value] of Object.entries(modelConstants(model, curve.p))) extraConstants.push({ name, value, note: notes[name] });
+  }
   if (g2) {
     extraConstants.push({ name: 'g2B', value: [g2.b.c0, g2.b.c1], note: "G2: the twist's coefficient b' in F_p2" });
     if (g2.glvOmega !== null) extraConstants.push({ name: 'g2Omega', value: [g2.glvOmega, 0n], note: 'G2: omega in F_p2, lambda * (x, y) = (omega x, y) on G2' });
   }
   const headerLines = [
+    ...(model ? [model.kind === 'twisted-edwards'
+      ? `twisted Edwards curve ${curve.name}: a x^2 + y^2 = 1 + d x^2 y^2, a = ${hex(model.coefficients.a)}, d = ${hex(model.coefficients.d)}; the MSM runs on its image:`
+      : `Montgomery curve ${curve.name}: B v^2 = u^3 + A u^2 + u, A = ${hex(model.A)}, B = ${hex(model.B)}; the MSM runs on its image:`] : []),
     `curve ${curve.name}: y^2 = x^3 + ${hex(curve.a)} x + ${hex(curve.b)}, r = ${hex(curve.r)} (${curve.rBits} bits), h = ${hex(curve.h)}`,
     ...(glv ? describeGlvParams(glv) : ['GLV: none (no cheap endomorphism on this curve): plain signed windows']),
     ...(g2 ? [
@@ -43,7 +67,10 @@ export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = de
     prefix: 'fp', mulShape, generator, title: `${curve.name} (base field, curve and scalar kernels)`, extraConstants, headerLines,
   });
   module.globals.push('(global $sink (mut i32) (i32.const 0))');
-  for (const fn of curveKernels(fieldParams, { fp: f, layout, aIsZero: curve.a === 0n, hasEndomorphism: !!glv, batchedProducts: kernel === 'fma' })) module.add(fn);
+  const codec = !model;
+  for (const fn of curveKernels(fieldParams, { fp: f, layout, aIsZero: curve.a === 0n, hasEndomorphism: !!glv && !degreeTwo, batchedProducts: kernel === 'fma', codec })) module.add(fn);
+  if (model) for (const fn of modelKernels(fieldParams, { fp: f, layout, model: model.kind })) module.add(fn);
+  if (degreeTwo) module.add(degreeTwoEndomorphism(fieldParams, { fp: f, layout }));
   if (glv && glvKernels) for (const fn of glvKernels(glv, { prefix: 'glv' })) module.add(fn);
   if (g2) {
     const f2 = (op) => `fp2_${op}`;
@@ -64,12 +91,15 @@ export function runtimeParams(curve, layout, glv, g2 = null, fp = curve.field) {
   const kernel = fp.kernel;
   const glvRuntime = glv ? { lambda: glv.lambda, halfBits: glv.halfBits, H: glv.H, recordBytes: glv.recordBytes } : null;
   const shared = { name: curve.name, p: curve.p, r: curve.r, rBits: curve.rBits, scalarBytes: curve.scalarBytes, minPages: layout.minPages };
+  const model = curve.model;
+  const coefficients = model ? { model: model.kind, ...model.coefficients } : { a: curve.a, b: curve.b };
   const runtime = {
     ...shared,
     group: 'G1',
     kernel,
-    a: curve.a, b: curve.b, h: curve.h,
-    generator: { x: curve.generator.x, y: curve.generator.y },
+    ...coefficients, h: curve.h,
+    generator: model ? { x: model.generator.x, y: model.generator.y } : { x: curve.generator.x, y: curve.generator.y },
+    ...(model ? { weierstrass: { a: curve.a, b: curve.b, generator: { x: curve.generator.x, y: curve.generator.y } } } : {}),
     field,
     ...curveSizes(fp),
     glv: glvRuntime,
@@ -128,7 +158,7 @@ export function kernelOverrides(intRuntime, otherRuntime) {
  */
 export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto', fma = false } = {}) {
   const curve = deriveCurveParams(json, { w });
-  const glv = useGlv ? deriveGlvParams(curve, { rounding: 'nearest' }) : null;
+  const glv = useGlv ? deriveGlvParams(curve, { rounding: 'nearest', degreeTwo: true }) : null;
   const g2 = json.g2 === undefined ? null : deriveG2Params(curve, json.g2, glv);
   const { module, runtime: intRuntime } = buildCurveModule(curve, { glv, g2, generator, mulShape });
   let fmaWat = null;

@@ -3,6 +3,7 @@
 
 import { deriveFieldParams } from './field.js';
 import { bitLength, isProbablePrime, mod, modInverse, toBigInt } from './number-theory.js';
+import { MODELS, MODEL_COEFFICIENTS, curveModel } from './models.js';
 
 /**
  * The affine group law of y^2 = x^3 + a x + b over a field F ({ add, sub, mul, sqr, inv, eq, isZero } on its
@@ -55,15 +56,20 @@ export function affineOps(p, a) {
   return { add, mul, onCurve };
 }
 
-const REQUIRED = ['p', 'r', 'a', 'b', 'generator'];
-
 /**
- * @param json { name, p, r, a, b, h, generator: { x, y }, w? } with numbers as 0x-hex or decimal strings
+ * @param json { name, model?, p, r, h, generator: { x, y }, w?, and the model's coefficients: a, b (short Weierstrass,
+ *   the default), a, d ("model": "twisted-edwards") or A, B ("model": "montgomery") } with numbers as 0x-hex or
+ *   decimal strings. A curve of another model is checked in its own equation, then mapped to its short-Weierstrass
+ *   image (params/models.js), on which every check below runs and the MSM works: the result's a, b and generator are
+ *   the image's; `model` keeps the model's own ({ kind, coefficients, generator, A, B, ... }, null for Weierstrass).
  * @throws {TypeError|RangeError} naming the field that is wrong
  */
 export function deriveCurveParams(json, { w } = {}) {
   if (!json || typeof json !== 'object') throw new TypeError('curve params must be an object');
-  for (const k of REQUIRED) if (json[k] === undefined) throw new TypeError(`curve params: missing field "${k}"`);
+  const kind = json.model ?? 'short-weierstrass';
+  if (!MODELS.includes(kind)) throw new RangeError(`curve params: model must be one of ${MODELS.join(', ')}, got ${JSON.stringify(kind)}`);
+  const coefficientNames = MODEL_COEFFICIENTS[kind];
+  for (const k of ['p', 'r', ...coefficientNames, 'generator']) if (json[k] === undefined) throw new TypeError(`curve params: missing field "${k}"`);
   if (typeof json.generator !== 'object' || json.generator.x === undefined || json.generator.y === undefined) {
     throw new TypeError('curve params: generator must be { "x": ..., "y": ... }');
   }
@@ -76,12 +82,27 @@ export function deriveCurveParams(json, { w } = {}) {
   const h = json.h === undefined ? 1n : toBigInt(json.h, 'h');
   if (p < 5n || !isProbablePrime(p)) throw new RangeError(`curve params: p is not a prime >= 5: ${json.p}`);
   if (r < 3n || !isProbablePrime(r)) throw new RangeError(`curve params: r is not a prime >= 3: ${json.r}`);
-  const a = mod(toBigInt(json.a, 'a'), p);
-  const b = mod(toBigInt(json.b, 'b'), p);
-  if (b === 0n) throw new RangeError('curve params: b must be nonzero');
+  const G0 = { x: toBigInt(json.generator.x, 'generator.x'), y: toBigInt(json.generator.y, 'generator.y') };
+  if (G0.x < 0n || G0.x >= p || G0.y < 0n || G0.y >= p) throw new RangeError('curve params: generator coordinates must be in [0, p)');
+  let a;
+  let b;
+  let G = G0;
+  let model = null;
+  if (kind === 'short-weierstrass') {
+    a = mod(toBigInt(json.a, 'a'), p);
+    b = mod(toBigInt(json.b, 'b'), p);
+    if (b === 0n) throw new RangeError('curve params: b must be nonzero');
+  } else {
+    const coefficients = Object.fromEntries(coefficientNames.map((k) => [k, mod(toBigInt(json[k], k), p)]));
+    const m = curveModel(kind, p, coefficients);
+    if (!m.onCurve(G0)) throw new RangeError(`curve params: generator is not on the curve (${kind === 'montgomery' ? 'B v^2 = u^3 + A u^2 + u' : 'a x^2 + y^2 = 1 + d x^2 y^2'})`);
+    if (kind === 'twisted-edwards' && G0.x === 0n) throw new RangeError('curve params: the generator has x = 0 (the neutral element or the point of order 2)');
+    ({ a, b } = m.weierstrass);
+    G = m.toWeierstrass(G0);
+    if (G === null || G.y === 0n) throw new RangeError('curve params: generator does not have order r (it has order 1 or 2)');
+    model = Object.freeze({ ...m, generator: Object.freeze(G0) });
+  }
   if (mod(4n * a * a * a + 27n * b * b, p) === 0n) throw new RangeError('curve params: singular curve (4a^3 + 27b^2 = 0 mod p)');
-  const G = { x: toBigInt(json.generator.x, 'generator.x'), y: toBigInt(json.generator.y, 'generator.y') };
-  if (G.x < 0n || G.x >= p || G.y < 0n || G.y >= p) throw new RangeError('curve params: generator coordinates must be in [0, p)');
   const ops = affineOps(p, a);
   if (!ops.onCurve(G, b)) throw new RangeError('curve params: generator is not on the curve');
   if (ops.mul(G, r) !== null) throw new RangeError('curve params: generator does not have order r (r * G != infinity)');
@@ -91,7 +112,7 @@ export function deriveCurveParams(json, { w } = {}) {
   if (d * d > 4n * p) throw new RangeError(`curve params: h * r = ${n} is not a possible group order for this p (Hasse bound)`);
   const field = deriveFieldParams({ p, w: w ?? json.w ?? 30, checkPrime: false });
   return Object.freeze({
-    name, p, r, a, b, h, generator: Object.freeze(G),
+    name, p, r, a, b, h, generator: Object.freeze(G), model,
     rBits: bitLength(r),
     scalarBytes: Math.ceil(bitLength(r) / 8),
     field,

@@ -44,6 +44,7 @@
 
 import { bitLength, isProbablePrime, mod, modPow, modSqrt, toBigInt } from './number-theory.js';
 import { affineOps } from './curve.js';
+import { findDegreeTwoEndomorphism } from './endomorphism.js';
 
 /** Record layout written by the decompose kernels (numbers only, so it can be copied into runtime data). */
 export function glvRecordLayout(glv) {
@@ -132,16 +133,23 @@ const SELF_CHECK_RANDOM = 400;
 /**
  * @param {{ p: bigint, r: bigint, a?: bigint, b: bigint, generator: { x: bigint, y: bigint } }} curve
  *   (BigInts, or decimal / 0x-hex strings)
- * @param {{ rounding?: 'floor' | 'nearest' }} [options] how ĉ_i is rounded (see the top of this file)
+ * @param {{ rounding?: 'floor' | 'nearest', degreeTwo?: boolean }} [options] how ĉ_i is rounded (see the top of this
+ *   file); degreeTwo: on an a != 0 curve, look for a degree-2 endomorphism (params/endomorphism.js) instead
  * @returns {object | null} frozen GLV parameters, or null when the curve has no such endomorphism
- *   (a != 0, p != 1 mod 3 or r != 1 mod 3).
+ *   (a != 0 without a degree-2 one, p != 1 mod 3 or r != 1 mod 3). `endomorphism` says which map: { kind: 'beta' }
+ *   (lambda * (x, y) = (beta x, y)) or the degree-2 map's constants.
  */
-export function deriveGlvParams({ p, r, a = 0n, b, generator } = {}, { rounding = 'floor' } = {}) {
+export function deriveGlvParams({ p, r, a = 0n, b, generator } = {}, { rounding = 'floor', degreeTwo = false } = {}) {
   if (rounding !== 'floor' && rounding !== 'nearest') throw new RangeError(`rounding must be 'floor' or 'nearest', got ${rounding}`);
   p = toBigInt(p, 'p');
   r = toBigInt(r, 'r');
   a = toBigInt(a, 'a');
   b = toBigInt(b, 'b');
+  if (mod(a, p) !== 0n && degreeTwo) {
+    const G = { x: mod(toBigInt(generator?.x, 'generator.x'), p), y: mod(toBigInt(generator?.y, 'generator.y'), p) };
+    const endomorphism = findDegreeTwoEndomorphism({ p, r, a, b, generator: G });
+    return endomorphism && glvFromLambda({ p, r, lambda: endomorphism.lambda, beta: null, endomorphism }, rounding);
+  }
   if (mod(a, p) !== 0n || p % 3n !== 1n || r % 3n !== 1n) return null;
   if (!isProbablePrime(r)) throw new RangeError(`r is not prime: ${r}`);
   const G = { x: mod(toBigInt(generator?.x, 'generator.x'), p), y: mod(toBigInt(generator?.y, 'generator.y'), p) };
@@ -172,7 +180,11 @@ export function deriveGlvParams({ p, r, a = 0n, b, generator } = {}, { rounding 
   const { lambda } = match;
   if (modPow(beta, 3n, p) !== 1n || beta === 1n) throw new Error('beta is not a primitive cube root of 1');
   if (mod(lambda * lambda + lambda + 1n, r) !== 0n) throw new Error('lambda^2 + lambda + 1 != 0 mod r');
+  return glvFromLambda({ p, r, lambda, beta, endomorphism: Object.freeze({ kind: 'beta', beta }) }, rounding);
+}
 
+/** The lattice basis, rounding constants and proven bounds for an endomorphism acting as lambda, self-checked. */
+function glvFromLambda({ p, r, lambda, beta, endomorphism }, rounding) {
   const basis = glvLatticeBasis(r, lambda);
   const { a1, b1, a2, b2 } = basis;
 
@@ -211,6 +223,7 @@ export function deriveGlvParams({ p, r, a = 0n, b, generator } = {}, { rounding 
     r,
     beta,
     lambda,
+    endomorphism,
     basis: Object.freeze(basis),
     m,
     g1,
@@ -250,7 +263,9 @@ export function describeGlvParams(glv) {
   const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
   const { a1, b1, a2, b2 } = glv.basis;
   return [
-    `GLV: beta = ${hex(glv.beta)} (cube root of 1 mod p), lambda = ${hex(glv.lambda)} (lambda * (x, y) = (beta * x, y))`,
+    glv.beta !== null
+      ? `GLV: beta = ${hex(glv.beta)} (cube root of 1 mod p), lambda = ${hex(glv.lambda)} (lambda * (x, y) = (beta * x, y))`
+      : `GLV: lambda = ${hex(glv.lambda)}, the degree-2 map psi(x, y) = (m2 (x + v / (x - x0)), m3 y (1 - v / (x - x0)^2)), psi^2 - ${glv.endomorphism.t} psi + 2 = 0, x0 = ${hex(glv.endomorphism.x0)}`,
     `basis v1 = (${hex(a1)}, ${hex(b1)}), v2 = (${hex(a2)}, ${hex(b2)}), det = +r`,
     `c_i = s_i * floor((k * g_i${glv.roundingAddend ? ` + 2^${glv.m - 1}` : ''}) / 2^${glv.m}), s1 = ${glv.s1}, s2 = ${glv.s2}, g1 = ${hex(glv.g1)}, g2 = ${hex(glv.g2)}`,
     `|k0| <= ${hex(glv.bound0)}, |k1| <= ${hex(glv.bound1)} (<= (${glv.rounding === 'floor' ? '1' : '1/2'} + delta_1)|a1| + (... + delta_2)|a2|, likewise b): halfBits = ${glv.halfBits}`,

@@ -5,6 +5,27 @@
 /** What g_fromBytes' return code (index << 2 | reason) means. */
 export const BAD_POINT_REASON = { 1: 'x coordinate is >= p', 2: 'y coordinate is >= p', 3: 'point is not on the curve' };
 
+/** The curve model of runtime params: 'short-weierstrass' (the default), 'twisted-edwards' or 'montgomery'. */
+export const modelOf = (P) => P.model ?? 'short-weierstrass';
+
+/**
+ * The native encoding of the neutral element: all zero (the point at infinity of a short-Weierstrass or
+ * Montgomery-form curve), or (0, 1) on a twisted Edwards curve, where the neutral element is an affine point.
+ */
+export function neutralBytes(P) {
+  const B = P.field.bytes;
+  const out = new Uint8Array(2 * B);
+  if (modelOf(P) === 'twisted-edwards') out[B] = 1;
+  return out;
+}
+
+/** Whether native point i of `bytes` encodes the point at infinity (all zero; never on a twisted Edwards curve). */
+export function isInfinityBytes(P, bytes, offset = 0) {
+  if (modelOf(P) === 'twisted-edwards') return false;
+  for (let k = offset, end = offset + 2 * P.field.bytes; k < end; k++) if (bytes[k] !== 0) return false;
+  return true;
+}
+
 /** x as `length` little-endian bytes at out[offset...]. */
 export function bigIntToBytesLE(x, out, offset, length) {
   for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
@@ -119,13 +140,22 @@ export function convertPoints(ctx, dst, staging, count, first = 0) {
   if (bad !== -1) throw inputError('points', first + (bad >> 2), `: ${BAD_POINT_REASON[bad & 3]}`);
 }
 
-/** The encoding (x | y little-endian, all zero for infinity) of the affine point at ptr, as a new array. */
+/**
+ * The native encoding (x | y little-endian; the neutral element as neutralBytes) of the affine point at ptr, as a
+ * new array. A point that has no affine form in the curve's model (a small-order point at infinity of an Edwards
+ * curve, or (0, 0) of a Montgomery-form curve: only sums of points outside the subgroup of order r get there) is a
+ * RangeError.
+ */
 export function pointToBytes(instance, ptr) {
   const size = 2 * instance.params.field.bytes;
   const mark = instance.heap.mark();
   try {
     const outPtr = instance.heap.alloc(size);
-    instance.exports.g_toBytes(outPtr, ptr);
+    if (instance.exports.g_toBytes(outPtr, ptr) === 0) {
+      throw new RangeError(modelOf(instance.params) === 'montgomery'
+        ? 'the result is (0, 0), the point of order 2, which the native encoding cannot write (all zero is infinity): some input point is outside the subgroup of order r (checkSubgroup finds it)'
+        : 'the result is a point at infinity of the Edwards curve (of order 2 or 4), which has no affine coordinates: some input point is outside the subgroup of order r (checkSubgroup finds it)');
+    }
     return new Uint8Array(instance.memory.buffer, outPtr, size).slice();
   } finally {
     instance.heap.release(mark);
@@ -139,7 +169,7 @@ export function pointToBytes(instance, ptr) {
 export function sumPointBytes(instance, list) {
   const { heap, memory, params: P, exports: ex } = instance;
   const size = 2 * P.field.bytes;
-  if (list.length === 0) return new Uint8Array(size);
+  if (list.length === 0) return neutralBytes(P);
   const mark = heap.mark();
   try {
     const staging = heap.alloc(size * list.length);

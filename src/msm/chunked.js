@@ -7,7 +7,7 @@
 import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint, recordPointsFor, STAGING_POINTS } from './layout.js';
 import { planMsm, singleThreadPieces, windowWithin } from './plan.js';
 import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange, reducePieces, setInfinity } from './index.js';
-import { convertPoints, pointToBytes } from './bytes.js';
+import { convertPoints, neutralBytes, pointToBytes } from './bytes.js';
 import { checkSubgroupRange } from './subgroup.js';
 
 export class ChunkedMsm {
@@ -105,13 +105,13 @@ export class ChunkedMsm {
     this.#filled = 0;
   }
 
-  /** Sums the last chunk, reduces and combines: the result in the msmBytes encoding (all zero for infinity). */
+  /** Sums the last chunk, reduces and combines: the result in the msmBytes encoding (neutralBytes for the neutral element). */
   finish() {
     this.#sumChunk(true);
     const { params: P } = this.#ctx;
     const { timings, onProgress } = this.#options;
     let out;
-    if (!this.#lane) out = new Uint8Array(2 * P.field.bytes);
+    if (!this.#lane) out = neutralBytes(P);
     else {
       const io = { shape: this.#work.shape, infinity: this.#work.infinity };
       reducePieces(this.#ctx, io, this.#lane, this.#phase);

@@ -6,7 +6,7 @@
 // the thread is replaced. release() replaces the threads whose memory grew: a stopped worker frees it all.
 
 import { DEFAULT_WORKING_SET, equalShares } from '../msm/plan.js';
-import { sumPointBytes } from '../msm/bytes.js';
+import { neutralBytes, sumPointBytes } from '../msm/bytes.js';
 import { tableLayout } from '../msm/prepared.js';
 import { phaseTimer } from '../msm/index.js';
 import { RESIDENT_BYTES } from '../instance.js';
@@ -79,7 +79,7 @@ export class MessagePath {
     const PB = pointFormat ? pointFormat.size : curve.pointBytes;
     const S = curve.scalarBytes;
     const phase = phaseTimer(options.timings);
-    if (T === 0) return new Uint8Array(curve.pointBytes); // infinity, native
+    if (T === 0) return neutralBytes(curve.params); // the neutral element, native
     if (n > T * SLICE_POINTS) {
       const sink = this.chunks(n, options, progress, pointFormat);
       const batch = T * BATCH_POINTS;

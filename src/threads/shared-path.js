@@ -12,7 +12,7 @@ import { Heap } from '../runtime/heap.js';
 import { DEFAULT_WORKING_SET, equalShares, planMsm, scalePieces, splitPieces, weightedCuts, windowWithin } from '../msm/plan.js';
 import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
-import { pointToBytes } from '../msm/bytes.js';
+import { neutralBytes, pointToBytes } from '../msm/bytes.js';
 import { RESIDENT_BYTES } from '../instance.js';
 import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
 
@@ -385,7 +385,7 @@ class SharedChunks {
     const { shared, workers, acquire, publish } = this.#path.internals;
     const { instance, memory } = shared;
     const P = instance.params;
-    if (!this.#lanes) return new Uint8Array(2 * P.field.bytes);
+    if (!this.#lanes) return neutralBytes(P);
     const lanes = this.#lanes;
     if (!this.#reduced) {
       publish();

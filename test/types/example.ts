@@ -110,7 +110,7 @@ export async function example(): Promise<string> {
   const notYet: Uint8Array = pool.msmBytes(points, scalars);
 
   // @ts-expect-error unknown curve names are a type error
-  await loadCurve('ed25519');
+  await loadCurve('ed448');
   // @ts-expect-error msmBytes takes bytes, not arrays of points
   curve.msmBytes(P, s);
   // @ts-expect-error scalars are bigints

@@ -2817,7 +2817,8 @@
   )
 
   ;; g_toBytes(dst, pt): encode an affine point as x | y (32-byte little-endian each, canonical), infinity as zeros.
-  (func $g_toBytes (export "g_toBytes") (param $dst i32) (param $pt i32)
+  ;; Returns 1 (every point has this encoding; the other models' g_toBytes can return 0).
+  (func $g_toBytes (export "g_toBytes") (param $dst i32) (param $pt i32) (result i32)
     (local $t i32)
     (global.set $sp (i32.sub (global.get $sp) (i32.const 40)))
     (local.set $t (i32.add (global.get $sp) (i32.const 0)))
@@ -2835,6 +2836,7 @@
       )
     )
     (global.set $sp (i32.add (global.get $sp) (i32.const 40)))
+    (i32.const 1)
   )
 
   ;; g_jacFromAffine(out, pt): Jacobian (x, y, 1), or Z = 0 for infinity.
@@ -3872,7 +3874,8 @@
   )
 
   ;; g2_toBytes(dst, pt): encode an affine point as x | y (64-byte little-endian each, canonical), infinity as zeros.
-  (func $g2_toBytes (export "g2_toBytes") (param $dst i32) (param $pt i32)
+  ;; Returns 1 (every point has this encoding; the other models' g_toBytes can return 0).
+  (func $g2_toBytes (export "g2_toBytes") (param $dst i32) (param $pt i32) (result i32)
     (local $t i32)
     (global.set $sp (i32.sub (global.get $sp) (i32.const 80)))
     (local.set $t (i32.add (global.get $sp) (i32.const 0)))
@@ -3890,6 +3893,7 @@
       )
     )
     (global.set $sp (i32.add (global.get $sp) (i32.const 80)))
+    (i32.const 1)
   )
 
   ;; g2_jacFromAffine(out, pt): Jacobian (x, y, 1), or Z = 0 for infinity.

@@ -2051,7 +2051,8 @@
   )
 
   ;; g_toBytes(dst, pt): encode an affine point as x | y (32-byte little-endian each, canonical), infinity as zeros.
-  (func $g_toBytes (export "g_toBytes") (param $dst i32) (param $pt i32)
+  ;; Returns 1 (every point has this encoding; the other models' g_toBytes can return 0).
+  (func $g_toBytes (export "g_toBytes") (param $dst i32) (param $pt i32) (result i32)
     (local $t i32)
     (global.set $sp (i32.sub (global.get $sp) (i32.const 36)))
     (local.set $t (i32.add (global.get $sp) (i32.const 0)))
@@ -2069,6 +2070,7 @@
       )
     )
     (global.set $sp (i32.add (global.get $sp) (i32.const 36)))
+    (i32.const 1)
   )
 
   ;; g_jacFromAffine(out, pt): Jacobian (x, y, 1), or Z = 0 for infinity.

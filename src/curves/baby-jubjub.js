@@ -1,0 +1,10 @@
+// baby-jubjub: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+import params from '../../wasm/baby-jubjub/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(
+  params,
+  () => import('../../wasm/baby-jubjub/baby-jubjub.wasm.js'),
+  () => import('../../wasm/baby-jubjub/baby-jubjub.fma.wasm.js'),
+);

@@ -1,0 +1,10 @@
+// bandersnatch: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+import params from '../../wasm/bandersnatch/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(
+  params,
+  () => import('../../wasm/bandersnatch/bandersnatch.wasm.js'),
+  () => import('../../wasm/bandersnatch/bandersnatch.fma.wasm.js'),
+);

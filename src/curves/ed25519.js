@@ -1,0 +1,10 @@
+// ed25519: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+import params from '../../wasm/ed25519/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(
+  params,
+  () => import('../../wasm/ed25519/ed25519.wasm.js'),
+  () => import('../../wasm/ed25519/ed25519.fma.wasm.js'),
+);

@@ -1,0 +1,10 @@
+// jubjub: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+import params from '../../wasm/jubjub/params.js';
+import { curveLoader } from '../curve.js';
+
+export { params };
+export const load = curveLoader(
+  params,
+  () => import('../../wasm/jubjub/jubjub.wasm.js'),
+  () => import('../../wasm/jubjub/jubjub.fma.wasm.js'),
+);
