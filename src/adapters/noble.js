@@ -19,10 +19,15 @@ const MSM_OPTIONS = ['window', 'timings', 'checkSubgroup', 'maxMemory'];
 
 const same = (u, v) => (typeof u === 'bigint' ? u === v : u?.c0 === v?.c0 && u?.c1 === v?.c1);
 
-/** Whether a noble Point class's CURVE() is the curve of `params` (G1 params or their g2): p, n, a and b. */
+/**
+ * Whether a noble Point class's CURVE() is the curve of `params` (G1 params or their g2): p, n, and a, b
+ * (short Weierstrass) or a, d (twisted Edwards: noble's edwards() classes have d, its weierstrass() ones do not).
+ */
 function matches(C, params) {
   const p = params.field.degree === 2 ? params.p ** 2n : params.p;
-  return C.p === p && C.n === params.r && same(C.a, params.field.degree === 2 ? { c0: params.a, c1: 0n } : params.a) && same(C.b, params.b);
+  if (C.p !== p || C.n !== params.r) return false;
+  if (params.model === 'twisted-edwards') return C.a === params.a && C.d === params.d;
+  return C.d === undefined && same(C.a, params.field.degree === 2 ? { c0: params.a, c1: 0n } : params.a) && same(C.b, params.b);
 }
 
 function checkPointClass(Point) {
@@ -85,10 +90,11 @@ function affine(Point, points) {
   return out;
 }
 
-/** The MSM's options with the default subgroup check (on for a cofactor curve: GLV needs points of order r). */
+/** The MSM's options with the default subgroup check (on for a GLV curve with a cofactor: GLV needs points of order r). */
 function msmOptions(curve, options, extra = []) {
   checkOptionNames(options, [...MSM_OPTIONS, ...extra], 'options of the noble msm');
-  return { checkSubgroup: curve.params.h !== 1n, ...options };
+  // Only GLV needs points of order r: without it every point on the curve is summed exactly, as noble sums it.
+  return { checkSubgroup: curve.params.h !== 1n && curve.params.glv != null, ...options };
 }
 
 /** The MSM of one noble Point class on a loaded wasmsm curve: msm(points, scalars) is synchronous. */
@@ -116,8 +122,9 @@ export class NobleMsm {
 
   /**
    * sum scalars[i] * points[i] as a Point of the class. options: { window, timings, maxMemory, checkSubgroup }
-   * (checkSubgroup defaults to true on a curve with a cofactor: a point outside the subgroup of order n is a
-   * RangeError, where a GLV MSM would be silently wrong). Variable time.
+   * (checkSubgroup defaults to true on a GLV curve with a cofactor: a point outside the subgroup of order n is a
+   * RangeError, where a GLV MSM would be silently wrong; curves without GLV, such as ed25519, sum every point of the
+   * curve exactly, as noble does). Variable time.
    */
   msm(points, scalars, options) {
     const opts = msmOptions(this.curve, options);
