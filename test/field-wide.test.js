@@ -1,6 +1,7 @@
 // The wide-arithmetic Montgomery product (codegen/kernels/field-mul-wide.js) against BigInt: the prime matrix plus
 // primes at the 64-bit limb counts' own edges (4p just below R = 2^(64n); just above 2^(64(n-1))), edge-biased
-// inputs in [0, 2p) in every pair, squares, aliased outputs and four dependent chains. No Node runs the wide
+// inputs in [0, 2p) in every pair (one product per call and two interleaved), squares, aliased outputs and four
+// dependent chains. No Node runs the wide
 // opcodes yet: the products run in headless Chromium with --js-flags=--wasm-wide-arithmetic (test/wide-engine.js),
 // and this process checks that its engine rejects the module (what the loader's probe relies on). Outside CI the
 // engine suite is skipped, with a message, when no chromium is found; in CI (CI=true) that fails.
@@ -59,6 +60,7 @@ describe('wide kernel parameters and bounds (generation time)', () => {
     expect(deriveWideParams(p).n).toBe(5);
     expect(() => wideMontgomeryBounds(deriveFieldParams({ p: BN254_P }))).toThrow(/wide layout/);
     expect(() => deriveWideParams(10)).toThrow(RangeError);
+    expect(() => wideMontgomeryMul(deriveWideParams(BN254_P), { lanes: 4 })).toThrow(/lanes must be 1 or 2/);
   });
 
   it('writes the WAT with the wide opcodes, which binaryen assembles and wabt cannot parse', async () => {
@@ -103,10 +105,16 @@ function checkRun(name, p, fp, values, r) {
   };
   const V = values.length;
   for (let i = 0; i < V; i++) {
-    for (let j = 0; j < V; j++) expectProduct(r.products[i * V + j], values[i], values[j], 'mulWide');
+    for (let j = 0; j < V; j++) {
+      expectProduct(r.products[i * V + j], values[i], values[j], 'mulWide');
+      expectProduct(r.paired[i * V + j][0], values[i], values[j], 'mulWide2 (first)');
+      expectProduct(r.paired[i * V + j][1], values[j], values[(i + 1) % V], 'mulWide2 (second)');
+    }
     expectProduct(r.squares[i], values[i], values[i], 'sqrWide');
     const y = values[(i + 1) % V];
-    const [outIsX, outIsY, all, sqrInPlace] = r.aliased[i];
+    const [outIsX, outIsY, all, sqrInPlace, pairedFirst, pairedSecond] = r.aliased[i];
+    expectProduct(pairedFirst, y, values[i], 'mulWide2 with out0 = y1');
+    expectProduct(pairedSecond, values[i], y, 'mulWide2 with out1 = x0');
     expectProduct(outIsX, values[i], y, 'mulWide(x, x, y)');
     expectProduct(outIsY, values[i], y, 'mulWide(y, x, y)');
     expectProduct(all, values[i], values[i], 'mulWide(x, x, x)');
@@ -118,8 +126,10 @@ function checkRun(name, p, fp, values, r) {
     let x = values[l % V];
     const y = values[(V - 1 - l + 4 * V) % V];
     for (let s = 0; s < 50; s++) x = (x * y * Rinv) % p;
-    const g = BigInt(r.chains[l]);
-    expect(g < 2n * p && (g - x) % p === 0n, `${name}: chain ${l}`).toBe(true);
+    for (const [label, got] of [['mulWideChain4', r.chains[l]], ['mulWide2Chain4', r.chains2[l]]]) {
+      const g = BigInt(got);
+      expect(g < 2n * p && (g - x) % p === 0n, `${name}: ${label} chain ${l}`).toBe(true);
+    }
   }
 }
 

@@ -34,9 +34,11 @@ export async function wideEngine() {
 /**
  * Runs in the engine. spec: { bytes (array of byte values), n, values (hex), probe (array of byte values) }.
  * Instantiates a wide field module (wideModuleWat with chainKernels) over a fresh memory and returns hex strings:
- * products[i * V + j] = mulWide(values[i], values[j]), squares[i] = sqrWide(values[i]), aliased: mulWide with
- * out = x, out = y and out = x = y for each i (against values[i + 1]), chains: four chains of mulWideChain4 (50
- * steps, lanes x = values[l], y = values[V - 1 - l]); probe: what the feature probe's hi(-1, -1) returns.
+ * products[i * V + j] = mulWide(values[i], values[j]), paired[i * V + j] = mulWide2's (x_i y_j, x_j x_(i+1)),
+ * squares[i] = sqrWide(values[i]), aliased[i]: mulWide with out = x, out = y and out = x = y (against
+ * values[i + 1]), sqrWide in place, and mulWide2 with each out aliasing the other product's input: (x_(i+1) x_i,
+ * x_i x_(i+1)); chains and chains2: four chains of mulWideChain4 and of mulWide2Chain4 (50 steps, lanes
+ * x = values[l], y = values[V - 1 - l]); probe: what the feature probe's hi(-1, -1) returns.
  */
 export async function wideFieldRun({ bytes, n, values, probe }) {
   const mask = (1n << 64n) - 1n;
@@ -44,7 +46,7 @@ export async function wideFieldRun({ bytes, n, values, probe }) {
   const V = values.length;
   const memory = new WebAssembly.Memory({ initial: 1 });
   const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), { env: { memory } });
-  const { mulWide, sqrWide, mulWideChain4 } = instance.exports;
+  const { mulWide, sqrWide, mulWide2, mulWideChain4, mulWide2Chain4 } = instance.exports;
   const words = (ptr) => new BigUint64Array(memory.buffer, ptr, n);
   const write = (ptr, hex) => {
     let x = BigInt(hex);
@@ -61,13 +63,18 @@ export async function wideFieldRun({ bytes, n, values, probe }) {
   values.forEach((v, i) => write(at(i), v));
   const out = at(V);
   const tmp = at(V + 1);
+  const out2 = at(V + 2);
   const products = [];
+  const paired = [];
   const squares = [];
   const aliased = [];
   for (let i = 0; i < V; i++) {
     for (let j = 0; j < V; j++) {
       mulWide(out, at(i), at(j));
       products.push(read(out));
+      // the paired kernel: (x_i y_j, x_j y_(i+1)) in one call
+      mulWide2(out, at(i), at(j), out2, at(j), at((i + 1) % V));
+      paired.push([read(out), read(out2)]);
     }
     sqrWide(out, at(i));
     squares.push(read(out));
@@ -83,9 +90,14 @@ export async function wideFieldRun({ bytes, n, values, probe }) {
     const all = read(tmp);
     write(tmp, values[i]);
     sqrWide(tmp, tmp);
-    aliased.push([outIsX, outIsY, all, read(tmp)]);
+    const sqrInPlace = read(tmp);
+    // paired, every out aliasing an input of the other product: out0 = y1 = x_i's copy, out1 = x0 = y_(i+1)'s copy
+    write(tmp, values[i]);
+    write(out2, values[(i + 1) % V]);
+    mulWide2(tmp, out2, at(i), out2, at((i + 1) % V), tmp);
+    aliased.push([outIsX, outIsY, all, sqrInPlace, read(tmp), read(out2)]);
   }
-  const chainX = at(V + 2);
+  const chainX = at(V + 3);
   const chainY = chainX + 4 * E;
   for (let l = 0; l < 4; l++) {
     write(chainX + l * E, values[l % V]);
@@ -93,6 +105,9 @@ export async function wideFieldRun({ bytes, n, values, probe }) {
   }
   mulWideChain4(chainX, chainY, 50);
   const chains = [0, 1, 2, 3].map((l) => read(chainX + l * E));
+  for (let l = 0; l < 4; l++) write(chainX + l * E, values[l % V]);
+  mulWide2Chain4(chainX, chainY, 50);
+  const chains2 = [0, 1, 2, 3].map((l) => read(chainX + l * E));
   const { instance: probeInstance } = await WebAssembly.instantiate(new Uint8Array(probe));
-  return { products, squares, aliased, chains, probe: String(probeInstance.exports.hi(-1n, -1n)) };
+  return { products, paired, squares, aliased, chains, chains2, probe: String(probeInstance.exports.hi(-1n, -1n)) };
 }

@@ -55,23 +55,45 @@ export function wideMontgomeryBounds(fp) {
 /**
  * `${name}(out, x, y)`: out = x y / R mod p (R = 2^(64n)), elements of n u64 limbs. Inputs in [0, 2p), output in
  * [0, 2p); every load precedes every store, so out may alias x or y. With `square`, `${name}(out, x)`: x^2 / R
- * (the same products: a squaring that halves them is not written yet).
+ * (the same products: a squaring that halves them is not written yet). With `lanes: 2`,
+ * `${name}(out0, x0, y0, out1, x1, y1)`: two independent products, their statements interleaved so that each
+ * fills the other's latency; any out may alias any input.
  */
-export function wideMontgomeryMul(fp, { name = 'mulWide', exportName = name, square = false } = {}) {
-  const { n, pLimbs, mu } = fp;
+export function wideMontgomeryMul(fp, { name = 'mulWide', exportName = name, square = false, lanes = 1 } = {}) {
+  if (lanes !== 1 && lanes !== 2) throw new RangeError(`lanes must be 1 or 2, got ${lanes}`);
+  if (square && lanes !== 1) throw new RangeError('square: one product per call (lanes 1)');
+  const { n } = fp;
   wideMontgomeryBounds(fp);
+  const sfx = (l) => (lanes === 1 ? '' : String(l));
+  const params = [];
+  for (let l = 0; l < lanes; l++) params.push([`out${sfx(l)}`, 'i32'], [`x${sfx(l)}`, 'i32'], ...(square ? [] : [[`y${sfx(l)}`, 'i32']]));
   const fn = new Func(name, {
-    params: square ? [['out', 'i32'], ['x', 'i32']] : [['out', 'i32'], ['x', 'i32'], ['y', 'i32']],
+    params,
     exportName,
-    doc: `${name}(out, x${square ? '' : ', y'}): out = ${square ? 'x^2' : 'x * y'} / R mod p (Montgomery product), R = 2^${64 * n}: ${n} limbs of 64 bits.
+    doc: `${name}(${params.map(([p]) => p).join(', ')}): ${lanes === 2 ? 'out_l = x_l * y_l / R mod p for l < 2' : `out = ${square ? 'x^2' : 'x * y'} / R mod p`} (Montgomery product), R = 2^${64 * n}: ${n} limbs of 64 bits.
 Inputs in [0, 2p), output in [0, 2p) (proven at generation time: codegen/kernels/field-mul-wide.js). out may alias an input.
-Wide arithmetic, CIOS: per limb y_i, a multiply pass and a reduce pass, each one carry chain through i64.add128.`,
+Wide arithmetic, CIOS: per limb y_i, a multiply pass and a reduce pass, each one carry chain through i64.add128.${lanes === 2 ? '\nThe two products\' statements alternate.' : ''}`,
   });
-  const y = square ? 'x' : 'y';
-  const body = [comment('x_j stay in locals for the whole product')];
-  for (let j = 0; j < n; j++) body.push(local.set(fn.local(`x${j}`), i64.load(local.get('x'), 8 * j)));
-  const t = (j) => fn.local(`t${j}`);
-  const C = fn.local('C');
+  const streams = Array.from({ length: lanes }, (_, l) => productUnits(fn, fp, { s: sfx(l), square, comments: l === 0 }));
+  const body = [];
+  for (let i = 0; i < streams[0].length; i++) for (const units of streams) body.push(units[i]);
+  const flat = body.flat(Infinity).filter((u) => typeof u === 'string');
+  if (!(flat.findLastIndex((u) => u.includes('i64.load')) < flat.findIndex((u) => u.includes('i64.store')))) {
+    throw new Error('wide kernel: a store precedes a load, out could not alias an input');
+  }
+  return fn.push(...body);
+}
+
+/** One product's statements as units (a unit: one limb step or one assignment), locals suffixed with `s`. */
+function productUnits(fn, fp, { s, square, comments }) {
+  const { n, pLimbs, mu } = fp;
+  const y = square ? `x${s}` : `y${s}`;
+  const note = (text) => (comments ? comment(text) : null);
+  const units = [note('x_j stay in locals for the whole product')];
+  const x = (j) => local.get(fn.local(`x${s}_${j}`));
+  for (let j = 0; j < n; j++) units.push(local.set(fn.local(`x${s}_${j}`), i64.load(local.get(`x${s}`), 8 * j)));
+  const t = (j) => fn.local(`t${s}_${j}`);
+  const C = fn.local(`C${s}`);
   const zero = i64.const(0);
   /** tj + a * b (+ carry), leaving the low word in `lo` (dropped if null) and the high word in C */
   const mac = (a, b, { tj, carry = C, lo }) => {
@@ -80,21 +102,19 @@ Wide arithmetic, CIOS: per limb y_i, a multiply pass and a reduce pass, each one
     if (carry) e = i64.add128(e, local.get(carry), zero);
     return [e, local.pop(C), lo === null ? drop() : local.pop(lo)];
   };
-  const x = (j) => local.get(`x${j}`);
-  const yi = local.get('yi');
-  const m = local.get('m');
+  const yi = fn.local(`y${s}_i`);
+  const m = fn.local(`m${s}`);
   for (let i = 0; i < n; i++) {
     const first = i === 0;
-    body.push(comment(`step ${i}: t += x y_${i}, then t = (t + m p) / 2^64 with m = t_0 mu mod 2^64`));
-    body.push(local.set(fn.local('yi'), i64.load(local.get(y), 8 * i)));
-    for (let j = 0; j < n; j++) body.push(mac(x(j), yi, { tj: first ? undefined : t(j), carry: j > 0 ? C : null, lo: t(j) }));
-    body.push(local.set(t(n), local.get(C))); // t_n was 0: t < 2^(64n) after the last reduce
-    body.push(local.set(fn.local('m'), i64.mul(local.get(t(0)), limbConst(mu))));
-    body.push(mac(m, limbConst(pLimbs[0]), { tj: t(0), carry: null, lo: null }));
-    for (let j = 1; j < n; j++) body.push(mac(m, limbConst(pLimbs[j]), { tj: t(j), lo: t(j - 1) }));
-    body.push(local.set(t(n - 1), i64.add(local.get(t(n)), local.get(C))));
+    units.push([note(`step ${i}: t += x y_${i}, then t = (t + m p) / 2^64 with m = t_0 mu mod 2^64`), local.set(yi, i64.load(local.get(y), 8 * i))]);
+    for (let j = 0; j < n; j++) units.push(mac(x(j), local.get(yi), { tj: first ? undefined : t(j), carry: j > 0 ? C : null, lo: t(j) }));
+    units.push(local.set(t(n), local.get(C))); // t_n was 0: t < 2^(64n) after the last reduce
+    units.push(local.set(m, i64.mul(local.get(t(0)), limbConst(mu))));
+    units.push(mac(local.get(m), limbConst(pLimbs[0]), { tj: t(0), carry: null, lo: null }));
+    for (let j = 1; j < n; j++) units.push(mac(local.get(m), limbConst(pLimbs[j]), { tj: t(j), lo: t(j - 1) }));
+    units.push(local.set(t(n - 1), i64.add(local.get(t(n)), local.get(C))));
   }
-  body.push(comment('t < 2p: the result'));
-  for (let j = 0; j < n; j++) body.push(i64.store(local.get('out'), local.get(t(j)), 8 * j));
-  return fn.push(...body);
+  units.push(note('t < 2p: the result'));
+  for (let j = 0; j < n; j++) units.push(i64.store(local.get(`out${s}`), local.get(t(j)), 8 * j));
+  return units;
 }

@@ -10,7 +10,8 @@ import { toLimbs, fromLimbs } from '../params/field.js';
  * WAT text with `mulWide(out, x, y)`, `sqrWide(out, x)` and, with `chainKernels`, `mulWideChain(x, y, k)`:
  * x = x * y / R, k times (one dependent chain: its time per product is the latency), and `mulWideChain4(x, y, k)`:
  * the same on four consecutive elements, one call each per step (four chains: throughput when four products
- * are ready, as in a batch of point additions).
+ * are ready, as in a batch of point additions); `mulWide2` (two products interleaved) and `mulWide2Chain4`: the
+ * four chains through it.
  */
 export function wideModuleWat(p, { chainKernels = false, generator = 'codegen/modules/wide-module.js' } = {}) {
   const fp = deriveWideParams(p);
@@ -23,16 +24,21 @@ export function wideModuleWat(p, { chainKernels = false, generator = 'codegen/mo
   const m = new Module({ header, memory: { import: ['env', 'memory'], minPages: 1 } });
   m.add(wideMontgomeryMul(fp, { name: 'mulWide' }));
   m.add(wideMontgomeryMul(fp, { name: 'sqrWide', square: true }));
+  m.add(wideMontgomeryMul(fp, { name: 'mulWide2', lanes: 2 }));
   if (chainKernels) {
     const at = (ptr, l) => (l ? i32.add(local.get(ptr), i32.const(l * fp.elementBytes)) : local.get(ptr));
-    const chain = (name, chains, doc) => {
+    const chain = (name, chains, doc, kernel = 'mulWide', perCall = 1) => {
       const fn = new Func(name, { params: [['x', 'i32'], ['y', 'i32'], ['k', 'i32']], exportName: name, doc });
-      const calls = Array.from({ length: chains }, (_, l) => call('mulWide', at('x', l), at('x', l), at('y', l)));
+      const calls = [];
+      for (let l = 0; l < chains; l += perCall) {
+        calls.push(call(kernel, ...Array.from({ length: perCall }, (_, d) => [at('x', l + d), at('x', l + d), at('y', l + d)]).flat()));
+      }
       fn.push(loop('chain', [...calls, br_if('chain', local.tee('k', i32.sub(local.get('k'), i32.const(1))))]));
       m.add(fn);
     };
     chain('mulWideChain', 1, 'mulWideChain(x, y, k): x = x * y / R, k >= 1 times: one dependent chain (benchmarks).');
     chain('mulWideChain4', 4, 'mulWideChain4(x, y, k): x_l = x_l * y_l / R (l < 4), k >= 1 times: four chains (benchmarks).');
+    chain('mulWide2Chain4', 4, 'mulWide2Chain4(x, y, k): the same four chains, two mulWide2 calls per step (benchmarks).', 'mulWide2', 2);
   }
   return { wat: m.render(), fp };
 }
