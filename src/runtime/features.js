@@ -51,8 +51,9 @@ export const wideArithmeticProbeBytes = () => new Uint8Array(WIDE_ARITHMETIC_PRO
 
 let wideArithmetic;
 /**
- * Whether this engine runs the wide build: a module holding i64.mul_wide_u validates, and its high word of
- * (2^64 - 1)^2 is 2^64 - 2. Only then may a wide module be compiled (elsewhere it would fail validation).
+ * Whether this engine runs the wide-arithmetic kernels (codegen/kernels/field-mul-wide.js; no curve module uses them
+ * yet): a module holding i64.mul_wide_u validates, and its high word of (2^64 - 1)^2 is 2^64 - 2. Only then may a
+ * wide module be compiled (elsewhere it would fail validation).
  */
 export function wideArithmeticSupport() {
   if (wideArithmetic !== undefined) return wideArithmetic;
