@@ -9,7 +9,10 @@
 //   { curve, p: '0x…',
 //     int: { bytes, w, n, elementBytes, minPages },  // the field module with chainKernels: mulChain (one chain)
 //                                                     // and mulChain4 (four chains); memory imported as env.memory
-//     fma: { bytes, W, n, elementBytes } }            // fmaModuleWat(p, { chainKernels: true }); the same import
+//     fma: { bytes, W, n, elementBytes },             // fmaModuleWat(p, { chainKernels: true }); the same import
+//     wide: { bytes, n, elementBytes } }              // optional: wideModuleWat(p, { chainKernels: true }) (mulWideChain,
+//                                                     // mulWideChain4, mulWide2Chain4), for
+//                                                     // engines with wide arithmetic (Chromium with its flag)
 // bytes: a Uint8Array or an array of byte values (what crosses into the page).
 
 import { Bench } from 'tinybench';
@@ -62,17 +65,30 @@ async function instantiate(spec) {
     write: (ptr, x) => words(ptr).set(toLimbs(x, W, fn)),
     read: (ptr) => fromLimbs([...words(ptr)], W),
   };
-  return { p, int, fma };
+  if (!spec.wide) return { p, int, fma };
+  // wide kernel: u64 words of 64-bit limbs
+  const wideMemory = new WebAssembly.Memory({ initial: 2 });
+  const { instance: wideInstance } = await WebAssembly.instantiate(bytesOf(spec.wide.bytes), { env: { memory: wideMemory } });
+  const { n: wn, elementBytes: WE } = spec.wide;
+  const wideWords = (ptr) => new BigUint64Array(wideMemory.buffer, ptr, wn);
+  const wide = {
+    exports: wideInstance.exports,
+    x: FMA_X, y: FMA_Y, E: WE, R: 1n << BigInt(64 * wn),
+    write: (ptr, x) => wideWords(ptr).set(toLimbs(x, 64, wn)),
+    read: (ptr) => fromLimbs([...wideWords(ptr)], 64),
+  };
+  return { p, int, fma, wide };
 }
 
 /**
  * Both kernels against BigInt: four chains x_l = x_l * y_l / R, CHECK_STEPS steps, through the loops that are
  * timed (integer mulChain4, FMA mulFmaChain). Throws on the first wrong lane.
  */
-function check(spec, { p, int, fma }) {
+function check(spec, { p, int, fma, wide }) {
   const xs = [3n, p - 2n, 12345678901234567890n % p, p / 3n];
   const ys = [p - 5n, 7n, p / 5n, 98765432109876543210n % p];
-  for (const k of [int, fma]) {
+  const kernels = [['integer', int], ['fma', fma], ...(wide ? [['wide', wide]] : [])];
+  for (const [, k] of kernels) {
     for (let l = 0; l < 4; l++) {
       k.write(k.x + l * k.E, xs[l]);
       k.write(k.y + l * k.E, ys[l]);
@@ -80,7 +96,8 @@ function check(spec, { p, int, fma }) {
   }
   int.exports.mulChain4(int.x, int.y, CHECK_STEPS);
   fma.exports.mulFmaChain(fma.x, fma.y, CHECK_STEPS);
-  for (const [label, k] of [['integer', int], ['fma', fma]]) {
+  wide?.exports.mulWide2Chain4(wide.x, wide.y, CHECK_STEPS);
+  for (const [label, k] of kernels) {
     const Rinv = modInv(k.R % p, p);
     for (let l = 0; l < 4; l++) {
       let x = xs[l];
@@ -100,26 +117,40 @@ export async function measureKernels(spec, { timeMs = 500, steps = STEPS, engine
   if (support !== 'fused') throw new Error(`${engineName()}: relaxed SIMD is '${support}'; the FMA kernels need 'fused'`);
   const k = await instantiate(spec);
   check(spec, k);
-  const { int, fma } = k;
+  const { int, fma, wide } = k;
   const bench = new Bench({ time: timeMs, warmupTime: Math.max(50, timeMs / 4), iterations: 16, warmupIterations: 4, throws: true });
   bench.add('integer latency', () => int.exports.mulChain(int.x, int.y, steps));
   bench.add('integer throughput', () => int.exports.mulChain4(int.x, int.y, steps));
   bench.add('fma latency (pair)', () => fma.exports.mulFma2Chain(fma.x, fma.y, steps));
   bench.add('fma throughput', () => fma.exports.mulFmaChain(fma.x, fma.y, steps));
+  if (wide) {
+    bench.add('wide latency', () => wide.exports.mulWideChain(wide.x, wide.y, steps));
+    bench.add('wide throughput', () => wide.exports.mulWideChain4(wide.x, wide.y, steps));
+    bench.add('wide paired throughput', () => wide.exports.mulWide2Chain4(wide.x, wide.y, steps));
+  }
   await bench.run();
   const ns = (task, products) => (task.result.latency.p50 * 1e6) / (steps * products);
-  const [il, it, fl, ft] = bench.tasks;
+  const [il, it, fl, ft, wl, wt, w2] = bench.tasks;
   return {
     engine, curve: spec.curve, int: `w=${spec.int.w}, n=${spec.int.n}`, fma: `W=${spec.fma.W}, n=${spec.fma.n}`,
     intLatency: ns(il, 1), intThroughput: ns(it, 4), fmaPairLatency: ns(fl, 1), fmaThroughput: ns(ft, 4),
+    ...(wide ? { wide: `w=64, n=${spec.wide.n}`, wideLatency: ns(wl, 1), wideThroughput: ns(wt, 4), widePairedThroughput: ns(w2, 4) } : {}),
   };
 }
 
-/** The markdown table of rows from either engine (bench/README.md, "FMA kernel"). */
+/** The markdown table of rows from either engine (bench/README.md, "FMA kernel"), and of the wide kernel's rows. */
 export function formatTable(rows) {
+  const wideRows = rows.filter((r) => r.wide);
+  const wideTable = wideRows.length === 0 ? [] : [
+    '',
+    '| engine | field | wide | wide latency (1 chain) | FMA pair latency (1 step of 2 chains) | FMA / wide latency | wide throughput (4 chains) | wide paired throughput (4 chains, 2 per call) | FMA throughput (4 chains) | FMA / best wide throughput |',
+    '|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|',
+    ...wideRows.map((r) => `| ${r.engine} | ${r.curve} | ${r.wide} | ${r.wideLatency.toFixed(1)} | ${r.fmaPairLatency.toFixed(1)} | ${(r.fmaPairLatency / r.wideLatency).toFixed(2)}x | ${r.wideThroughput.toFixed(1)} | ${r.widePairedThroughput.toFixed(1)} | ${r.fmaThroughput.toFixed(1)} | ${(r.fmaThroughput / Math.min(r.wideThroughput, r.widePairedThroughput)).toFixed(2)}x |`),
+  ];
   return [
     '| engine | field | integer | integer latency | integer throughput (4 chains) | FMA | FMA pair latency (2 products) | FMA throughput (4 chains) | FMA / integer throughput |',
     '|:--|:--|:--|--:|--:|:--|--:|--:|--:|',
     ...rows.map((r) => `| ${r.engine} | ${r.curve} | ${r.int} | ${r.intLatency.toFixed(1)} | ${r.intThroughput.toFixed(1)} | ${r.fma} | ${r.fmaPairLatency.toFixed(1)} | ${r.fmaThroughput.toFixed(1)} | ${(r.intThroughput / r.fmaThroughput).toFixed(2)}x |`),
+    ...wideTable,
   ].join('\n');
 }

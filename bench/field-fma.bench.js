@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench:fma [-- --quick] [-- --curve bn254] [-- --time 500] [-- --browser]
+// npm run bench:fma [-- --quick] [-- --curve bn254] [-- --time 500] [-- --browser] [-- --wide]
 //
 // The relaxed-SIMD FMA Montgomery product (codegen/kernels/field-mul-fma.js) next to the integer product the
 // shipped modules use, for the BLS12-381 and BN254 base fields, in one process. Everything runs as loops
@@ -18,6 +18,11 @@
 // (cross-origin isolated: performance.now() at 5 µs instead of 100 µs), handed the same kernel bytes; then, the
 // browser closed, in this Node process (skipped when this Node cannot run the FMA kernels). One table, one row
 // per (engine, field).
+//
+// --wide (implies --browser): Chromium runs with --js-flags=--wasm-wide-arithmetic and the page also checks and
+// times the wide-arithmetic product (codegen/kernels/field-mul-wide.js, 64-bit limbs): its latency (one chain)
+// and throughput (four chains, one call each per step), in a second table beside the FMA figures of the same
+// page. Node rows carry no wide figures (no Node validates the opcodes yet).
 
 import os from 'node:os';
 import { readFileSync } from 'node:fs';
@@ -27,6 +32,7 @@ import { parseArgs } from 'node:util';
 import { deriveFieldParams, compileWat } from '../codegen/index.js';
 import { fieldModuleWat } from '../codegen/modules/field-module.js';
 import { fmaModuleWat } from '../codegen/modules/fma-module.js';
+import { wideModuleBytes } from '../codegen/modules/wide-module.js';
 import { relaxedFmaSupport } from '../src/runtime/features.js';
 import { measureKernels, formatTable, STEPS } from './field-fma-measure.js';
 
@@ -36,13 +42,15 @@ const { values: opts } = parseArgs({
     curve: { type: 'string', multiple: true },
     time: { type: 'string' },
     browser: { type: 'boolean', default: false },
+    wide: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (opts.help) {
-  console.log('Usage: node bench/field-fma.bench.js [--quick] [--curve bls12-381|bn254]... [--time ms per task] [--browser]');
+  console.log('Usage: node bench/field-fma.bench.js [--quick] [--curve bls12-381|bn254]... [--time ms per task] [--browser] [--wide]');
   process.exit(0);
 }
+if (opts.wide) opts.browser = true;
 const timeMs = opts.time ? Number(opts.time) : opts.quick || process.env.BENCH_QUICK === '1' ? 100 : 500;
 const curves = opts.curve ?? ['bn254', 'bls12-381'];
 const support = relaxedFmaSupport();
@@ -62,6 +70,12 @@ async function integerKernel(p, w) {
   return { bytes, w, n: params.n, elementBytes: params.elementBytes, minPages: layout.minPages };
 }
 
+/** The wide product with its chain loops, compiled (binaryen). */
+async function wideKernel(p) {
+  const { bytes, fp } = await wideModuleBytes(p, { chainKernels: true });
+  return { bytes, n: fp.n, elementBytes: fp.elementBytes };
+}
+
 /** Both kernels of one field as plain data (bench/field-fma-measure.js, "spec"). */
 async function buildKernels(name) {
   const json = JSON.parse(readFileSync(new URL(`../codegen/curves/${name}.json`, import.meta.url), 'utf8'));
@@ -73,12 +87,13 @@ async function buildKernels(name) {
     p: `0x${p.toString(16)}`,
     int: await integerKernel(p, json.w ?? 30),
     fma: { bytes: fmaBytes, W: fp.W, n: fp.n, elementBytes: fp.elementBytes },
+    ...(opts.wide ? { wide: await wideKernel(p) } : {}),
   };
 }
 
 /** Each spec in headless Chromium, one after another in one page; resolves to the rows and the page's setting. */
 async function measureInChromium(specs) {
-  const { serve, launchChromium, distDir, repoDir, exampleDir } = await import('../examples/browser/harness.js');
+  const { serve, launchChromium, distDir, repoDir, exampleDir, WIDE_ARITHMETIC_FLAGS } = await import('../examples/browser/harness.js');
   const esbuild = await import('esbuild');
   const outdir = join(distDir, 'field-fma');
   await rm(outdir, { recursive: true, force: true });
@@ -91,7 +106,7 @@ async function measureInChromium(specs) {
   await copyFile(join(exampleDir, 'favicon.svg'), join(outdir, 'favicon.svg'));
   await writeFile(join(outdir, 'index.html'), '<!doctype html>\n<html><head><meta charset="utf-8"><title>field-fma bench</title><link rel="icon" href="favicon.svg"></head>\n<body><script type="module" src="field-fma-page.js"></script></body></html>\n');
   const server = await serve(outdir, { isolated: true });
-  const browser = await launchChromium();
+  const browser = await launchChromium(undefined, { args: opts.wide ? WIDE_ARITHMETIC_FLAGS : [] });
   try {
     const page = await browser.newPage();
     const errors = [];
@@ -105,6 +120,7 @@ async function measureInChromium(specs) {
     for (const spec of specs) {
       log(`  ${spec.curve}: check against BigInt, then time (in the page)...`);
       const plain = { ...spec, int: { ...spec.int, bytes: [...spec.int.bytes] }, fma: { ...spec.fma, bytes: [...spec.fma.bytes] } };
+      if (spec.wide) plain.wide = { ...spec.wide, bytes: [...spec.wide.bytes] };
       rows.push(await page.evaluate(([s, t, e]) => window.fieldFmaBench.measure(s, { timeMs: t, engine: e }), [plain, timeMs, `Chromium ${browser.version()}`]));
     }
     if (errors.length) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
@@ -126,13 +142,14 @@ if (opts.browser) {
 }
 if (nodeRuns) {
   if (opts.browser) log(`node ${process.version}: the same kernels...`);
-  for (const spec of specs) rows.push(await measureKernels(spec, { timeMs }));
+  for (const { wide, ...spec } of specs) rows.push(await measureKernels(spec, { timeMs }));
 } else {
   log(`field-fma.bench.js: Node rows skipped: ${whyNotNode}`);
 }
+const WIDE_FLAG_TEXT = '--js-flags=--wasm-wide-arithmetic';
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const where = opts.browser
-  ? `Chromium (headless, cross-origin isolated: ${pageEnvironment.crossOriginIsolated})${nodeRuns ? ` then Node ${process.version}` : ''}`
+  ? `Chromium (headless${opts.wide ? `, ${WIDE_FLAG_TEXT}` : ''}, cross-origin isolated: ${pageEnvironment.crossOriginIsolated})${nodeRuns ? ` then Node ${process.version}` : ''}`
   : `Node ${process.version}`;
 console.log(`field-fma.bench.js: ${cpu}, ${os.cpus().length} cores, ${where}; ${timeMs} ms per task, ${STEPS} products per chain per timed call; ns per Montgomery product (median)`);
 console.log(formatTable(rows));

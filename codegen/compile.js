@@ -1,4 +1,5 @@
-// WAT text -> validated Wasm binary (with debug names), by wabt. Build time only.
+// WAT text -> validated Wasm binary (with debug names), by wabt; by binaryen for modules with wide arithmetic,
+// which wabt cannot parse. Build time only.
 
 import wabtInit from 'wabt';
 
@@ -19,6 +20,36 @@ export async function compileWat(watText, fileName = 'module.wat', { relaxedSimd
     return new Uint8Array(buffer);
   } finally {
     module.destroy();
+  }
+}
+
+/**
+ * Assemble and validate WAT text that uses the wide-arithmetic opcodes (i64.mul_wide_u, i64.add128, ...), with
+ * binaryen (a devDependency: building the wide modules needs a development install). Features: the MVP and
+ * what the other builds use, plus multi-value and wide arithmetic; nothing else validates.
+ */
+export async function compileWideWat(watText, fileName = 'module.wat') {
+  let binaryen;
+  try {
+    binaryen = (await import('binaryen')).default;
+  } catch (e) {
+    throw new Error(`${fileName}: assembling wide arithmetic needs binaryen (npm install binaryen): ${e.message}`);
+  }
+  const F = binaryen.Features;
+  let module;
+  try {
+    module = binaryen.parseText(watText);
+  } catch (e) {
+    throw new Error(`${fileName}: binaryen could not parse it: ${e.message}`);
+  }
+  try {
+    module.setFeatures(F.MutableGlobals | F.SignExt | F.BulkMemory | F.Multivalue | F.WideArithmetic);
+    if (!module.validate()) throw new Error(`${fileName}: binaryen validation failed (see its report above)`);
+    binaryen.setDebugInfo(true); // the name section, as wabt writes it
+    return module.emitBinary();
+  } finally {
+    binaryen.setDebugInfo(false);
+    module.dispose();
   }
 }
 

@@ -30,11 +30,15 @@ export function fmaLimbShape(bits) {
   return { w, n: limbsFor(w) };
 }
 
+/** The wide kernels' limb count for a prime of `bits` bits: the least n with 4p < R = 2^(64n). */
+export const wideLimbCount = (bits) => Math.ceil((bits + 2) / 64);
+
 /**
- * @param {{ p: bigint | string, w?: number, checkPrime?: boolean, kernel?: 'int' | 'fma' }} options
+ * @param {{ p: bigint | string, w?: number, checkPrime?: boolean, kernel?: 'int' | 'fma' | 'wide' }} options
  * kernel 'int' (default): limbs of w = 26..32 bits in u32 words, for the integer kernels (codegen/kernels/field-mul.js).
  * kernel 'fma': limbs of w = 51 or 52 bits (fmaLimbShape) in u64 words, for the relaxed-SIMD FMA product
  * (codegen/kernels/field-mul-fma.js); w is then derived, not given. The other kernels take either.
+ * kernel 'wide': limbs of w = 64 bits in u64 words, for the wide-arithmetic product (codegen/kernels/field-mul-wide.js).
  * Lazy-reduction contract: every kernel accepts and returns values in [0, 2p) unless its name says
  * otherwise. n is the least limb count with 4p < R = 2^(n*w), which makes a Montgomery product of two
  * values in [0, 2p) land in [0, 2p) for every p of this bit length, including primes just below 2^(n*w - 2).
@@ -44,7 +48,9 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
     if (typeof p === 'string') p = toBigInt(p, 'p');
     else throw new TypeError(`p must be a BigInt (or a decimal/0x-hex string), got ${typeof p}`);
   }
-  if (kernel !== 'int' && kernel !== 'fma') throw new RangeError(`kernel must be 'int' or 'fma', got ${JSON.stringify(kernel)}`);
+  if (kernel !== 'int' && kernel !== 'fma' && kernel !== 'wide') {
+    throw new RangeError(`kernel must be 'int', 'fma' or 'wide', got ${JSON.stringify(kernel)}`);
+  }
   if (kernel === 'int' && (!Number.isInteger(w) || w < MIN_LIMB_BITS || w > MAX_LIMB_BITS)) {
     throw new RangeError(`limb size w must be an integer in ${MIN_LIMB_BITS}..${MAX_LIMB_BITS}, got ${w}`);
   }
@@ -54,6 +60,9 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
 
   const bits = bitLength(p);
   if (kernel === 'fma') return deriveFmaFieldParams(p, bits);
+  if (kernel === 'wide') {
+    return Object.freeze({ ...limbShapeParams(p, bits, 64, wideLimbCount(bits), 'wide'), mu: mu(p, 64n) });
+  }
   const n = Math.ceil((bits + 2) / w);
   const W = BigInt(w);
   const limbMax = (1n << W) - 1n;
@@ -85,10 +94,10 @@ function deriveFmaFieldParams(p, bits) {
 /** -p^-1 mod 2^w */
 const mu = (p, W) => (1n << W) - modInverse(p % (1n << W), 1n << W);
 
-/** What both kernels' params hold for n limbs of w bits: u32 limb words for 'int', u64 for 'fma'. */
+/** What every kernel's params hold for n limbs of w bits: u32 limb words for 'int', u64 for 'fma' and 'wide'. */
 function limbShapeParams(p, bits, w, n, kernel) {
   const R = 1n << BigInt(n * w);
-  const limbBytes = kernel === 'fma' ? 8 : 4;
+  const limbBytes = kernel === 'int' ? 4 : 8;
   return {
     p,
     w,
@@ -116,8 +125,9 @@ export function describeFieldParams(params) {
     `w = ${params.w}, n = ${params.n}, R = 2^${params.n * params.w}, lazy range [0, 2p) since 4p < R`,
     `mu = -p^-1 mod 2^w = ${params.mu}`,
     `R^2 mod p = ${hex(params.R2)}`,
-    params.kernel === 'fma'
-      ? `FMA product: limbs split by f64 fused multiply-add (${params.splitOps} ops per limb product), columns in i64x2`
-      : `carry plan (operand-scanning shapes): ${params.carryPlan.summary}`,
+    {
+      fma: `FMA product: limbs split by f64 fused multiply-add (${params.splitOps} ops per limb product), columns in i64x2`,
+      wide: 'wide product: i64.mul_wide_u and i64.add128 (CIOS), bounds proven by codegen/kernels/field-mul-wide.js',
+    }[params.kernel] ?? `carry plan (operand-scanning shapes): ${params.carryPlan.summary}`,
   ];
 }

@@ -31,6 +31,14 @@ export const i64 = {
   load32_u: (ptr, offset = 0) => `(i64.load32_u${memarg(offset)} ${ptr})`,
   store32: (ptr, value, offset = 0) => `(i64.store32${memarg(offset)} ${ptr} ${value})`,
   extend_i32_u: (x) => op('i64.extend_i32_u', x),
+  // Wide arithmetic (the proposal's opcodes; binaryen assembles them, wabt cannot). Each leaves two i64 on the
+  // stack, low word first: take them with local.pop (high word first) or pass them on as two operands.
+  /** a * b as the 128-bit (low, high) */
+  mul_wide_u: (a, b) => op('i64.mul_wide_u', a, b),
+  /** (aLo, aHi) + (bLo, bHi) mod 2^128 as (low, high); a may be one two-value operand, as may b */
+  add128: (...args) => op('i64.add128', ...args),
+  /** (aLo, aHi) - (bLo, bHi) mod 2^128 as (low, high) */
+  sub128: (...args) => op('i64.sub128', ...args),
 };
 i32.wrap_i64 = (x) => op('i32.wrap_i64', x);
 
@@ -66,9 +74,12 @@ export const local = {
   get: (name) => `(local.get $${name})`,
   set: (name, value) => `(local.set $${name} ${value})`,
   tee: (name, value) => `(local.tee $${name} ${value})`,
+  /** `(local.set $name)` with the value taken from the stack (after a two-value op; high word first) */
+  pop: (name) => `(local.set $${name})`,
 };
 
 export const call = (name, ...args) => op(`call $${name}`, ...args);
+export const drop = () => '(drop)';
 export const select = (a, b, cond) => op('select', a, b, cond);
 export const br = (label) => `(br $${label})`;
 export const br_if = (label, cond) => `(br_if $${label} ${cond})`;

@@ -184,6 +184,9 @@ export const CHROMIUM_FLAGS = [
   '--disable-sync',
 ];
 
+/** V8's flag for the wide-arithmetic proposal (i64.mul_wide_u, i64.add128): what the wide build needs today. */
+export const WIDE_ARITHMETIC_FLAGS = ['--js-flags=--wasm-wide-arithmetic'];
+
 /** Launch headless Chromium through playwright-core (no browser download: it uses the system's). */
 /** Launch headless Chromium; `args`: flags besides CHROMIUM_FLAGS (e.g. --js-flags=... for V8). */
 export async function launchChromium(executablePath = findChromium(), { args = [] } = {}) {

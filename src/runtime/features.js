@@ -30,3 +30,35 @@ export function relaxedFmaSupport() {
   const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytes));
   return (relaxedFma = exports.fma() === 1 ? 'fused' : 'unfused');
 }
+
+/**
+ * (module (func (export "hi") (param i64 i64) (result i64)
+ *   (i64.mul_wide_u (local.get 0) (local.get 1)) (local.set 0) (drop) (local.get 0)))
+ * The high word of a 64 x 64-bit product: an opcode of the wide-arithmetic proposal (V8 has it behind
+ * --wasm-wide-arithmetic; Node 20 and 24 do not validate it). Written by hand: wabt cannot assemble it
+ * (test/field-wide.test.js checks the bytes against binaryen's reading of the text).
+ */
+export const WIDE_ARITHMETIC_PROBE_WAT = `(module (func (export "hi") (param i64 i64) (result i64)
+  (i64.mul_wide_u (local.get 0) (local.get 1)) (local.set 0) (drop) (local.get 0)))`;
+const WIDE_ARITHMETIC_PROBE = [
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+  0x01, 0x07, 0x01, 0x60, 0x02, 0x7e, 0x7e, 0x01, 0x7e, // type: (i64, i64) -> i64
+  0x03, 0x02, 0x01, 0x00, // function 0 of type 0
+  0x07, 0x06, 0x01, 0x02, 0x68, 0x69, 0x00, 0x00, // export "hi"
+  0x0a, 0x0f, 0x01, 0x0d, 0x00, 0x20, 0x00, 0x20, 0x01, 0xfc, 0x16, 0x21, 0x00, 0x1a, 0x20, 0x00, 0x0b, // code
+];
+export const wideArithmeticProbeBytes = () => new Uint8Array(WIDE_ARITHMETIC_PROBE);
+
+let wideArithmetic;
+/**
+ * Whether this engine runs the wide-arithmetic kernels (codegen/kernels/field-mul-wide.js; no curve module uses them
+ * yet): a module holding i64.mul_wide_u validates, and its high word of (2^64 - 1)^2 is 2^64 - 2. Only then may a
+ * wide module be compiled (elsewhere it would fail validation).
+ */
+export function wideArithmeticSupport() {
+  if (wideArithmetic !== undefined) return wideArithmetic;
+  const bytes = wideArithmeticProbeBytes();
+  if (!WebAssembly.validate(bytes)) return (wideArithmetic = false);
+  const { exports } = new WebAssembly.Instance(new WebAssembly.Module(bytes));
+  return (wideArithmetic = exports.hi(-1n, -1n) === -2n);
+}
