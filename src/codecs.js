@@ -41,7 +41,7 @@ const POINT_FORMATS = {
   'gnark-compressed': { curves: ['bn254', 'bls12-381', 'bls12-377'], compressed: true, spec: 'gnark-crypto ecc/<curve>/marshal.go Bytes()' },
   'gnark-uncompressed': { curves: ['bn254', 'bls12-381', 'bls12-377'], compressed: false, spec: 'gnark-crypto ecc/<curve>/marshal.go RawBytes()' },
   eip2537: { curves: ['bls12-381'], compressed: false, spec: 'EIP-2537 G1 point encoding' },
-  snarkjs: { curves: ['bn254', 'bls12-381'], compressed: false, spec: 'ffjavascript affine LEM (zkey/ptau sections)' },
+  snarkjs: { curves: ['bn254', 'bls12-381'], compressed: false, g2: true, spec: 'ffjavascript affine LEM (zkey/ptau sections); G2: c0 | c1 per coordinate' },
 };
 
 const SCALAR_FORMATS = {
@@ -80,7 +80,9 @@ function checkName(table, kind, name, curveName) {
 const layoutCache = new WeakMap();
 export function pointLayout(params, name) {
   checkName(POINT_FORMATS, 'point', name, params.name);
-  if (params.group === 'G2' && name !== 'native') throw new RangeError(`point format '${name}' is for G1; G2 points take 'native' only`);
+  if (params.group === 'G2' && !POINT_FORMATS[name].g2 && name !== 'native') {
+    throw new RangeError(`point format '${name}' is for G1; G2 points take 'native' and 'snarkjs' only`);
+  }
   let byName = layoutCache.get(params);
   if (!byName) layoutCache.set(params, (byName = new Map()));
   let layout = byName.get(name);
@@ -110,9 +112,11 @@ export function pointLayout(params, name) {
   } else if (name === 'eip2537') {
     layout = { ...base, kind: 'eip2537', pad: 64 - B, size: 128 };
   } else if (name === 'snarkjs') {
-    // x * 2^(8B) mod p, little-endian (ffjavascript's n8 = B on bn254 and bls12-381); infinity all zero.
-    const R = 1n << BigInt(8 * B);
-    layout = { ...base, kind: 'snarkjs', size: 2 * B, R, Rinv: modInverse(R, params.p) };
+    // x * 2^(8B) mod p, little-endian (ffjavascript's n8 = B on bn254 and bls12-381); infinity all zero. G2: each
+    // coordinate c0 | c1, each part so in the base field's Bp bytes (B = 2 Bp).
+    const Bp = params.field.base?.bytes ?? B;
+    const R = 1n << BigInt(8 * Bp);
+    layout = { ...base, kind: 'snarkjs', size: 2 * B, Bp, R, Rinv: modInverse(R, params.p) };
   }
   byName.set(name, layout);
   return layout;
@@ -127,7 +131,7 @@ export function scalarLayout(params, name) {
 
 /** The formats of `table` this curve takes, each with sizeOf(name): { native: 96, ... }. */
 function supported(table, params, sizeOf) {
-  const group = (name) => table !== POINT_FORMATS || params.group !== 'G2' || name === 'native';
+  const group = (name) => table !== POINT_FORMATS || params.group !== 'G2' || name === 'native' || table[name].g2;
   const takes = (name) => group(name) && (!table[name].curves || table[name].curves.includes(params.name));
   return Object.freeze(Object.fromEntries(Object.keys(table).filter(takes).map((name) => [name, sizeOf(name)])));
 }
@@ -338,7 +342,8 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
       curve.fp.write(K2, P.b);
     } else if (L.kind === 'snarkjs') {
       // fp_mul(v, K1) = v * K1 / R_wasm: with K1 = R_wasm / 2^(8B) (raw limbs) it is v / 2^(8B), normal form.
-      const Rw = 1n << BigInt(P.field.n * P.field.w);
+      const F = P.field.base ?? P.field;
+      const Rw = 1n << BigInt(F.n * F.w);
       curve.fp.writeLimbs(K1, (Rw * L.Rinv) % P.p);
     }
     const codes = new Uint8Array(C);
@@ -402,21 +407,25 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
           }
         }
       } else if (L.kind === 'snarkjs') {
+        // Each base-field part (x, y; on G2 x.c0, x.c1, y.c0, y.c1) of Bp bytes.
+        const { Bp } = L;
+        const parts = (2 * B) / Bp;
+        const partName = parts === 2 ? ['x', 'y'] : ['x.c0', 'x.c1', 'y.c0', 'y.c1'];
         for (let i = 0; i < good; i++) {
           if (codes[i] === INFINITY) continue;
           const d = staging + i * 2 * B;
-          let bad = 0;
-          for (let c = 0; c < 2 && !bad; c++) {
-            if (!ex.fp_fromBytes(X, d + c * B)) bad = c + 1;
+          let bad = -1;
+          for (let c = 0; c < parts && bad < 0; c++) {
+            if (!ex.fp_fromBytes(X, d + c * Bp)) bad = c;
             else {
               ex.fp_mul(X, X, K1);
               ex.fp_reduce(X, X);
-              ex.fp_toBytes(d + c * B, X);
+              ex.fp_toBytes(d + c * Bp, X);
             }
           }
-          if (bad) {
+          if (bad >= 0) {
             good = i;
-            pending = inputError('points', first + i, `: ${bad === 1 ? 'x' : 'y'} coordinate is >= p (as a Montgomery value)`);
+            pending = inputError('points', first + i, `: ${partName[bad]} coordinate is >= p (as a Montgomery value)`);
             break;
           }
         }
@@ -528,8 +537,7 @@ export function encodePointBatch(curve, L, nativeBytes, { what = 'nativeBytes' }
         break;
       case 'snarkjs':
         if (!inf) {
-          bigIntToBytesLE((bytesToBigIntLE(nativeBytes, s, B) * L.R) % curve.p, out, o, B);
-          bigIntToBytesLE((bytesToBigIntLE(nativeBytes, s + B, B) * L.R) % curve.p, out, o + B, B);
+          for (let c = 0; c < 2 * B; c += L.Bp) bigIntToBytesLE((bytesToBigIntLE(nativeBytes, s + c, L.Bp) * L.R) % curve.p, out, o + c, L.Bp);
         }
         break;
       default:

@@ -81,6 +81,11 @@ describe('TypeScript declarations', () => {
     }
   });
 
+  it('types/snarkjs.d.ts declares exactly the exports of wasmsm/snarkjs', async () => {
+    const adapter = await import('../src/adapters/snarkjs.js');
+    expect([...declaredValues(read('types/snarkjs.d.ts'))].sort()).toEqual(Object.keys(adapter).sort());
+  });
+
   it('types/codegen.d.ts declares exactly the exports of codegen/index.js', async () => {
     const codegen = await import('../codegen/index.js');
     expect([...declaredValues(read('types/codegen.d.ts'))].sort()).toEqual(Object.keys(codegen).sort());

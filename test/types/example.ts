@@ -10,6 +10,8 @@ import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
 import * as bn254 from 'wasmsm/curves/bn254';
 import { deriveFieldParams, generateFieldWat, instantiateField } from 'wasmsm/codegen';
 import type { FieldParams } from 'wasmsm/codegen';
+import { accelerate, DEFAULT_MIN_POINTS } from 'wasmsm/snarkjs';
+import type { AccelerateHandle, FfCurve } from 'wasmsm/snarkjs';
 
 export async function example(): Promise<string> {
   const names: readonly CurveName[] = curveNames;
@@ -141,5 +143,13 @@ export async function example(): Promise<string> {
   const field = await instantiateField({ p: 101n });
   const root: bigint | null = field.sqrt(field.mul(3n, 4n));
 
-  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x].join(' ');
+  // wasmsm/snarkjs: an ffjavascript curve (snarkjs.curves.getCurveFromName('bn128')) as the caller holds it.
+  const ffCurve = {} as FfCurve;
+  const handle: AccelerateHandle = await accelerate(ffCurve, { threads: 2, minPoints: DEFAULT_MIN_POINTS, groups: ['G1'] });
+  const routed: number = handle.stats.routed + handle.curve.coordinateBytes;
+  await handle.restore();
+  // @ts-expect-error the groups are G1 and G2 only
+  await accelerate(ffCurve, { groups: ['G3'] });
+
+  return [routed, name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x].join(' ');
 }
