@@ -8,7 +8,7 @@
 //   node scripts/snarkjs-fixtures.js [--circuits bits8,merkle1 (the default: what the tests use)] [--curves bn128,bls12381] [--protocols groth16,plonk,fflonk]
 //
 // Circuits (R1CS constraints after circom --O2; Groth16's domain):
-//   bits8     circomlib Num2Bits(8) and a sum: 9 constraints (the CI circuit of every protocol: tiny powers of tau)
+//   bits8     circomlib Num2Bits(8) and a sum: 8 constraints (the CI circuit of every protocol: tiny powers of tau)
 //   merkle1   Poseidon Merkle proof, depth 1: 243 constraints (2^8; Groth16 in CI)
 //   merkle4   depth 4: 972 (2^10)
 //   merkle16  depth 16: 3888 (2^12)
