@@ -135,8 +135,51 @@ async function r1csInfo(snarkjs, r1csPath) {
   return info;
 }
 
+/** Whether process `pid` is alive (signal 0 checks without sending). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+/**
+ * Run `fn` holding the cache's lock (a directory: mkdir is atomic; the holder's pid inside), so test files that
+ * vitest runs in parallel processes never write the same fixture at once. A lock whose holder is gone is taken over.
+ */
+async function locked(fn) {
+  mkdirSync(CACHE, { recursive: true });
+  const lock = join(CACHE, '.lock');
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      let holder = NaN;
+      try {
+        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+      } catch {} // just made, its pid not written yet
+      if (holder && !alive(holder)) rmSync(lock, { recursive: true, force: true });
+      else await new Promise((ok) => setTimeout(ok, 200));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** Make (or find) everything for (circuit, curve, protocol). Returns the paths. */
-export async function fixture(snarkjs, circuit, curve, protocol) {
+export function fixture(snarkjs, circuit, curve, protocol) {
+  return locked(() => make(snarkjs, circuit, curve, protocol));
+}
+
+async function make(snarkjs, circuit, curve, protocol) {
   const c = CIRCUITS[circuit];
   if (!c) throw new RangeError(`unknown circuit ${circuit}`);
   if (c.curves && !c.curves.includes(curve)) throw new RangeError(`circuit ${circuit} is for ${c.curves.join(', ')} only`);
