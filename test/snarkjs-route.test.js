@@ -183,6 +183,12 @@ describe('accelerate: options, curves, restore', () => {
       expect(ff.G2.multiExpAffine, 'G2 left alone').toBe(ownG2);
       await expect(accelerate(ff)).rejects.toThrow(/already accelerated/);
       await handle.restore();
+      // two at once: one route, the other refused
+      const both = await Promise.allSettled([accelerate(ff, { threads: 1 }), accelerate(ff, { threads: 1 })]);
+      expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(both.find((r) => r.status === 'rejected').reason.message).toMatch(/already accelerated/);
+      await both.find((r) => r.status === 'fulfilled').value.restore();
+      await handle.restore();
       await handle.restore(); // idempotent
       expect(ff.G1.multiExpAffine).toBe(own);
       const again = await accelerate(ff, { threads: 1 });

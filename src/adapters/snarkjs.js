@@ -23,7 +23,7 @@ import { checkOptionNames } from '../msm/bytes.js';
 /** ffjavascript's curve names -> wasmsm's. */
 const CURVES = { bn128: 'bn254', bls12381: 'bls12-381' };
 
-/** Below this many points an MSM stays with ffjavascript: a round trip to the pool is not worth it (bench/README). */
+/** Below this many points an MSM stays with ffjavascript: the round trip to the pool costs about what it saves. */
 export const DEFAULT_MIN_POINTS = 256;
 
 const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups'];
@@ -109,9 +109,16 @@ export async function accelerate(ffCurve, options) {
   checkFfCurve(ffCurve);
   const o = checkOptions(options);
   if (routes.has(ffCurve)) throw new TypeError('this curve is already accelerated: call restore() on its handle first');
-  const curve = await loadCurve(CURVES[ffCurve.name], o.kernel === undefined ? undefined : { kernel: o.kernel });
-  if (BigInt(ffCurve.q) !== curve.p || BigInt(ffCurve.r) !== curve.r || ffCurve.G1.F.n8 !== curve.coordinateBytes) {
-    throw new RangeError(`accelerate: the ffjavascript curve '${ffCurve.name}' does not have the parameters of wasmsm's ${curve.name}`);
+  routes.set(ffCurve, null); // taken now, so a second accelerate() during the awaits below is refused too
+  let curve;
+  try {
+    curve = await loadCurve(CURVES[ffCurve.name], o.kernel === undefined ? undefined : { kernel: o.kernel });
+    if (BigInt(ffCurve.q) !== curve.p || BigInt(ffCurve.r) !== curve.r || ffCurve.G1.F.n8 !== curve.coordinateBytes) {
+      throw new RangeError(`accelerate: the ffjavascript curve '${ffCurve.name}' does not have the parameters of wasmsm's ${curve.name}`);
+    }
+  } catch (e) {
+    routes.delete(ffCurve);
+    throw e;
   }
   const route = new Route(ffCurve, curve, o);
   routes.set(ffCurve, route);
