@@ -2,11 +2,11 @@
 // snarkjs with and without wasmsm/snarkjs: the same proof (same zkey, same input) timed both ways in the same run,
 // in Node (the route's pool of --threads, default 2, against ffjavascript's default workers: one per core) and, with
 // --browser, in headless Chromium (bench/snarkjs/page.js, served cross-origin isolated so the pool shares memory).
-// Each figure is the median of --runs proofs (default 3) after one warm-up, plain and routed alternating; every
-// routed proof is verified by snarkjs's verifier. Phases (bench/snarkjs/phases.js): witness, then the prover's MSM,
+// Each figure is the median of --runs proofs (default 3) after one warm-up, plain and routed alternating on one
+// route kept for the case (as a user keeps it); every routed proof is verified by snarkjs's verifier. Phases (bench/snarkjs/phases.js): witness, then the prover's MSM,
 // FFT, ABC (Groth16) and the rest.
 //
-//   npm run bench:snarkjs                                   # the CI-sized cases, then the 2^16 Groth16 (builds fixtures)
+//   npm run bench:snarkjs        # Groth16 at 2^12, 2^14, 2^16; PLONK at 2^12, 2^14; FFLONK (missing fixtures first: minutes)
 //   npm run bench:snarkjs -- --cases merkle16:groth16,merkle4:plonk --runs 5 --browser
 //   npm run bench:snarkjs -- --cases sha8:groth16 --runs 1   # 2^18 (the fixture takes a long while to build)
 //
@@ -39,7 +39,7 @@ const x = (a, b) => `${(a / b).toFixed(2)}x`;
 function table(env, c, f, { plain, routed, stats }) {
   const rows = ['witness', 'msm', 'fft', 'abc', 'other', 'prove', 'total'];
   const name = { witness: 'witness', msm: 'MSM', fft: 'FFT', abc: 'ABC', other: 'other', prove: 'prove (all but witness)', total: 'end to end (witness + prove)' };
-  console.log(`\n${env}: ${c.protocol} ${c.circuit} on ${c.curve} (${f.info.nConstraints} constraints, domain 2^${f.power}), median of ${runs}; route: ${stats.routed} MSMs of ${stats.points} points in all`);
+  console.log(`\n${env}: ${c.protocol} ${c.circuit} on ${c.curve} (${f.info.nConstraints} constraints, domain 2^${f.power}), median of ${runs}; route: ${stats.routed} MSMs of ${stats.points} points in all per proof`);
   console.log(`  ${'phase'.padEnd(30)}${'snarkjs'.padStart(10)}${'+ wasmsm'.padStart(10)}${'speedup'.padStart(9)}`);
   for (const k of rows) {
     if (k === 'abc' && c.protocol !== 'groth16') continue;

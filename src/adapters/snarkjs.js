@@ -183,7 +183,8 @@ class Route {
       };
       this.patched.terminate = this.ff.terminate;
     }
-    if (this.o.groups.includes('G1')) await this.pool('G1');
+    // Every group's pool now, not at its first MSM: a proof's first G2 MSM should not pay for starting threads.
+    await Promise.all(this.o.groups.map((group) => this.pool(group)));
   }
 
   pool(group) {
