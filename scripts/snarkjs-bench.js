@@ -37,12 +37,12 @@ const fmt = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixe
 const x = (a, b) => `${(a / b).toFixed(2)}x`;
 
 function table(env, c, f, { plain, routed, stats }) {
-  const rows = ['witness', 'msm', 'fft', 'abc', 'other', 'prove', 'total'];
-  const name = { witness: 'witness', msm: 'MSM', fft: 'FFT', abc: 'ABC', other: 'other', prove: 'prove (all but witness)', total: 'end to end (witness + prove)' };
+  const rows = ['witness', 'msm', 'msmG2', 'fft', 'abc', 'other', 'prove', 'total'];
+  const name = { witness: 'witness', msm: 'MSM', msmG2: '  of which G2', fft: 'FFT', abc: 'ABC', other: 'other', prove: 'prove (all but witness)', total: 'end to end (witness + prove)' };
   console.log(`\n${env}: ${c.protocol} ${c.circuit} on ${c.curve} (${f.info.nConstraints} constraints, domain 2^${f.power}), median of ${runs}; route: ${stats.routed} MSMs of ${stats.points} points in all per proof`);
   console.log(`  ${'phase'.padEnd(30)}${'snarkjs'.padStart(10)}${'+ wasmsm'.padStart(10)}${'speedup'.padStart(9)}`);
   for (const k of rows) {
-    if (k === 'abc' && c.protocol !== 'groth16') continue;
+    if ((k === 'abc' || k === 'msmG2') && c.protocol !== 'groth16') continue;
     console.log(`  ${name[k].padEnd(30)}${fmt(plain[k]).padStart(10)}${fmt(routed[k]).padStart(10)}${(routed[k] > 0.5 ? x(plain[k], routed[k]) : '-').padStart(9)}`);
   }
 }

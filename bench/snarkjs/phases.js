@@ -1,7 +1,7 @@
 // One snarkjs proof timed by phase, the same way in Node (scripts/snarkjs-bench.js) and in the page
 // (bench/snarkjs/page.js): witness (snarkjs.wtns.calculate, into memory), then the prover, inside which
 //   MSM  wall time while any curve.G1 / G2.multiExpAffine call is under way (the methods installed at the time:
-//        ffjavascript's own, or wasmsm's route), wrapped for this proof only;
+//        ffjavascript's own, or wasmsm's route), wrapped for this proof only; msmG2 the part in G2 (Groth16's B2);
 //   FFT  wall time inside curve.Fr.fft / ifft (ffjavascript's, on its workers; never routed);
 //   ABC  Groth16: from snarkjs's "Building ABC" log line to the first FFT, and from "Join ABC" to the first MSM
 //        (the QAP evaluation and the join, in JS and ffjavascript);
@@ -27,7 +27,7 @@ function wrap(obj, name, total) {
 
 /**
  * Times prove(zkey, witness, logger) on `curve` (snarkjs's curve object, the one the prover gets from
- * getCurveFromName / its globalThis cache). Returns { result, ms: { witness, prove, total, msm, fft, abc, other } }.
+ * getCurveFromName / its globalThis cache). Returns { result, ms: { witness, prove, total, msm, msmG2, fft, abc, other } }.
  */
 export async function timeProof(snarkjs, curve, protocol, { zkey, wasm, input }) {
   const t0 = performance.now();
@@ -36,12 +36,14 @@ export async function timeProof(snarkjs, curve, protocol, { zkey, wasm, input })
   const t1 = performance.now();
 
   const msm = { ms: 0 };
+  const g2 = { ms: 0 };
   const fft = { ms: 0 };
   const marks = [];
   let firstFft = null;
   let firstMsm = null;
   const undo = [
     wrap(curve.G1, 'multiExpAffine', msm),
+    wrap(curve.G2, 'multiExpAffine', g2),
     wrap(curve.G2, 'multiExpAffine', msm),
     wrap(curve.Fr, 'fft', fft),
     wrap(curve.Fr, 'ifft', fft),
@@ -76,7 +78,7 @@ export async function timeProof(snarkjs, curve, protocol, { zkey, wasm, input })
   const prove = t2 - t1;
   return {
     result,
-    ms: { witness: t1 - t0, prove, total: t2 - t0, msm: msm.ms, fft: fft.ms, abc, other: Math.max(0, prove - msm.ms - fft.ms - abc) },
+    ms: { witness: t1 - t0, prove, total: t2 - t0, msm: msm.ms, msmG2: g2.ms, fft: fft.ms, abc, other: Math.max(0, prove - msm.ms - fft.ms - abc) },
   };
 }
 
