@@ -153,6 +153,13 @@ for (const [name, build] of [['bn128', buildBn128], ['bls12381', buildBls12381]]
           const big = bases.slice();
           big.fill(0xff, 0, G.F.n8);
           await expect(G.multiExpAffine(big, scalars)).rejects.toThrow(/points\[0\]: x(\.c0)? coordinate is >= p/);
+          // half the scalars zero (those pairs are left out of the MSM): the error still names the caller's index
+          const halfZero = scalarsOf(ff.r, 4, 9, (i) => i % 2 === 0);
+          // (and a bad base whose scalar is zero is not read, as in ffjavascript: points[2] here)
+          expectSame(G, await G.multiExpAffine(off, halfZero), await own[group].call(G, off, halfZero));
+          const off3 = bases.slice();
+          off3[3 * 2 * G.F.n8 + 1] ^= 1;
+          await expect(G.multiExpAffine(off3, halfZero)).rejects.toThrow(/points\[3\]/);
           // the route goes on after an error
           expectSame(G, await G.multiExpAffine(bases, scalars), await own[group].call(G, bases, scalars));
         }

@@ -79,6 +79,35 @@ function allBelow(pages, rBytes) {
   return true;
 }
 
+/**
+ * The pairs whose scalar is not zero, copied, when zeros are at least a quarter of them (else the arrays as they
+ * are). Circom witnesses are mostly bits and FFLONK's scalars end in long zero runs: a shorter MSM, the same sum.
+ */
+function withoutZeroScalars(points, scalars, pointBytes) {
+  const n = scalars.length / 32;
+  const nonzero = new Uint8Array(n);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const o = 32 * i;
+    let k = 0;
+    while (k < 32 && scalars[o + k] === 0) k++;
+    if (k < 32) {
+      nonzero[i] = 1;
+      count++;
+    }
+  }
+  if (4 * (n - count) < n) return { points, scalars };
+  const keptPoints = new Uint8Array(count * pointBytes);
+  const keptScalars = new Uint8Array(count * 32);
+  for (let i = 0, j = 0; i < n; i++) {
+    if (!nonzero[i]) continue;
+    keptPoints.set(points.subarray(i * pointBytes, (i + 1) * pointBytes), j * pointBytes);
+    keptScalars.set(scalars.subarray(32 * i, 32 * i + 32), 32 * j);
+    j++;
+  }
+  return { points: keptPoints, scalars: keptScalars };
+}
+
 function checkFfCurve(ffCurve) {
   const ok = ffCurve && typeof ffCurve === 'object' && typeof ffCurve.name === 'string' &&
     ['G1', 'G2'].every((g) => ffCurve[g] && typeof ffCurve[g].multiExpAffine === 'function' && ffCurve[g].F && Number.isInteger(ffCurve[g].F.n8));
@@ -218,8 +247,16 @@ class Route {
       const b = single(bases);
       const s = single(scalars);
       // Pages of a BigBuffer are streamed as they are (the two read in step), never joined into one array.
-      const affine = b && s ? await pool.msmBytes(b, s, formats) : await pool.msmStream({ points: pagesOf(bases), scalars: pagesOf(scalars) }, formats);
-      return this.toJacobian(G, affine);
+      if (!(b && s)) return this.toJacobian(G, await pool.msmStream({ points: pagesOf(bases), scalars: pagesOf(scalars) }, formats));
+      const kept = withoutZeroScalars(b, s, 2 * n8);
+      if (kept.scalars.length === 0) return G.zero.slice();
+      try {
+        return this.toJacobian(G, await pool.msmBytes(kept.points, kept.scalars, formats));
+      } catch (e) {
+        // the error names an index in the kept pairs: the whole input again, for the index in the caller's arrays
+        if (kept.points === b) throw e;
+        return this.toJacobian(G, await pool.msmBytes(b, s, formats));
+      }
     };
     const result = this.queue.then(run);
     this.queue = result.catch(() => {});
