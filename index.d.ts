@@ -129,7 +129,8 @@ export interface MsmTimings {
  * - 'gnark-compressed' / 'gnark-uncompressed': gnark-crypto Bytes() / RawBytes(): big-endian; bn254: two flag bits
  *   (0x80 smaller y, 0xc0 larger y, 0x40 infinity; uncompressed infinity all zero); BLS12: the ZCash flags.
  * - 'eip2537': 128 bytes, each coordinate 16 zero bytes + 48 big-endian; infinity all zero (bls12-381).
- * - 'snarkjs': ffjavascript affine LEM, x * 2^(8 * coordinateBytes) mod p little-endian; infinity all zero (bn254, bls12-381).
+ * - 'snarkjs': ffjavascript affine LEM, x * 2^(8 * coordinateBytes) mod p little-endian; infinity all zero (bn254, bls12-381;
+ *   G1 and G2, where each coordinate is c0 | c1, each part so in the base field's bytes).
  */
 export type PointFormat =
   | 'native'

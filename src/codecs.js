@@ -211,7 +211,8 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
       curve.fp.write(K2, P.b);
     } else if (L.kind === 'snarkjs') {
       // fp_mul(v, K1) = v * K1 / R_wasm: with K1 = R_wasm / 2^(8B) (raw limbs) it is v / 2^(8B), normal form.
-      const Rw = 1n << BigInt(P.field.n * P.field.w);
+      const F = P.field.base ?? P.field;
+      const Rw = 1n << BigInt(F.n * F.w);
       curve.fp.writeLimbs(K1, (Rw * L.Rinv) % P.p);
     }
     const codes = new Uint8Array(C);
@@ -284,21 +285,25 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
           }
         }
       } else if (L.kind === 'snarkjs') {
+        // Each base-field part (x, y; on G2 x.c0, x.c1, y.c0, y.c1) of Bp bytes.
+        const { Bp } = L;
+        const parts = (2 * B) / Bp;
+        const partName = parts === 2 ? ['x', 'y'] : ['x.c0', 'x.c1', 'y.c0', 'y.c1'];
         for (let i = 0; i < good; i++) {
           if (codes[i] === INFINITY) continue;
           const d = staging + i * 2 * B;
-          let bad = 0;
-          for (let c = 0; c < 2 && !bad; c++) {
-            if (!ex.fp_fromBytes(X, d + c * B)) bad = c + 1;
+          let bad = -1;
+          for (let c = 0; c < parts && bad < 0; c++) {
+            if (!ex.fp_fromBytes(X, d + c * Bp)) bad = c;
             else {
               ex.fp_mul(X, X, K1);
               ex.fp_reduce(X, X);
-              ex.fp_toBytes(d + c * B, X);
+              ex.fp_toBytes(d + c * Bp, X);
             }
           }
-          if (bad) {
+          if (bad >= 0) {
             good = i;
-            pending = inputError('points', first + i, `: ${bad === 1 ? 'x' : 'y'} coordinate is >= p (as a Montgomery value)`);
+            pending = inputError('points', first + i, `: ${partName[bad]} coordinate is >= p (as a Montgomery value)`);
             break;
           }
         }
@@ -413,8 +418,7 @@ export function encodePointBatch(curve, L, nativeBytes, { what = 'nativeBytes' }
         break;
       case 'snarkjs':
         if (!inf) {
-          bigIntToBytesLE((bytesToBigIntLE(nativeBytes, s, B) * L.R) % curve.p, out, o, B);
-          bigIntToBytesLE((bytesToBigIntLE(nativeBytes, s + B, B) * L.R) % curve.p, out, o + B, B);
+          for (let c = 0; c < 2 * B; c += L.Bp) bigIntToBytesLE((bytesToBigIntLE(nativeBytes, s + c, L.Bp) * L.R) % curve.p, out, o + c, L.Bp);
         }
         break;
       default:

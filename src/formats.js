@@ -29,7 +29,7 @@ const POINT_FORMATS = {
   'gnark-compressed': { curves: ['bn254', 'bls12-381', 'bls12-377'], compressed: true, spec: 'gnark-crypto ecc/<curve>/marshal.go Bytes()' },
   'gnark-uncompressed': { curves: ['bn254', 'bls12-381', 'bls12-377'], compressed: false, spec: 'gnark-crypto ecc/<curve>/marshal.go RawBytes()' },
   eip2537: { curves: ['bls12-381'], compressed: false, spec: 'EIP-2537 G1 point encoding' },
-  snarkjs: { curves: ['bn254', 'bls12-381'], compressed: false, spec: 'ffjavascript affine LEM (zkey/ptau sections)' },
+  snarkjs: { curves: ['bn254', 'bls12-381'], compressed: false, g2: true, spec: 'ffjavascript affine LEM (zkey/ptau sections); G2: c0 | c1 per coordinate' },
 };
 
 const SCALAR_FORMATS = {
@@ -75,7 +75,9 @@ function checkName(table, kind, name, params) {
 const layoutCache = new WeakMap();
 export function pointLayout(params, name) {
   checkName(POINT_FORMATS, 'point', name, params);
-  if (params.group === 'G2' && name !== 'native') throw new RangeError(`point format '${name}' is for G1; G2 points take 'native' only`);
+  if (params.group === 'G2' && !POINT_FORMATS[name].g2 && name !== 'native') {
+    throw new RangeError(`point format '${name}' is for G1; G2 points take 'native' and 'snarkjs' only`);
+  }
   let byName = layoutCache.get(params);
   if (!byName) layoutCache.set(params, (byName = new Map()));
   let layout = byName.get(name);
@@ -107,9 +109,11 @@ export function pointLayout(params, name) {
   } else if (name === 'eip2537') {
     layout = { ...base, kind: 'eip2537', pad: 64 - B, size: 128 };
   } else if (name === 'snarkjs') {
-    // x * 2^(8B) mod p, little-endian (ffjavascript's n8 = B on bn254 and bls12-381); infinity all zero.
-    const R = 1n << BigInt(8 * B);
-    layout = { ...base, kind: 'snarkjs', size: 2 * B, R, Rinv: modInverse(R, params.p) };
+    // x * 2^(8B) mod p, little-endian (ffjavascript's n8 = B on bn254 and bls12-381); infinity all zero. G2: each
+    // coordinate c0 | c1, each part so in the base field's Bp bytes (B = 2 Bp).
+    const Bp = params.field.base?.bytes ?? B;
+    const R = 1n << BigInt(8 * Bp);
+    layout = { ...base, kind: 'snarkjs', size: 2 * B, Bp, R, Rinv: modInverse(R, params.p) };
   }
   byName.set(name, layout);
   return layout;
@@ -124,7 +128,7 @@ export function scalarLayout(params, name) {
 
 /** The formats of `table` this curve takes, each with sizeOf(name): { native: 96, ... }. */
 function supported(table, params, sizeOf) {
-  const group = (name) => table !== POINT_FORMATS || params.group !== 'G2' || name === 'native';
+  const group = (name) => table !== POINT_FORMATS || params.group !== 'G2' || name === 'native' || table[name].g2;
   const takes = (name) => group(name) && refusal(table[name], name, params) === null;
   return Object.freeze(Object.fromEntries(Object.keys(table).filter(takes).map((name) => [name, sizeOf(name)])));
 }

@@ -121,40 +121,50 @@ for (const kernel of KERNELS) describe(`${kernel} build`, () => {
 
   describe('against ffjavascript (snarkjs affine LEM)', () => {
     for (const [name, build] of [['bn254', buildBn128], ['bls12-381', buildBls12381]]) {
-      it(`${name}: LEM buffers equal ours both ways, infinity is all zero, multiExpAffine agrees`, async () => {
-        const curve = curves[name];
-        const ff = await build(true);
-        try {
-          const G1 = ff.G1;
-          const n = 12;
-          const n8 = G1.F.n8;
-          expect(2 * n8).toBe(curve.pointBytes);
-          const bases = new Uint8Array(n * 2 * n8);
-          const expected = [];
-          for (let i = 0; i < n; i++) {
-            const P = i === 3 ? G1.zeroAffine : G1.toAffine(G1.timesScalar(G1.g, 12345 + 1000 * i));
-            G1.toRprLEM(bases, i * 2 * n8, P);
-            const [x, y] = G1.toObject(P);
-            expected.push(i === 3 ? null : { x, y });
-          }
-          const native = curve.decodePoints(bases, 'snarkjs');
-          for (let i = 0; i < n; i++) expect(curve.decodePoint(native.subarray(i * curve.pointBytes, (i + 1) * curve.pointBytes))).toEqual(expected[i]);
-          expect(hex(curve.encodePoint(native, 'snarkjs'))).toBe(hex(bases));
-          expect(hex(bases.subarray(3 * 2 * n8, 4 * 2 * n8))).toBe('00'.repeat(2 * n8));
+      for (const group of ['G1', 'G2']) {
+        it(`${name} ${group}: LEM buffers equal ours both ways, infinity is all zero, multiExpAffine agrees`, async () => {
+          const curve = group === 'G1' ? curves[name] : curves[name].g2;
+          // G2: each coordinate c0 | c1; toObject gives [c0, c1] where decodePoint gives { c0, c1 }.
+          const coordinate = group === 'G1' ? (v) => v : ([c0, c1]) => ({ c0, c1 });
+          const ff = await build(true);
+          try {
+            const G = ff[group];
+            const n = 12;
+            const n8 = G.F.n8;
+            expect(2 * n8).toBe(curve.pointBytes);
+            const bases = new Uint8Array(n * 2 * n8);
+            const expected = [];
+            for (let i = 0; i < n; i++) {
+              const P = i === 3 ? G.zeroAffine : G.toAffine(G.timesScalar(G.g, 12345 + 1000 * i));
+              G.toRprLEM(bases, i * 2 * n8, P);
+              const [x, y] = G.toObject(P);
+              expected.push(i === 3 ? null : { x: coordinate(x), y: coordinate(y) });
+            }
+            const native = curve.decodePoints(bases, 'snarkjs');
+            for (let i = 0; i < n; i++) expect(curve.decodePoint(native.subarray(i * curve.pointBytes, (i + 1) * curve.pointBytes))).toEqual(expected[i]);
+            expect(hex(curve.encodePoint(native, 'snarkjs'))).toBe(hex(bases));
+            expect(hex(bases.subarray(3 * 2 * n8, 4 * 2 * n8))).toBe('00'.repeat(2 * n8));
 
-          // multiExpAffine takes 32-byte little-endian scalars in normal form: our 'snarkjs' (= 'le') scalars.
-          const scalars = curve.randomScalarsBytes(n, { seed: 5 });
-          const theirs = G1.toObject(G1.toAffine(await G1.multiExpAffine(bases, scalars)));
-          const ours = curve.decodePoint(curve.msmBytes(bases, scalars, { pointFormat: 'snarkjs', scalarFormat: 'snarkjs', resultFormat: 'native' }));
-          expect(ours).toEqual({ x: theirs[0], y: theirs[1] });
-          const oursLem = curve.msmBytes(bases, scalars, { pointFormat: 'snarkjs', scalarFormat: 'snarkjs' });
-          const theirsLem = new Uint8Array(2 * n8);
-          G1.toRprLEM(theirsLem, 0, G1.toAffine(await G1.multiExpAffine(bases, scalars)));
-          expect(hex(oursLem)).toBe(hex(theirsLem));
-        } finally {
-          await ff.terminate();
-        }
-      });
+            // multiExpAffine takes 32-byte little-endian scalars in normal form: our 'snarkjs' (= 'le') scalars.
+            const scalars = curve.randomScalarsBytes(n, { seed: 5 });
+            const theirs = G.toObject(G.toAffine(await G.multiExpAffine(bases, scalars)));
+            const ours = curve.decodePoint(curve.msmBytes(bases, scalars, { pointFormat: 'snarkjs', scalarFormat: 'snarkjs', resultFormat: 'native' }));
+            expect(ours).toEqual({ x: coordinate(theirs[0]), y: coordinate(theirs[1]) });
+            const oursLem = curve.msmBytes(bases, scalars, { pointFormat: 'snarkjs', scalarFormat: 'snarkjs' });
+            const theirsLem = new Uint8Array(2 * n8);
+            G.toRprLEM(theirsLem, 0, G.toAffine(await G.multiExpAffine(bases, scalars)));
+            expect(hex(oursLem)).toBe(hex(theirsLem));
+            if (group === 'G2') {
+              // a part >= p is named by its place
+              const bad = bases.slice(0, 2 * n8);
+              bad.fill(0xff, n8 / 2, n8);
+              expect(() => curve.decodePoints(bad, 'snarkjs')).toThrow(/points\[0\]: x\.c1 coordinate is >= p/);
+            }
+          } finally {
+            await ff.terminate();
+          }
+        });
+      }
     }
   });
 

@@ -54,7 +54,7 @@ for (const name of ['bls12-381', 'bn254']) {
       expect(g2.coordinateBytes).toBe(2 * B);
       expect(g2.pointBytes).toBe(4 * B);
       expect(g2.scalarBytes).toBe(curve.scalarBytes);
-      expect(Object.keys(g2.pointFormats)).toEqual(['native']);
+      expect(Object.keys(g2.pointFormats)).toEqual(['native', 'snarkjs']);
       const G = Point.BASE.toAffine();
       expect(show(g2.generator)).toBe(show(G));
       // the generator's encoding, byte for byte
@@ -107,7 +107,7 @@ for (const name of ['bls12-381', 'bn254']) {
       expect(() => g2.msmBytes(at(0, (Q) => (Q.y.c1 ^= 1n)), scalars)).toThrow(/points\[0\]: .*not on the curve/);
       expect(() => g2.msm([{ x: 1n, y: 2n }], [1n])).toThrow(TypeError);
       expect(() => g2.msm([{ x: { c0: curve.p, c1: 0n }, y: { c0: 1n, c1: 0n } }], [1n])).toThrow(/points\[0\]\.x\.c0 is not in \[0, p\)/);
-      expect(() => g2.msmBytes(g2PointsToBytes(B, P), scalars, { pointFormat: 'arkworks-compressed' })).toThrow(/G2 points take 'native' only/);
+      expect(() => g2.msmBytes(g2PointsToBytes(B, P), scalars, { pointFormat: 'arkworks-compressed' })).toThrow(/G2 points take 'native' and 'snarkjs' only/);
       expect(() => g2.msmBytes(g2PointsToBytes(B, P).subarray(1), scalars)).toThrow(/not a multiple of/);
 
       // a point on the twist outside G2: x with x^3 + b' a square in F_p2 (noble's F_p2 square root)

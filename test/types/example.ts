@@ -14,6 +14,8 @@ import { load as loadNoble, msm as nobleMsm } from 'wasmsm/noble';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { loadKzg } from 'wasmsm/kzg';
 import type { Kzg } from 'wasmsm/kzg';
+import { accelerate, DEFAULT_MIN_POINTS } from 'wasmsm/snarkjs';
+import type { AccelerateHandle, FfCurve } from 'wasmsm/snarkjs';
 
 export async function example(): Promise<string> {
   const names: readonly CurveName[] = curveNames;
@@ -165,5 +167,13 @@ export async function example(): Promise<string> {
   const field = await instantiateField({ p: 101n });
   const root: bigint | null = field.sqrt(field.mul(3n, 4n));
 
-  return [name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x, nobleOk, kzgProof, kzgY, blobProof].join(' ');
+  // wasmsm/snarkjs: an ffjavascript curve (snarkjs.curves.getCurveFromName('bn128')) as the caller holds it.
+  const ffCurve = {} as FfCurve;
+  const handle: AccelerateHandle = await accelerate(ffCurve, { threads: 2, minPoints: DEFAULT_MIN_POINTS, groups: ['G1'] });
+  const routed: number = handle.stats.routed + handle.curve.coordinateBytes;
+  await handle.restore();
+  // @ts-expect-error the groups are G1 and G2 only
+  await accelerate(ffCurve, { groups: ['G3'] });
+
+  return [routed, name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x, nobleOk, kzgProof, kzgY, blobProof].join(' ');
 }

@@ -1,0 +1,290 @@
+// wasmsm/snarkjs: the MSMs of snarkjs proving (Groth16, PLONK, FFLONK) on a wasmsm thread pool.
+//
+//   const curve = await snarkjs.curves.getCurveFromName('bn128');   // ffjavascript's curve, cached on globalThis
+//   const handle = await accelerate(curve);                           // from now on its MSMs run on wasmsm
+//   /* prove as usual */
+//   await handle.restore();                                           // ffjavascript's own MSMs again
+//
+// snarkjs gets its curve from ffjavascript's buildBn128 / buildBls12381, cached on globalThis unless it runs
+// single-threaded, and every proving MSM is `curve.G1.multiExpAffine(bases, scalars, logger, name)` or
+// `curve.G2.multiExpAffine(...)`: bases affine, each coordinate little-endian in Montgomery form (x * 2^(8 n8) mod p;
+// G2: c0 | c1), all zero = infinity; scalars 32-byte little-endian normal form; either may be a BigBuffer (pages of
+// at most 1 GiB in `.buffers`). The result is a promise of a Jacobian point in Montgomery form (3 n8 bytes).
+// accelerate replaces those two methods on the curve object (so every holder of it, snarkjs included, gets them),
+// and returns what ffjavascript would: the same point, as x | y | 1 (Z = 1 in Montgomery form), or ffjavascript's
+// own zero for infinity.
+//
+// This file speaks ffjavascript's formats through the objects the caller passes; it imports nothing from
+// snarkjs or ffjavascript (they are the user's dependencies) and only the public API of wasmsm.
+
+import { loadCurve } from '../../index.js';
+import { checkOptionNames } from '../msm/bytes.js';
+
+/** ffjavascript's curve names -> wasmsm's. */
+const CURVES = { bn128: 'bn254', bls12381: 'bls12-381' };
+
+/** Below this many points an MSM stays with ffjavascript: the round trip to the pool costs about what it saves. */
+export const DEFAULT_MIN_POINTS = 256;
+
+const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups'];
+
+/** The route of each ffjavascript curve object accelerated now (one per curve object). */
+const routes = new WeakMap();
+
+const isBigBuffer = (b) => b !== null && typeof b === 'object' && !(b instanceof Uint8Array) && Array.isArray(b.buffers) && typeof b.byteLength === 'number';
+
+/** A BigBuffer (or Uint8Array) as its list of Uint8Array pages. */
+const pagesOf = (b) => (b instanceof Uint8Array ? [b] : b.buffers);
+
+/** One Uint8Array for b when it has a single page covering it (no copy), else null. */
+function single(b) {
+  if (b instanceof Uint8Array) return b;
+  return b.buffers.length === 1 && b.buffers[0].byteLength === b.byteLength ? b.buffers[0] : null;
+}
+
+function bigIntToLE(v, bytes) {
+  const out = new Uint8Array(bytes);
+  for (let i = 0; i < bytes; i++, v >>= 8n) out[i] = Number(v & 0xffn);
+  return out;
+}
+
+/** true when the W-byte little-endian value at bytes[o] is below r (rBytes: r little-endian, W bytes). */
+function below(bytes, o, rBytes) {
+  for (let k = rBytes.length - 1; k >= 0; k--) {
+    if (bytes[o + k] !== rBytes[k]) return bytes[o + k] < rBytes[k];
+  }
+  return false;
+}
+
+/** true when every 32-byte little-endian scalar of `pages` is below r; pages may cut a scalar (its bytes are joined). */
+function allBelow(pages, rBytes) {
+  const W = rBytes.length;
+  let cut = new Uint8Array(0); // the first bytes of a scalar the last page ended inside
+  for (const page of pages) {
+    let o = 0;
+    if (cut.length) {
+      const joined = new Uint8Array(Math.min(W, cut.length + page.length));
+      joined.set(cut);
+      joined.set(page.subarray(0, joined.length - cut.length), cut.length);
+      o = joined.length - cut.length;
+      if (joined.length < W) {
+        cut = joined;
+        continue;
+      }
+      if (!below(joined, 0, rBytes)) return false;
+    }
+    for (; o + W <= page.length; o += W) if (!below(page, o, rBytes)) return false;
+    cut = page.slice(o);
+  }
+  return true;
+}
+
+/**
+ * The pairs whose scalar is not zero, copied, when zeros are at least a quarter of them (else the arrays as they
+ * are). Circom witnesses are mostly bits and FFLONK's scalars end in long zero runs: a shorter MSM, the same sum.
+ */
+function withoutZeroScalars(points, scalars, pointBytes) {
+  const n = scalars.length / 32;
+  const nonzero = new Uint8Array(n);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const o = 32 * i;
+    let k = 0;
+    while (k < 32 && scalars[o + k] === 0) k++;
+    if (k < 32) {
+      nonzero[i] = 1;
+      count++;
+    }
+  }
+  if (4 * (n - count) < n) return { points, scalars };
+  const keptPoints = new Uint8Array(count * pointBytes);
+  const keptScalars = new Uint8Array(count * 32);
+  for (let i = 0, j = 0; i < n; i++) {
+    if (!nonzero[i]) continue;
+    keptPoints.set(points.subarray(i * pointBytes, (i + 1) * pointBytes), j * pointBytes);
+    keptScalars.set(scalars.subarray(32 * i, 32 * i + 32), 32 * j);
+    j++;
+  }
+  return { points: keptPoints, scalars: keptScalars };
+}
+
+function checkFfCurve(ffCurve) {
+  const ok = ffCurve && typeof ffCurve === 'object' && typeof ffCurve.name === 'string' &&
+    ['G1', 'G2'].every((g) => ffCurve[g] && typeof ffCurve[g].multiExpAffine === 'function' && ffCurve[g].F && Number.isInteger(ffCurve[g].F.n8));
+  if (!ok) throw new TypeError('accelerate takes the curve object of ffjavascript (snarkjs.curves.getCurveFromName(...), buildBn128(), buildBls12381())');
+  if (!Object.hasOwn(CURVES, ffCurve.name)) {
+    throw new RangeError(`accelerate: curve '${ffCurve.name}' is not one wasmsm routes (known: ${Object.keys(CURVES).join(', ')})`);
+  }
+}
+
+function checkOptions(options) {
+  checkOptionNames(options, OPTIONS, 'accelerate options');
+  const o = { minPoints: DEFAULT_MIN_POINTS, groups: ['G1', 'G2'], sharedMemory: 'auto', ...options };
+  if (!Number.isInteger(o.minPoints) || o.minPoints < 0) throw new RangeError(`minPoints must be an integer >= 0, got ${o.minPoints}`);
+  if (!Array.isArray(o.groups) || o.groups.length === 0 || o.groups.some((g) => g !== 'G1' && g !== 'G2')) {
+    throw new TypeError(`groups must be a non-empty array of 'G1' and 'G2', got ${JSON.stringify(o.groups)}`);
+  }
+  if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) throw new RangeError(`threads must be a positive integer, got ${o.threads}`);
+  return o;
+}
+
+/**
+ * Route the MSMs of an ffjavascript curve (bn128 or bls12381, as snarkjs uses it) to a wasmsm thread pool.
+ * options: { threads (default: every core), sharedMemory ('auto'), minPoints (default 256: smaller MSMs stay with
+ *   ffjavascript), maxMemory (bytes per MSM), kernel ('auto' | 'int' | 'fma'), groups (default ['G1', 'G2']) }.
+ * Returns a handle: { restore(), close(), terminate(), stats, curve }. A curve already accelerated is a TypeError.
+ */
+export async function accelerate(ffCurve, options) {
+  checkFfCurve(ffCurve);
+  const o = checkOptions(options);
+  if (routes.has(ffCurve)) throw new TypeError('this curve is already accelerated: call restore() on its handle first');
+  routes.set(ffCurve, null); // taken now, so a second accelerate() during the awaits below is refused too
+  let curve;
+  try {
+    curve = await loadCurve(CURVES[ffCurve.name], o.kernel === undefined ? undefined : { kernel: o.kernel });
+    if (BigInt(ffCurve.q) !== curve.p || BigInt(ffCurve.r) !== curve.r || ffCurve.G1.F.n8 !== curve.coordinateBytes) {
+      throw new RangeError(`accelerate: the ffjavascript curve '${ffCurve.name}' does not have the parameters of wasmsm's ${curve.name}`);
+    }
+  } catch (e) {
+    routes.delete(ffCurve);
+    throw e;
+  }
+  const route = new Route(ffCurve, curve, o);
+  routes.set(ffCurve, route);
+  try {
+    await route.start();
+  } catch (e) {
+    await route.restore();
+    throw e;
+  }
+  return route.handle;
+}
+
+class Route {
+  constructor(ffCurve, curve, o) {
+    this.ff = ffCurve;
+    this.curve = curve;
+    this.o = o;
+    this.pools = {}; // group -> Promise<MsmPool>
+    this.queue = Promise.resolve(); // one MSM at a time across G1 and G2
+    this.originals = { terminate: ffCurve.terminate };
+    this.patched = {};
+    this.active = true;
+    this.stats = { routed: 0, fallback: 0, points: 0 };
+    this.rBytes = bigIntToLE(curve.r, 32);
+    const route = this;
+    this.handle = Object.freeze({
+      /** wasmsm's curve (G1; its g2 for G2). */
+      curve,
+      /** MSMs routed to wasmsm and left to ffjavascript so far, and the points routed. */
+      stats: this.stats,
+      /** Put ffjavascript's own MSMs back and close the pools (after the MSMs under way). */
+      restore: () => route.restore(),
+      /** The same as restore(). */
+      close: () => route.restore(),
+      /** restore(), then ffjavascript's curve.terminate() (its workers end; snarkjs builds a new curve next time). */
+      terminate: async () => {
+        await route.restore();
+        await route.originals.terminate?.call(ffCurve);
+      },
+    });
+  }
+
+  async start() {
+    for (const group of this.o.groups) {
+      const G = this.ff[group];
+      const original = G.multiExpAffine;
+      this.originals[group] = original;
+      const route = this;
+      this.patched[group] = async function multiExpAffine(bases, scalars, logger, logText) {
+        if (!route.active) return original.call(this, bases, scalars, logger, logText);
+        return route.multiExpAffine(group, original, this, bases, scalars, logger, logText);
+      };
+      G.multiExpAffine = this.patched[group];
+    }
+    const { terminate } = this.originals;
+    if (typeof terminate === 'function') {
+      const route = this;
+      // curve.terminate() drops snarkjs's cached curve: the route ends with it.
+      this.ff.terminate = async function () {
+        await route.restore();
+        return terminate.call(this);
+      };
+      this.patched.terminate = this.ff.terminate;
+    }
+    // Every group's pool now, not at its first MSM: a proof's first G2 MSM should not pay for starting threads.
+    await Promise.all(this.o.groups.map((group) => this.pool(group)));
+  }
+
+  pool(group) {
+    this.pools[group] ??= (group === 'G1' ? this.curve : this.curve.g2).threads({
+      ...(this.o.threads === undefined ? {} : { count: this.o.threads }),
+      sharedMemory: this.o.sharedMemory,
+    });
+    return this.pools[group];
+  }
+
+  async multiExpAffine(group, original, G, bases, scalars, logger, logText) {
+    const fallback = () => {
+      this.stats.fallback++;
+      return original.call(G, bases, scalars, logger, logText);
+    };
+    const n8 = G.F.n8;
+    const inputs = (b) => b instanceof Uint8Array || isBigBuffer(b);
+    if (!inputs(bases) || !inputs(scalars)) return fallback(); // ffjavascript's own errors
+    const n = Math.floor(bases.byteLength / (2 * n8));
+    // Anything ffjavascript reads otherwise than wasmsm would stays with it: small MSMs, trailing bytes, scalar
+    // widths other than 32 bytes, scalars >= r (ffjavascript multiplies by them as integers).
+    if (n < this.o.minPoints || n === 0 || bases.byteLength !== n * 2 * n8 || scalars.byteLength !== 32 * n) return fallback();
+    if (!allBelow(pagesOf(scalars), this.rBytes)) return fallback();
+    this.stats.routed++;
+    this.stats.points += n;
+    if (logger) logger.debug(`${logText}: wasmsm ${group} MSM of ${n} points`);
+    const run = async () => {
+      const pool = await this.pool(group);
+      const formats = { pointFormat: 'snarkjs', scalarFormat: 'snarkjs', resultFormat: 'snarkjs' };
+      if (this.o.maxMemory !== undefined) formats.maxMemory = this.o.maxMemory;
+      const b = single(bases);
+      const s = single(scalars);
+      // Pages of a BigBuffer are streamed as they are (the two read in step), never joined into one array.
+      if (!(b && s)) return this.toJacobian(G, await pool.msmStream({ points: pagesOf(bases), scalars: pagesOf(scalars) }, formats));
+      const kept = withoutZeroScalars(b, s, 2 * n8);
+      if (kept.scalars.length === 0) return G.zero.slice();
+      try {
+        return this.toJacobian(G, await pool.msmBytes(kept.points, kept.scalars, formats));
+      } catch (e) {
+        // the error names an index in the kept pairs: the whole input again, for the index in the caller's arrays
+        if (kept.points === b) throw e;
+        return this.toJacobian(G, await pool.msmBytes(b, s, formats));
+      }
+    };
+    const result = this.queue.then(run);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  /** Affine LEM (all zero = infinity) to ffjavascript's Jacobian: x | y | 1 in Montgomery form, or G.zero. */
+  toJacobian(G, affine) {
+    const n8 = G.F.n8;
+    if (affine.every((v) => v === 0)) return G.zero.slice();
+    const Bp = this.curve.coordinateBytes;
+    const out = new Uint8Array(3 * n8);
+    out.set(affine, 0);
+    out.set(bigIntToLE((1n << BigInt(8 * Bp)) % this.curve.p, Bp), 2 * n8); // one in Montgomery form; G2: c1 = 0
+    return out;
+  }
+
+  async restore() {
+    if (!this.active) return;
+    this.active = false;
+    for (const group of ['G1', 'G2']) {
+      if (this.patched[group] && this.ff[group].multiExpAffine === this.patched[group]) this.ff[group].multiExpAffine = this.originals[group];
+    }
+    if (this.patched.terminate && this.ff.terminate === this.patched.terminate) this.ff.terminate = this.originals.terminate;
+    routes.delete(this.ff);
+    await this.queue;
+    const pools = Object.values(this.pools);
+    this.pools = {};
+    await Promise.all(pools.map(async (p) => (await p.catch(() => null))?.close()));
+  }
+}

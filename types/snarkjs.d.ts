@@ -1,0 +1,73 @@
+// Type declarations of wasmsm/snarkjs (src/adapters/snarkjs.js). Written by hand; test/types.test.js type-checks
+// an example against them and compares the declared exports with the runtime ones.
+
+import type { Curve, Kernel } from '../index.js';
+
+/** A BigBuffer of ffjavascript: pages of bytes read as one array. */
+export interface BigBufferLike {
+  readonly byteLength: number;
+  readonly buffers: Uint8Array[];
+}
+
+/** The part of an ffjavascript group (curve.G1, curve.G2) the route replaces and reads. */
+export interface FfGroup {
+  multiExpAffine(bases: Uint8Array | BigBufferLike, scalars: Uint8Array | BigBufferLike, logger?: unknown, logText?: string): Promise<Uint8Array>;
+  readonly F: { readonly n8: number };
+  readonly zero: Uint8Array;
+}
+
+/** An ffjavascript curve as snarkjs uses it (snarkjs.curves.getCurveFromName, buildBn128, buildBls12381). */
+export interface FfCurve {
+  readonly name: string;
+  readonly q: bigint;
+  readonly r: bigint;
+  readonly G1: FfGroup;
+  readonly G2: FfGroup;
+  terminate?(): Promise<void>;
+}
+
+export interface AccelerateOptions {
+  /** Threads of the pool (one per group used). Default: every core. */
+  threads?: number;
+  /** The pool's transport (see ThreadsOptions.sharedMemory). Default 'auto'. */
+  sharedMemory?: 'auto' | boolean;
+  /** MSMs of fewer points stay with ffjavascript. Default 256. */
+  minPoints?: number;
+  /** Bytes of Wasm memory one MSM may hold (larger inputs run in chunks). Default: the pool's working set. */
+  maxMemory?: number;
+  /** The build of wasmsm's Wasm. Default 'auto'. */
+  kernel?: 'auto' | Kernel;
+  /** The groups routed. Default ['G1', 'G2']. */
+  groups?: ReadonlyArray<'G1' | 'G2'>;
+}
+
+export interface AccelerateStats {
+  /** MSMs run by wasmsm. */
+  routed: number;
+  /** MSMs left to ffjavascript (fewer than minPoints, other scalar widths, scalars >= r, n = 0). */
+  fallback: number;
+  /** Points of the routed MSMs. */
+  points: number;
+}
+
+export interface AccelerateHandle {
+  /** wasmsm's curve of the route (its g2 serves G2). */
+  readonly curve: Curve;
+  readonly stats: AccelerateStats;
+  /** Puts ffjavascript's own MSMs back (after the MSMs under way) and closes the pools. Idempotent. */
+  restore(): Promise<void>;
+  /** The same as restore(). */
+  close(): Promise<void>;
+  /** restore(), then the curve's own terminate() (ffjavascript's workers end; snarkjs builds a new curve next time). */
+  terminate(): Promise<void>;
+}
+
+/** Below this many points an MSM stays with ffjavascript unless minPoints says otherwise. */
+export declare const DEFAULT_MIN_POINTS: number;
+
+/**
+ * Routes the MSMs of an ffjavascript curve ('bn128' or 'bls12381') to a wasmsm thread pool: curve.G1.multiExpAffine
+ * and curve.G2.multiExpAffine are replaced on the object, so snarkjs's Groth16, PLONK and FFLONK proving use them.
+ * Unknown option names are a TypeError; another curve a RangeError; a curve already accelerated a TypeError.
+ */
+export declare function accelerate(curve: FfCurve, options?: AccelerateOptions): Promise<AccelerateHandle>;
