@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCurve } from '../index.js';
-import { fail, parseCli, printTable } from './lib.js';
+import { fail, median, medianMs, parseCli, printTable } from './lib.js';
 
 const HELP = `Usage: node scripts/edwards-bench.js [--sizes 16,18] [--threads 1,2] [--runs 10] [--rounds 2]
   [--ed25519-size 16] [--noble-runs 2] [--montgomery <dir>] [--no-montgomery] [--no-noble]
@@ -34,22 +34,8 @@ const sizes = list(values.sizes);
 const threadCounts = list(values.threads);
 const runs = Number(values.runs);
 const rounds = Number(values.rounds);
-const median = (xs) => {
-  const s = [...xs].sort((u, v) => u - v);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-/** Median ms of `runs` calls of the async fn after one warm-up. */
-async function time(fn, count = runs) {
-  await fn();
-  const ts = [];
-  for (let i = 0; i < count; i++) {
-    const t0 = performance.now();
-    await fn();
-    ts.push(performance.now() - t0);
-  }
-  return median(ts);
-}
+/** Median ms of `count` calls of the async fn after one warm-up. */
+const time = (fn, count = runs) => medianMs(fn, count, { warmup: 1 });
 
 /** montgomery's own benchmark of its twisted-Edwards MSM (Ed-on-BLS12-377), in a child process: its median ms. */
 function montgomeryMs(logn, threads) {

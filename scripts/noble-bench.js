@@ -8,7 +8,7 @@ import { pippenger } from '@noble/curves/abstract/curve.js';
 import { loadCurve } from '../index.js';
 import { load } from '../src/adapters/noble.js';
 import { noblePointClass, decodePoints } from './noble-msm.js';
-import { parseCli, runtimeName } from './lib.js';
+import { medianMs, parseCli, runtimeName } from './lib.js';
 
 const HELP = `usage: npm run noble-bench -- [--sizes 8,10,12] [--runs 5] [--threads 2] [--curves bls12-381,bn254,secp256k1,bls12-381-g2] [--json]
   --sizes    log2 of the number of points
@@ -24,16 +24,7 @@ const args = parseCli('noble-bench', HELP, {
 });
 const runs = Number(args.runs);
 const threads = Number(args.threads);
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-async function time(f) {
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await f();
-    times.push(performance.now() - t0);
-  }
-  return median(times);
-}
+const time = (f) => medianMs(f, runs);
 
 const rows = [];
 for (const label of args.curves.split(',')) {

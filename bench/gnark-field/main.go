@@ -19,6 +19,8 @@ const steps = 20000
 func median(xs []float64) float64 { sort.Float64s(xs); return xs[len(xs)/2] }
 
 func main() {
+	// The two branches are the same loop over two Element types: written out, not behind a closure or an interface,
+	// so that each timed product is gnark's inlined Mul and not a call.
 	for _, name := range []string{"bn254", "bls12-381"} {
 		var lat, thr []float64
 		for r := 0; r < 200; r++ {
