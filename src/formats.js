@@ -2,7 +2,7 @@
 // format options of msmBytes resolved against them. The decoding and encoding are codecs.js (short Weierstrass) and
 // codecs-edwards.js (twisted Edwards).
 
-import { bigIntToBytesLE, modelOf } from './msm/bytes.js';
+import { bigIntToBytesLE, modelOf, modInverse } from './msm/bytes.js';
 import { edwardsLayout } from './codecs-edwards.js';
 
 /** Curves arkworks has in other coordinates: its formats would mean other points there. */
@@ -38,17 +38,6 @@ const SCALAR_FORMATS = {
   eip2537: { curves: ['bls12-381'], spec: 'EIP-2537 MSM: 32-byte big-endian, any value (reduced mod r)' },
   snarkjs: { curves: ['bn254', 'bls12-381'], spec: 'ffjavascript multiExpAffine: 32-byte little-endian normal form, < r' },
 };
-
-
-function modInverse(a, m) {
-  let [r0, r1, s0, s1] = [((a % m) + m) % m, m, 1n, 0n];
-  while (r1 !== 0n) {
-    const q = r0 / r1;
-    [r0, r1] = [r1, r0 - q * r1];
-    [s0, s1] = [s1, s0 - q * s1];
-  }
-  return ((s0 % m) + m) % m;
-}
 
 /** Why the format (a table entry) does not apply to the curve (params), or null when it does. */
 function refusal(entry, name, params) {

@@ -11,7 +11,7 @@
 // check, which micro-eth-signer (or any KZG library) does. Results are 0x-prefixed hex, as micro-eth-signer's.
 
 import { loadCurve } from '../../index.js';
-import { checkOptionNames } from '../msm/bytes.js';
+import { checkOptionNames, modInverse } from '../msm/bytes.js';
 
 const OPTIONS = ['threads', 'sharedMemory', 'precompute', 'checkSubgroup', 'kernel'];
 /** FIAT_SHAMIR_PROTOCOL_DOMAIN of the spec. */
@@ -30,16 +30,6 @@ function powMod(b, e, m) {
   return out;
 }
 
-function invMod(a, m) {
-  let [r0, r1, s0, s1] = [mod(a, m), m, 1n, 0n];
-  while (r1 !== 0n) {
-    const q = r0 / r1;
-    [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
-  }
-  if (r0 !== 1n) throw new RangeError('division by zero mod r');
-  return mod(s0, m);
-}
-
 /** The inverses of nonzero values mod m with one inversion (Montgomery's trick). */
 function invertAll(values, m) {
   const prefix = new Array(values.length);
@@ -48,7 +38,7 @@ function invertAll(values, m) {
     prefix[i] = acc;
     acc = (acc * values[i]) % m;
   }
-  let inv = invMod(acc, m);
+  let inv = modInverse(acc, m);
   const out = new Array(values.length);
   for (let i = values.length - 1; i >= 0; i--) {
     out[i] = (inv * prefix[i]) % m;
@@ -230,7 +220,7 @@ export class Kzg {
       let sum = 0n;
       for (let i = 0; i < n; i++) sum += poly[i] * roots[i] % r * inv[i] % r;
       // sum_i p_i w_i / (z - w_i) * (z^n - 1) / n
-      y = mod(-sum, r) * mod(powMod(z, BigInt(n), r) - 1n, r) % r * invMod(BigInt(n), r) % r;
+      y = mod(-sum, r) * mod(powMod(z, BigInt(n), r) - 1n, r) % r * modInverse(BigInt(n), r) % r;
     }
     const q = new Uint8Array(FE * n);
     for (let i = 0; i < n; i++) if (i !== at) bigIntToBE(mod(poly[i] - y, r) * inv[i] % r, q, FE * i);

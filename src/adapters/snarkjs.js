@@ -18,7 +18,7 @@
 // snarkjs or ffjavascript (they are the user's dependencies) and only the public API of wasmsm.
 
 import { loadCurve } from '../../index.js';
-import { checkOptionNames } from '../msm/bytes.js';
+import { bigIntToBytesLE, checkOptionNames } from '../msm/bytes.js';
 
 /** ffjavascript's curve names -> wasmsm's. */
 const CURVES = { bn128: 'bn254', bls12381: 'bls12-381' };
@@ -40,12 +40,6 @@ const pagesOf = (b) => (b instanceof Uint8Array ? [b] : b.buffers);
 function single(b) {
   if (b instanceof Uint8Array) return b;
   return b.buffers.length === 1 && b.buffers[0].byteLength === b.byteLength ? b.buffers[0] : null;
-}
-
-function bigIntToLE(v, bytes) {
-  const out = new Uint8Array(bytes);
-  for (let i = 0; i < bytes; i++, v >>= 8n) out[i] = Number(v & 0xffn);
-  return out;
 }
 
 /** true when the W-byte little-endian value at bytes[o] is below r (rBytes: r little-endian, W bytes). */
@@ -171,7 +165,8 @@ class Route {
     this.patched = {};
     this.active = true;
     this.stats = { routed: 0, fallback: 0, points: 0 };
-    this.rBytes = bigIntToLE(curve.r, 32);
+    this.rBytes = new Uint8Array(32);
+    bigIntToBytesLE(curve.r, this.rBytes, 0, 32);
     const route = this;
     this.handle = Object.freeze({
       /** wasmsm's curve (G1; its g2 for G2). */
@@ -270,7 +265,7 @@ class Route {
     const Bp = this.curve.coordinateBytes;
     const out = new Uint8Array(3 * n8);
     out.set(affine, 0);
-    out.set(bigIntToLE((1n << BigInt(8 * Bp)) % this.curve.p, Bp), 2 * n8); // one in Montgomery form; G2: c1 = 0
+    bigIntToBytesLE((1n << BigInt(8 * Bp)) % this.curve.p, out, 2 * n8, Bp); // one in Montgomery form; G2: c1 = 0
     return out;
   }
 

@@ -26,6 +26,17 @@ export function isInfinityBytes(P, bytes, offset = 0) {
   return true;
 }
 
+/** a^-1 mod m (extended Euclid); a RangeError when a has no inverse mod m. */
+export function modInverse(a, m) {
+  let [r0, r1, s0, s1] = [((a % m) + m) % m, m, 1n, 0n];
+  while (r1 !== 0n) {
+    const q = r0 / r1;
+    [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
+  }
+  if (r0 !== 1n) throw new RangeError(`${a} has no inverse mod ${m}`);
+  return ((s0 % m) + m) % m;
+}
+
 /** x as `length` little-endian bytes at out[offset...]. */
 export function bigIntToBytesLE(x, out, offset, length) {
   for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);
