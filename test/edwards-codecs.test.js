@@ -1,7 +1,8 @@
 // The encodings of twisted Edwards points (src/codecs-edwards.js, listed in src/formats.js): RFC 8032 for ed25519
 // and Zcash's repr_J for Jubjub against @noble/curves' toBytes / fromBytes (both: y little-endian, x's parity in the
-// top bit); circomlib's packPoint (Baby Jubjub) and arkworks' compressed TEFlags form (x > (p - 1) / 2 in the top
-// bit) against the rule written here in BigInt; arkworks' uncompressed form is the native one. Round trips (decode,
+// top bit); circomlib's packPoint (Baby Jubjub) against @zk-kit/baby-jubjub's packPoint / unpackPoint (circomlibjs'
+// rule, MIT) and against the rule written here in BigInt; arkworks' compressed TEFlags form (x > (p - 1) / 2 in the top
+// bit) against that rule; arkworks' uncompressed form is the native one. Round trips (decode,
 // encode, msmBytes in and out in the format), the neutral (0, 1) and (0, -1), and every malformed class: y >= p, a y
 // with no x, the sign bit on x = 0, wrong lengths, a format on a curve it is not for; checkSubgroup on decoding.
 
@@ -10,6 +11,7 @@ import { loadCurve } from '../index.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { jubjub } from '@noble/curves/misc.js';
 import { pippenger } from '@noble/curves/abstract/curve.js';
+import * as zkKitBabyJub from '@zk-kit/baby-jubjub';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
 import { KERNELS, edwardsOps } from './harness.js';
 
@@ -111,6 +113,31 @@ for (const [name, format, rule, NoblePoint] of CASES) {
     });
   }
 }
+
+describe("baby-jubjub 'circomlib' against @zk-kit/baby-jubjub", () => {
+  it("its packPoint is our encodePoint, its unpackPoint our decodePoints, on points it makes and points we make", async () => {
+    const curve = await loadCurve('baby-jubjub');
+    const { Base8, mulPointEscalar, packPoint, unpackPoint } = zkKitBabyJub;
+    const rng = makeRng('zk-kit baby-jubjub');
+    // the peer's points: multiples of its Base8 (the subgroup generator), both signs of x among them
+    const theirs = Array.from({ length: 24 }, () => mulPointEscalar(Base8, randomScalar(rng, curve.r))).map(([x, y]) => ({ x, y }));
+    const ours = curve.randomPoints(24, { seed: 11 });
+    const points = [...theirs, ...ours, { x: 0n, y: 1n }, { x: 0n, y: curve.p - 1n }];
+    expect(points.some((P) => P.x > curve.p / 2n) && points.some((P) => P.x !== 0n && P.x < curve.p / 2n)).toBe(true);
+    const packed = concat(points.map((P) => leBytes(packPoint([P.x, P.y]), 32)));
+    expect(curve.encodePoint(curve.encodePoints(points), 'circomlib')).toEqual(packed);
+    expect(curve.decodePoints(packed, 'circomlib')).toEqual(curve.encodePoints(points));
+    for (let i = 0; i < points.length; i++) {
+      const [x, y] = unpackPoint(BigInt('0x' + Buffer.from(packed.subarray(32 * i, 32 * i + 32)).reverse().toString('hex')));
+      expect({ x, y }).toEqual(points[i]);
+    }
+    // an MSM on the peer's points, its result packed by the peer
+    const scalars = theirs.map(() => randomScalar(rng, curve.r));
+    const want = theirs.reduce((acc, P, i) => zkKitBabyJub.addPoint(acc, mulPointEscalar([P.x, P.y], scalars[i])), [0n, 1n]);
+    const got = curve.msmBytes(packed.subarray(0, 32 * theirs.length), curve.encodeScalars(scalars), { pointFormat: 'circomlib' });
+    expect(got).toEqual(leBytes(packPoint(want), 32));
+  });
+});
 
 describe('Edwards formats: which curve takes which', () => {
   it('each compressed format only on its curves; arkworks not on Baby Jubjub; no short-Weierstrass format on an Edwards curve', async () => {
