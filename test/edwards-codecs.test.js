@@ -2,7 +2,7 @@
 // and Zcash's repr_J for Jubjub against @noble/curves' toBytes / fromBytes (both: y little-endian, x's parity in the
 // top bit); circomlib's packPoint (Baby Jubjub) against @zk-kit/baby-jubjub's packPoint / unpackPoint (circomlibjs'
 // rule, MIT) and against the rule written here in BigInt; arkworks' compressed TEFlags form (x > (p - 1) / 2 in the top
-// bit) against that rule; arkworks' uncompressed form is the native one. Round trips (decode,
+// bit) against that rule and against points gnark-crypto compressed (test/vectors/gnark-edwards.json); arkworks' uncompressed form is the native one. Round trips (decode,
 // encode, msmBytes in and out in the format), the neutral (0, 1) and (0, -1), and every malformed class: y >= p, a y
 // with no x, the sign bit on x = 0, wrong lengths, a format on a curve it is not for; checkSubgroup on decoding.
 
@@ -12,6 +12,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { jubjub } from '@noble/curves/misc.js';
 import { pippenger } from '@noble/curves/abstract/curve.js';
 import * as zkKitBabyJub from '@zk-kit/baby-jubjub';
+import { readFileSync } from 'node:fs';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
 import { KERNELS, edwardsOps } from './harness.js';
 
@@ -137,6 +138,21 @@ describe("baby-jubjub 'circomlib' against @zk-kit/baby-jubjub", () => {
     const got = curve.msmBytes(packed.subarray(0, 32 * theirs.length), curve.encodeScalars(scalars), { pointFormat: 'circomlib' });
     expect(got).toEqual(leBytes(packPoint(want), 32));
   });
+});
+
+describe("'arkworks-compressed' against gnark-crypto's compressed points (the same rule, another implementation)", () => {
+  const vectors = JSON.parse(readFileSync(new URL('./vectors/gnark-edwards.json', import.meta.url), 'utf8'));
+  for (const name of ['ed-on-bls12-377', 'jubjub', 'bandersnatch']) {
+    it(`${name}: ${vectors[name].length} multiples of gnark's base, both signs of x`, async () => {
+      const curve = await loadCurve(name);
+      const points = vectors[name].map((v) => ({ x: BigInt(v.x), y: BigInt(v.y) }));
+      expect(points.some((P) => P.x > curve.p / 2n) && points.some((P) => P.x < curve.p / 2n)).toBe(true);
+      const compressed = concat(vectors[name].map((v) => Uint8Array.from(Buffer.from(v.compressed, 'hex'))));
+      const native = curve.encodePoints(points); // throws if one is off our curve
+      expect(curve.encodePoint(native, 'arkworks-compressed')).toEqual(compressed);
+      expect(curve.decodePoints(compressed, 'arkworks-compressed', { checkSubgroup: true })).toEqual(native);
+    });
+  }
 });
 
 describe('Edwards formats: which curve takes which', () => {
