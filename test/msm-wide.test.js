@@ -4,6 +4,7 @@
 // - BN254 and BLS12-381, G1 and G2, against @noble/curves (scripts/noble-msm.js): the degenerate input of the
 //   other suites (repeated points, P and -P in one bucket, infinity, zero and edge scalars), n = 0, 1, and a
 //   random non-power-of-two n; a point off the curve and a coordinate >= p are rejected as in the other builds.
+// - The thread pool on its shared-memory path and its message path (BLS12-381 G1 and G2), against @noble/curves.
 // - Every other shipped curve: the degenerate input (G1) against the build this process runs (itself checked
 //   against the oracles by msm.test.js and edwards.test.js).
 // - Selection: 'auto' takes 'wide' there, 'wide' / 'fma' / 'int' force one; here (no wide arithmetic) 'wide' is a
@@ -120,6 +121,23 @@ describe('the wide build in an engine with wide arithmetic', () => {
       }
     }, 300_000);
   }
+
+  it('the thread pool on both paths (shared memory and messages), G1 and G2 of BLS12-381, against @noble/curves', async (ctx) => {
+    if (!engine.where) ctx.skip();
+    const curve = await loadCurve('bls12-381');
+    const cases = [['G1', curve], ['G2', curve.g2]].map(([group, c]) => ({ group, c, ...inputsOf(c, { random: 700, seed: 31 })[2] }));
+    for (const sharedMemory of [true, false]) {
+      const { kernel, results, poolShared } = await engine.suite('wideMsm', {
+        curve: 'bls12-381', kernel: 'wide', pool: { count: 2, sharedMemory },
+        runs: cases.map(({ group, pointBytes, scalarBytes }) => ({ group, points: [...pointBytes], scalars: [...scalarBytes] })),
+      });
+      expect([kernel, poolShared]).toEqual(['wide', sharedMemory]);
+      for (const [i, { group, c, pointBytes, scalarBytes }] of cases.entries()) {
+        expect(results[i].error, `${group} shared ${sharedMemory}`).toBeUndefined();
+        expect(show(c.decodePoint(Uint8Array.from(results[i]))), `${group} shared ${sharedMemory}`).toBe(show(await nobleMsm(c.params, pointBytes, scalarBytes)));
+      }
+    }
+  }, 300_000);
 
   it('every other shipped curve: the degenerate input, n = 1 and n = 300 as the build of this process computes them', async (ctx) => {
     if (!engine.where) ctx.skip();

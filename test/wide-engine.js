@@ -4,12 +4,16 @@
 // text), taking and returning plain data (BigInts as hex strings), so the same function runs in either place.
 
 import { wideArithmeticSupport } from '../src/runtime/features.js';
-import { findChromium, launchChromium, WIDE_ARITHMETIC_FLAGS } from '../examples/browser/harness.js';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findChromium, launchChromium, serve, WIDE_ARITHMETIC_FLAGS } from '../examples/browser/harness.js';
 
 /**
  * { where, run(fn, arg), close() } or { where: null, why } when neither this process nor a Chromium can run the
  * wide build. run(fn, arg) resolves to fn(arg), evaluated where the wide build runs. With `suites`, also
- * suite(name, arg): the export `name` of test/wide-page.js called there (in Chromium: from a bundle of it).
+ * suite(name, arg): the export `name` of test/wide-page.js called there (in Chromium: from a bundle of it, on a
+ * page served from 127.0.0.1 cross-origin isolated, so the thread pool can take its shared-memory path).
  */
 export async function wideEngine({ suites = false } = {}) {
   if (wideArithmeticSupport()) {
@@ -22,7 +26,15 @@ export async function wideEngine({ suites = false } = {}) {
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  if (suites) await page.addScriptTag({ content: await bundleWidePage() });
+  let server = null;
+  let dir = null;
+  if (suites) {
+    dir = mkdtempSync(join(tmpdir(), 'wasmsm-wide-page-'));
+    writeFileSync(join(dir, 'wide-page.js'), await bundleWidePage());
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><title>wide build</title><script src="wide-page.js"></script>\n');
+    server = await serve(dir, { isolated: true });
+    await page.goto(server.url, { waitUntil: 'load' });
+  }
   return {
     where: `Chromium ${browser.version()} (${WIDE_ARITHMETIC_FLAGS.join(' ')})`,
     async run(fn, arg) {
@@ -33,7 +45,11 @@ export async function wideEngine({ suites = false } = {}) {
     suite(name, arg) {
       return this.run(([n, a]) => globalThis.wasmsmWidePage[n](a), [name, arg]);
     },
-    close: () => browser.close(),
+    async close() {
+      await browser.close();
+      await server?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

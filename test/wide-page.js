@@ -21,20 +21,28 @@ export async function wideFieldEquivalence({ bytes, shape, minPages, label, pair
 }
 
 /**
- * MSMs on one loaded build: spec { curve, kernel, runs: [{ group: 'G1' | 'G2', points, scalars }] } (bytes as
- * arrays). Returns { kernel, results: [bytes as an array, or { error } when the MSM threw] }.
+ * MSMs on one loaded build: spec { curve, kernel, runs: [{ group: 'G1' | 'G2', points, scalars }], pool } (bytes as
+ * arrays); with pool ({ count, sharedMemory }) on a thread pool of that group. Returns { kernel, results: [bytes
+ * as an array, or { error } when the MSM threw], poolShared (the pool's path) }.
  */
-export async function wideMsm({ curve: name, kernel, runs }) {
+export async function wideMsm({ curve: name, kernel, runs, pool: poolOptions }) {
   const curve = await loadCurve(name, { kernel });
-  const results = runs.map(({ group, points, scalars }) => {
+  const results = [];
+  let poolShared;
+  for (const { group, points, scalars } of runs) {
     const c = group === 'G2' ? curve.g2 : curve;
+    const pool = poolOptions ? await c.threads(poolOptions) : null;
     try {
-      return [...c.msmBytes(Uint8Array.from(points), Uint8Array.from(scalars))];
+      poolShared ??= pool?.sharedMemory;
+      const out = pool ? await pool.msmBytes(Uint8Array.from(points), Uint8Array.from(scalars)) : c.msmBytes(Uint8Array.from(points), Uint8Array.from(scalars));
+      results.push([...out]);
     } catch (e) {
-      return { error: `${e.name}: ${e.message}` };
+      results.push({ error: `${e.name}: ${e.message}` });
+    } finally {
+      await pool?.close();
     }
-  });
-  return { kernel: curve.kernel, results };
+  }
+  return { kernel: curve.kernel, results, poolShared };
 }
 
 /** What loadCurve does with a kernel option here: { kernel } or { error }. */
