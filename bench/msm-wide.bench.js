@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { launchChromium, findChromium, WIDE_ARITHMETIC_FLAGS, repoDir } from '../examples/browser/harness.js';
+import { median } from '../scripts/lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -50,11 +51,6 @@ async function pageBench({ curve: name, logn, runs, kernels }) {
   }
   return { kernels: curves.map((c) => c.kernel), times };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 const esbuild = await import('esbuild');
 const { outputFiles } = await esbuild.build({

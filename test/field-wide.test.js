@@ -16,7 +16,7 @@ import { compileWideWat, compileWat } from '../codegen/compile.js';
 import { wideArithmeticSupport, wideArithmeticProbeBytes, WIDE_ARITHMETIC_PROBE_WAT } from '../src/runtime/features.js';
 import { modInv } from '../src/bigint/field.js';
 import { primeMatrix, curvePrimes, makeRng, edgeValues, prevPrime, nextPrime, hex } from './harness.js';
-import { wideEngine, wideFieldRun } from './wide-engine.js';
+import { suiteEngine, wideFieldRun } from './wide-engine.js';
 
 const BN254_P = curvePrimes().bn254.p;
 const BLS12_381_P = curvePrimes()['bls12-381'].p;
@@ -137,11 +137,7 @@ function checkRun(name, p, fp, values, r) {
 describe('wide kernel vs BigInt, in an engine with wide arithmetic', () => {
   let engine;
   beforeAll(async () => {
-    engine = await wideEngine({ suites: true });
-    if (!engine.where) {
-      if (process.env.CI) throw new Error(`field-wide.test.js: ${engine.why}`);
-      console.warn(`field-wide.test.js: engine suite SKIPPED: ${engine.why}`);
-    } else console.log(`field-wide.test.js: the wide kernels run in ${engine.where}`);
+    engine = await suiteEngine('field-wide.test.js');
   }, 60_000);
   afterAll(() => engine?.close?.());
 

@@ -17,7 +17,7 @@ import { nobleMsm } from '../scripts/noble-msm.js';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
 import { wideArithmeticSupport } from '../src/runtime/features.js';
 import { degenerateInput, scalarsToBytes, writeLE } from './harness.js';
-import { wideEngine } from './wide-engine.js';
+import { suiteEngine } from './wide-engine.js';
 
 const hexOf = (v) => `0x${v.toString(16)}`;
 const coordinate = (v) => (typeof v === 'bigint' ? hexOf(v) : `${hexOf(v.c0)} + ${hexOf(v.c1)} u`);
@@ -71,11 +71,7 @@ describe('kernel selection without wide arithmetic (this process)', () => {
 describe('the wide build in an engine with wide arithmetic', () => {
   let engine;
   beforeAll(async () => {
-    engine = await wideEngine({ suites: true });
-    if (!engine.where) {
-      if (process.env.CI) throw new Error(`msm-wide.test.js: ${engine.why}`);
-      console.warn(`msm-wide.test.js: engine suite SKIPPED: ${engine.why}`);
-    } else console.log(`msm-wide.test.js: the wide build runs in ${engine.where}`);
+    engine = await suiteEngine('msm-wide.test.js');
   }, 120_000);
   afterAll(() => engine?.close?.());
 

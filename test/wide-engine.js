@@ -54,6 +54,19 @@ export async function wideEngine({ suites = false } = {}) {
 }
 
 /**
+ * wideEngine({ suites: true }) for a test file's beforeAll: in CI (CI=true) a missing engine fails; elsewhere the
+ * engine suites are skipped, with a message naming `file`.
+ */
+export async function suiteEngine(file) {
+  const engine = await wideEngine({ suites: true });
+  if (!engine.where) {
+    if (process.env.CI) throw new Error(`${file}: ${engine.why}`);
+    console.warn(`${file}: engine suite SKIPPED: ${engine.why}`);
+  } else console.log(`${file}: the wide build runs in ${engine.where}`);
+  return engine;
+}
+
+/**
  * test/wide-page.js with the library and the test harness as one script that sets globalThis.wasmsmWidePage. The
  * harness's file reads (node:fs, node:url, import.meta.url: the curve list from codegen/curves) are not used by the
  * suites: in the page they are stubs that read nothing.
