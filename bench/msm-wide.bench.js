@@ -7,7 +7,7 @@
 // and minima (ms) and the ratio FMA / wide (above 1: the wide build is faster).
 //
 //   flock /tmp/wasmsm-bench.lock node bench/msm-wide.bench.js [--curves bn254,bls12-381] [--logn 16] [--runs 9]
-//                                                            [--kernels fma,wide] [--json]
+//                                                            [--kernels fma,wide] [--group g1|g2] [--json]
 
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
@@ -20,19 +20,24 @@ const { values: args } = parseArgs({
     logn: { type: 'string', default: '16' },
     runs: { type: 'string', default: '9' },
     kernels: { type: 'string', default: 'fma,wide' },
+    group: { type: 'string', default: 'g1' },
     json: { type: 'boolean', default: false },
   },
 });
 const logn = Number(args.logn);
 const runs = Number(args.runs);
 const kernels = args.kernels.split(',');
+if (args.group !== 'g1' && args.group !== 'g2') throw new RangeError(`--group takes g1 or g2, got ${JSON.stringify(args.group)}`);
 
 /** Runs in the page (no closure): both builds of one curve on the same inputs, interleaved. */
-async function pageBench({ curve: name, logn, runs, kernels }) {
+async function pageBench({ curve: name, logn, runs, kernels, group }) {
   const { loadCurve } = globalThis.wasmsm;
   const n = 2 ** logn;
   const curves = [];
-  for (const kernel of kernels) curves.push(await loadCurve(name, { kernel }));
+  for (const kernel of kernels) {
+    const curve = await loadCurve(name, { kernel });
+    curves.push(group === 'g2' ? curve.g2 : curve);
+  }
   const points = curves[0].randomPointsBytes(n, { seed: 1000 + logn });
   const scalars = curves[0].randomScalarsBytes(n, { seed: 2000 + logn });
   const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
@@ -64,8 +69,8 @@ const machine = `${cpus()[0].model.trim()}, ${cpus().length} logical CPUs`;
 const results = [];
 try {
   for (const curve of args.curves.split(',')) {
-    process.stderr.write(`${curve} 2^${logn}: ${kernels.join(' and ')}, warm-up + ${runs} rounds...\n`);
-    const r = await page.evaluate(pageBench, { curve, logn, runs, kernels });
+    process.stderr.write(`${curve} ${args.group.toUpperCase()} 2^${logn}: ${kernels.join(' and ')}, warm-up + ${runs} rounds...\n`);
+    const r = await page.evaluate(pageBench, { curve, logn, runs, kernels, group: args.group });
     results.push({ curve, ...r, medians: r.times.map(median), minima: r.times.map((t) => Math.min(...t)) });
   }
 } finally {
@@ -74,7 +79,7 @@ try {
 if (args.json) {
   console.log(JSON.stringify({ machine, chromium: browser.version(), logn, runs, results }, null, 2));
 } else {
-  console.log(`One-thread MSM, 2^${logn} points, ${runs} interleaved rounds after a warm-up, ms (median / min); ${machine}; Chromium ${browser.version()} ${WIDE_ARITHMETIC_FLAGS.join(' ')}`);
+  console.log(`One-thread MSM, ${args.group.toUpperCase()}, 2^${logn} points, ${runs} interleaved rounds after a warm-up, ms (median / min); ${machine}; Chromium ${browser.version()} ${WIDE_ARITHMETIC_FLAGS.join(' ')}`);
   console.log(`| curve | ${results[0].kernels.join(' | ')} | ${results[0].kernels[0]} / ${results[0].kernels.at(-1)} (medians) | (minima) |`);
   console.log(`|:--|${results[0].kernels.map(() => '--:|').join('')}--:|--:|`);
   for (const r of results) {
