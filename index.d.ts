@@ -27,8 +27,11 @@ export interface Fp2 {
 }
 
 /** Plain-data parameters of a curve module (wasm/<curve>/params.js, or a codegen output). */
-/** The build of a curve's Wasm: integer limbs (every engine) or relaxed-SIMD FMA products (engines with a fused relaxed_madd). */
-export type Kernel = 'int' | 'fma';
+/**
+ * The build of a curve's Wasm: integer limbs (every engine), relaxed-SIMD FMA products (engines with a fused
+ * relaxed_madd) or 64-bit limbs with wide-arithmetic products (engines that validate the proposal's opcodes).
+ */
+export type Kernel = 'int' | 'fma' | 'wide';
 
 export interface CurveParams<C = bigint> {
   readonly name: string;
@@ -90,15 +93,18 @@ export interface CurveParams<C = bigint> {
   /** The curve's G2, when its module has one (BLS12-381, BN254, a generated curve that declares g2). */
   readonly g2?: CurveParams<Fp2>;
   /** Shipped curves: what the FMA build changes (kernel, field shape, sizes, minPages; g2 likewise). */
-  readonly fma?: Partial<Omit<CurveParams<C>, 'g2' | 'fma'>> & { readonly g2?: Partial<CurveParams<Fp2>> };
+  readonly fma?: Partial<Omit<CurveParams<C>, 'g2' | 'fma' | 'wide'>> & { readonly g2?: Partial<CurveParams<Fp2>> };
+  /** Shipped curves: what the wide build changes, likewise. */
+  readonly wide?: Partial<Omit<CurveParams<C>, 'g2' | 'fma' | 'wide'>> & { readonly g2?: Partial<CurveParams<Fp2>> };
 }
 
 /** loadCurve's and a curve loader's options. */
 export interface LoadOptions {
   /**
-   * 'auto' (default): the FMA build where the engine validates relaxed SIMD and its relaxed_madd is fused (Node >= 22,
-   * Chrome, Firefox), else the integer build (Node 20, Safari). 'int' or 'fma' forces one; 'fma' rejects with a
-   * RangeError where it cannot run. The two give the same results.
+   * 'auto' (default): the wide build where the engine validates wide arithmetic (Chromium with
+   * --js-flags=--wasm-wide-arithmetic), else the FMA build where it validates relaxed SIMD and its relaxed_madd is
+   * fused (Node >= 22, Chrome, Firefox), else the integer build (Node 20, Safari). 'int', 'fma' or 'wide' forces one;
+   * 'fma' and 'wide' reject with a RangeError where they cannot run. The builds give the same results.
    */
   readonly kernel?: 'auto' | Kernel;
 }
@@ -360,7 +366,7 @@ export declare class Curve<C = bigint> {
   readonly name: string;
   /** 'G1', or 'G2' for curve.g2. */
   readonly group: 'G1' | 'G2';
-  /** Which build of the Wasm runs: 'fma' or 'int' (LoadOptions.kernel). */
+  /** Which build of the Wasm runs: 'int', 'fma' or 'wide' (LoadOptions.kernel). */
   readonly kernel: Kernel;
   readonly params: CurveParams<C>;
   readonly p: bigint;

@@ -22,8 +22,9 @@ export const curveNames = Object.freeze(Object.keys(loaders));
 /**
  * Load a shipped curve: compiles its Wasm once, later calls return the same curve object.
  * @param {string} name one of curveNames
- * @param {{ kernel?: 'auto' | 'int' | 'fma' }} [options] which build: 'auto' (default) runs the FMA build where the
- *   engine has a fused relaxed-SIMD multiply-add, else the integer build; curve.kernel says which runs
+ * @param {{ kernel?: 'auto' | 'int' | 'fma' | 'wide' }} [options] which build: 'auto' (default) runs the wide build
+ *   where the engine validates wide arithmetic, else the FMA build where it has a fused relaxed-SIMD multiply-add,
+ *   else the integer build; curve.kernel says which runs
  * @returns {Promise<import('./src/curve.js').Curve>}
  */
 export async function loadCurve(name, options) {

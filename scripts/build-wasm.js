@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run build:wasm (also `prepack` and the `pre` script of test, evaluate-msm, the benches, the example and build):
 // compile every wasm/**/*.wat with wabt into <same>.wasm and <same>.wasm.js (base64 bytes as an ES module; *.fma.wat
-// with relaxed SIMD),
+// with relaxed SIMD; *.wide.wat with binaryen, which alone assembles the wide-arithmetic opcodes),
 // and bundle the browser's pool thread (src/threads/worker-browser.js and what it imports) with esbuild into
 // one self-contained script, exported as a string by wasm/threads-worker.js (src/threads/host-browser.js
 // starts it from a blob: URL). All outputs are git-ignored. Prints one summary line; on error, the file and
@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { repoRoot, listWat, fail } from './lib.js';
 
 const started = performance.now();
-let compileWat, wasmJsModule;
+let compileWat, compileWideWat, wasmJsModule;
 try {
-  ({ compileWat, wasmJsModule } = await import('../codegen/compile.js'));
+  ({ compileWat, compileWideWat, wasmJsModule } = await import('../codegen/compile.js'));
 } catch (e) {
   fail('build:wasm', new Error(`cannot load codegen/compile.js (is wabt installed? run npm install in the repo): ${e.message}`));
 }
@@ -24,8 +24,10 @@ let bytesTotal = 0;
 for (const path of files) {
   let bytes;
   try {
-    // <curve>.fma.wat: the FMA build, relaxed SIMD (loaded only where the engine runs it, src/runtime/kernels.js)
-    bytes = await compileWat(readFileSync(join(repoRoot, path), 'utf8'), path, { relaxedSimd: path.endsWith('.fma.wat') });
+    // <curve>.fma.wat: the FMA build, relaxed SIMD; <curve>.wide.wat: the wide build (each loaded only where the
+    // engine runs it, src/runtime/kernels.js)
+    const text = readFileSync(join(repoRoot, path), 'utf8');
+    bytes = path.endsWith('.wide.wat') ? await compileWideWat(text, path) : await compileWat(text, path, { relaxedSimd: path.endsWith('.fma.wat') });
   } catch (e) {
     fail('build:wasm', new Error(`${path}: ${e.message}`));
   }

@@ -53,7 +53,7 @@ export class Curve {
     this.name = runtime.name;
     /** 'G1', or 'G2' for curve.g2 */
     this.group = runtime.group ?? 'G1';
-    /** 'int' or 'fma': which build of the module runs (loadCurve's `kernel` option) */
+    /** 'int', 'fma' or 'wide': which build of the module runs (loadCurve's `kernel` option) */
     this.kernel = runtime.kernel ?? 'int';
     this.p = runtime.p;
     this.r = runtime.r;
@@ -391,25 +391,27 @@ export class Curve {
 
 /**
  * A `load({ kernel })` for one curve: compiles and instantiates a build on its first call, then returns the same
- * Curve for that build. importWasm (and importFmaWasm, for a curve whose runtime has an `fma` build) resolves to a
- * module whose default export is the base64 Wasm (a generated .wasm.js). kernel: 'auto' (default), 'int' or 'fma'
- * (src/runtime/kernels.js).
+ * Curve for that build. importWasm (and importFmaWasm / importWideWasm, for a curve whose runtime has an `fma` /
+ * `wide` build) resolves to a module whose default export is the base64 Wasm (a generated .wasm.js). kernel:
+ * 'auto' (default), 'int', 'fma' or 'wide' (src/runtime/kernels.js). A build is imported and compiled only when
+ * chosen, so an engine never compiles a module it cannot validate.
  */
-export function curveLoader(runtime, importWasm, importFmaWasm = null) {
+export function curveLoader(runtime, importWasm, importFmaWasm = null, importWideWasm = null) {
   const curves = new Map();
   const hasFmaBuild = !!(runtime.fma && importFmaWasm);
+  const hasWideBuild = !!(runtime.wide && importWideWasm);
+  const imports = { int: importWasm, fma: importFmaWasm, wide: importWideWasm };
   return function load(options = {}) {
     let chosen;
     try {
       checkOptionNames(options, ['kernel'], 'load options');
-      chosen = resolveKernel(options.kernel ?? 'auto', { name: runtime.name, hasFmaBuild });
+      chosen = resolveKernel(options.kernel ?? 'auto', { name: runtime.name, hasFmaBuild, hasWideBuild });
     } catch (e) {
       return Promise.reject(e);
     }
     if (!curves.has(chosen)) {
       const params = runtimeForKernel(runtime, chosen);
-      const importChosen = chosen === 'fma' ? importFmaWasm : importWasm;
-      curves.set(chosen, importChosen()
+      curves.set(chosen, imports[chosen]()
         .then((wasmModule) => Curve.load(params, () => wasmModule.default))
         .catch((e) => {
           curves.delete(chosen);

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { makeCurve } from '../src/bigint/curve.js';
-import { relaxedFmaSupport } from '../src/runtime/features.js';
+import { relaxedFmaSupport, wideArithmeticSupport } from '../src/runtime/features.js';
 import { subgroupTestOf } from '../src/msm/subgroup.js';
 import { fmaLimbShape } from '../codegen/params/field.js';
 import { shippedModules } from '../codegen/modules/shipped.js';
@@ -119,10 +119,13 @@ function msmInputs(curve, oracle, n) {
   return { points, scalars };
 }
 
-/** The CLI's self-check line: both builds where this engine runs the FMA one fused (the CLI runs on this node). */
-const SELF_CHECKED = relaxedFmaSupport() === 'fused'
-  ? /\nSelf-check: a 12-point MSM .* matches a BigInt reference \(integer build and FMA build\)\n/
-  : /\nSelf-check: a 12-point MSM .* matches a BigInt reference \(integer build; the FMA build is not checked: this engine does not run relaxed SIMD fused\)\n/;
+/**
+ * The CLI's self-check line: the FMA build too where this engine runs it fused, the wide build where it has wide
+ * arithmetic (the CLI runs on this node).
+ */
+const SELF_CHECKED = new RegExp('\nSelf-check: a 12-point MSM .* matches a BigInt reference \\(integer build' +
+  (relaxedFmaSupport() === 'fused' ? ' and FMA build' : '; the FMA build is not checked: this engine does not run relaxed SIMD fused') +
+  (wideArithmeticSupport() ? '; wide build' : '; the wide build is not checked: this engine has no wide arithmetic') + '\\)\n');
 
 /** Returns { curve: the build load() picks, builds: { int, fma? } }. */
 async function checkGenerated(key, json, { glv, n }) {

@@ -11,11 +11,12 @@ import binaryen from 'binaryen';
 import { deriveWideParams, wideMontgomeryBounds, wideMontgomeryMul } from '../codegen/kernels/field-mul-wide.js';
 import { wideModuleWat, wideModuleBytes } from '../codegen/modules/wide-module.js';
 import { deriveFieldParams } from '../codegen/params/field.js';
+import { fieldModuleWat } from '../codegen/modules/field-module.js';
 import { compileWideWat, compileWat } from '../codegen/compile.js';
 import { wideArithmeticSupport, wideArithmeticProbeBytes, WIDE_ARITHMETIC_PROBE_WAT } from '../src/runtime/features.js';
 import { modInv } from '../src/bigint/field.js';
 import { primeMatrix, curvePrimes, makeRng, edgeValues, prevPrime, nextPrime, hex } from './harness.js';
-import { wideEngine, wideFieldRun } from './wide-engine.js';
+import { suiteEngine, wideFieldRun } from './wide-engine.js';
 
 const BN254_P = curvePrimes().bn254.p;
 const BLS12_381_P = curvePrimes()['bls12-381'].p;
@@ -136,11 +137,7 @@ function checkRun(name, p, fp, values, r) {
 describe('wide kernel vs BigInt, in an engine with wide arithmetic', () => {
   let engine;
   beforeAll(async () => {
-    engine = await wideEngine();
-    if (!engine.where) {
-      if (process.env.CI) throw new Error(`field-wide.test.js: ${engine.why}`);
-      console.warn(`field-wide.test.js: engine suite SKIPPED: ${engine.why}`);
-    } else console.log(`field-wide.test.js: the wide kernels run in ${engine.where}`);
+    engine = await suiteEngine('field-wide.test.js');
   }, 60_000);
   afterAll(() => engine?.close?.());
 
@@ -169,4 +166,23 @@ describe('wide kernel vs BigInt, in an engine with wide arithmetic', () => {
     }
     expect(checked).toBeGreaterThan(10_000);
   }, 240_000);
+
+  // The wide build's field module: add, sub, neg, reduce, eq, isZero, the conversions and bytes, inversion, batch
+  // inversion, pow and sqrt over 64-bit limbs (their carries through i64.add128 / i64.sub128), and mul, sqr,
+  // through the same equivalence runner as the integer and FMA builds (test/harness.js), in the engine.
+  it('the wide build field module: every kernel export vs BigInt on the matrix and the 64-bit edges', async (ctx) => {
+    if (!engine.where) ctx.skip();
+    let checks = 0;
+    for (const { name, p } of widePrimes().filter((e) => e.p > 3n)) {
+      const fp = deriveFieldParams({ p, kernel: 'wide', checkPrime: false });
+      const { wat, layout } = fieldModuleWat(fp);
+      const bytes = await compileWideWat(wat, `field-wide-${name}.wat`);
+      const shape = { p: hex(p), w: fp.w, n: fp.n, bits: fp.bits, bytes: fp.bytes, elementBytes: fp.elementBytes };
+      const r = await engine.suite('wideFieldEquivalence', { bytes: [...bytes], shape, minPages: layout.minPages, label: name, pairs: 200 });
+      expect(r.failures, name).toEqual([]);
+      expect(r.checks, name).toBeGreaterThan(500);
+      checks += r.checks;
+    }
+    expect(checks).toBeGreaterThan(20_000);
+  }, 600_000);
 });

@@ -302,26 +302,26 @@ export function rawAccess(inst) {
   const { n, w } = field;
   const limbBytes = field.elementBytes / n;
   const W = BigInt(w);
-  const limbMax = 2 ** w - 1;
+  const limbMax = (1n << W) - 1n;
   const at = (ptr, count) => words(field.memory, ptr, count, limbBytes);
-  // a word as stored, from a Number (u64 words hold BigInts; well-formed limbs are below 2^53, so Numbers hold them)
-  const word = limbBytes === 4 ? (x) => x : BigInt;
+  // a word as stored: u32 words hold Numbers, u64 words (FMA and wide kernels) BigInts
+  const word = limbBytes === 4 ? Number : BigInt;
   return {
     n,
     w,
     write(ptr, x) {
       if (x < 0n || x >> BigInt(n * w)) throw new RangeError(`rawAccess.write: ${hex(x)} does not fit ${n} limbs of ${w} bits`);
       const a = at(ptr, n);
-      for (let j = 0; j < n; j++, x >>= W) a[j] = word(Number(x & ((1n << W) - 1n)));
+      for (let j = 0; j < n; j++, x >>= W) a[j] = word(x & limbMax);
     },
     /** { value, badLimb } where badLimb is the first word index holding more than w bits, or -1. */
     read(ptr) {
-      const a = Array.from(at(ptr, n), Number);
+      const a = Array.from(at(ptr, n), BigInt);
       let value = 0n;
       let badLimb = -1;
       for (let j = n - 1; j >= 0; j--) {
         if (a[j] > limbMax) badLimb = j;
-        value = (value << W) + BigInt(a[j]);
+        value = (value << W) + a[j];
       }
       return { value, badLimb, words: a };
     },

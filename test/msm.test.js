@@ -11,7 +11,7 @@
 
 import { describe, it, expect, beforeAll } from 'vitest';
 import { loadCurve } from '../index.js';
-import { relaxedFmaSupport } from '../src/runtime/features.js';
+import { relaxedFmaSupport, wideArithmeticSupport } from '../src/runtime/features.js';
 import { nobleMsm, noblePointClass } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
 import { pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './harness.js';
@@ -396,16 +396,17 @@ for (const name of WEIERSTRASS_CURVES) { // the Edwards curves: edwards.test.js
 }
 
 describe('kernel selection (loadCurve options.kernel)', () => {
-  it(`auto takes the FMA build exactly where relaxed_madd is fused (here: ${relaxedFmaSupport()}); a bad kernel is a RangeError`, async () => {
+  it(`auto takes the FMA build exactly where relaxed_madd is fused (here: ${relaxedFmaSupport()}) and there is no wide arithmetic; a bad kernel is a RangeError`, async () => {
     const auto = await loadCurve('bn254');
-    expect(auto.kernel).toBe(relaxedFmaSupport() === 'fused' ? 'fma' : 'int');
+    expect(auto.kernel).toBe(wideArithmeticSupport() ? 'wide' : relaxedFmaSupport() === 'fused' ? 'fma' : 'int');
     expect(await loadCurve('bn254', { kernel: 'auto' })).toBe(auto);
     expect(auto.params.kernel).toBe(auto.kernel);
     expect(auto.params.fma).toBeUndefined();
+    expect(auto.params.wide).toBeUndefined();
     const int = await loadCurve('bn254', { kernel: 'int' });
     expect(int.params.E).toBe(int.params.field.n * 4);
     expect(int.g2.kernel).toBe('int');
-    await expect(loadCurve('bn254', { kernel: 'simd' })).rejects.toThrow(/kernel must be one of 'auto', 'int', 'fma', got "simd"/);
+    await expect(loadCurve('bn254', { kernel: 'simd' })).rejects.toThrow(/kernel must be one of 'auto', 'int', 'fma', 'wide', got "simd"/);
     if (relaxedFmaSupport() === 'fused') {
       const fma = await loadCurve('bn254', { kernel: 'fma' });
       expect(fma.params.E).toBe(fma.params.field.n * 8);

@@ -75,7 +75,7 @@ describe.runIf(process.arch === 'x64')('an engine whose relaxed_madd rounds twic
 
   it('the codegen CLI checks the integer build only, and the module it writes loads that build', () => {
     expect(cli.code, cli.stderr).toBe(0);
-    expect(cli.stdout).toMatch(/\nSelf-check: .* \(integer build; the FMA build is not checked: this engine does not run relaxed SIMD fused\)\n/);
+    expect(cli.stdout).toMatch(/\nSelf-check: .* \(integer build; the FMA build is not checked: this engine does not run relaxed SIMD fused; the wide build is not checked: this engine has no wide arithmetic\)\n/);
     expect(report.generated.kernel).toBe('int');
     expect(report.generated.fma?.type).toBe('RangeError');
     expect(report.generated.fma.message).toMatch(ROUNDS_TWICE);

@@ -4,15 +4,21 @@
 // text), taking and returning plain data (BigInts as hex strings), so the same function runs in either place.
 
 import { wideArithmeticSupport } from '../src/runtime/features.js';
-import { findChromium, launchChromium, WIDE_ARITHMETIC_FLAGS } from '../examples/browser/harness.js';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findChromium, launchChromium, serve, WIDE_ARITHMETIC_FLAGS } from '../examples/browser/harness.js';
 
 /**
  * { where, run(fn, arg), close() } or { where: null, why } when neither this process nor a Chromium can run the
- * wide build. run(fn, arg) resolves to fn(arg), evaluated where the wide build runs.
+ * wide build. run(fn, arg) resolves to fn(arg), evaluated where the wide build runs. With `suites`, also
+ * suite(name, arg): the export `name` of test/wide-page.js called there (in Chromium: from a bundle of it, on a
+ * page served from 127.0.0.1 cross-origin isolated, so the thread pool can take its shared-memory path).
  */
-export async function wideEngine() {
+export async function wideEngine({ suites = false } = {}) {
   if (wideArithmeticSupport()) {
-    return { where: `Node ${process.version}`, run: async (fn, arg) => fn(arg), close: async () => {} };
+    const page = suites ? await import('./wide-page.js') : {};
+    return { where: `Node ${process.version}`, run: async (fn, arg) => fn(arg), suite: async (name, arg) => page[name](arg), close: async () => {} };
   }
   const path = findChromium();
   if (!path) return { where: null, why: `Node ${process.version} has no wide arithmetic and no chromium was found (apt-get install -y chromium, or set CHROMIUM_PATH)` };
@@ -20,6 +26,15 @@ export async function wideEngine() {
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  let server = null;
+  let dir = null;
+  if (suites) {
+    dir = mkdtempSync(join(tmpdir(), 'wasmsm-wide-page-'));
+    writeFileSync(join(dir, 'wide-page.js'), await bundleWidePage());
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><title>wide build</title><script src="wide-page.js"></script>\n');
+    server = await serve(dir, { isolated: true });
+    await page.goto(server.url, { waitUntil: 'load' });
+  }
   return {
     where: `Chromium ${browser.version()} (${WIDE_ARITHMETIC_FLAGS.join(' ')})`,
     async run(fn, arg) {
@@ -27,8 +42,54 @@ export async function wideEngine() {
       if (errors.length) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
       return result;
     },
-    close: () => browser.close(),
+    suite(name, arg) {
+      return this.run(([n, a]) => globalThis.wasmsmWidePage[n](a), [name, arg]);
+    },
+    async close() {
+      await browser.close();
+      await server?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
   };
+}
+
+/**
+ * wideEngine({ suites: true }) for a test file's beforeAll: in CI (CI=true) a missing engine fails; elsewhere the
+ * engine suites are skipped, with a message naming `file`.
+ */
+export async function suiteEngine(file) {
+  const engine = await wideEngine({ suites: true });
+  if (!engine.where) {
+    if (process.env.CI) throw new Error(`${file}: ${engine.why}`);
+    console.warn(`${file}: engine suite SKIPPED: ${engine.why}`);
+  } else console.log(`${file}: the wide build runs in ${engine.where}`);
+  return engine;
+}
+
+/**
+ * test/wide-page.js with the library and the test harness as one script that sets globalThis.wasmsmWidePage. The
+ * harness's file reads (node:fs, node:url, import.meta.url: the curve list from codegen/curves) are not used by the
+ * suites: in the page they are stubs that read nothing.
+ */
+async function bundleWidePage() {
+  const esbuild = await import('esbuild');
+  const stubs = {
+    'node:fs': "export const readFileSync = () => '{}'; export const readdirSync = () => [];",
+    'node:url': 'export const fileURLToPath = (u) => String(u);',
+  };
+  const { outputFiles } = await esbuild.build({
+    stdin: { contents: "import * as page from './wide-page.js'; globalThis.wasmsmWidePage = page;", resolveDir: new URL('.', import.meta.url).pathname },
+    bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent',
+    define: { 'process.env.WASMSM_LONG_TESTS': 'undefined', 'import.meta.url': '"file:///wasmsm/test/"' },
+    plugins: [{
+      name: 'node-stubs',
+      setup(build) {
+        build.onResolve({ filter: /^node:/ }, (a) => ({ path: a.path, namespace: 'stub' }));
+        build.onLoad({ filter: /.*/, namespace: 'stub' }, (a) => ({ contents: stubs[a.path] ?? 'export {}', loader: 'js' }));
+      },
+    }],
+  });
+  return outputFiles[0].text;
 }
 
 /**

@@ -2,17 +2,18 @@
 // Conditional corrections are branch-free: a borrow travels as 0 / -1 and masks the correction.
 
 import { Func, i32, i64, local, comment } from '../wat/index.js';
-import { limbAccess, limbConst, chain } from './limbs.js';
+import { limbAccess, limbConst, limbTerms, chain } from './limbs.js';
 
 const ptrParams = (...names) => names.map((n) => [n, 'i32']);
 
 /** out = z + (m & borrowMask), where borrowMask is 0 or -1 (all ones): adds m back when the last step went negative. */
 function addMaskedAndStore(fn, params, src, limbsOfM, maskLocal) {
   const { n, w } = params;
+  const T = limbTerms(params);
   // The sum may carry past the top limb exactly when the borrow is undone (that carry is R): mask it off.
   return chain(fn, {
     n, w, dst: 'r', keepTopCarry: true,
-    term: (j) => (limbsOfM[j] === 0n ? local.get(`${src}${j}`) : i64.add(local.get(`${src}${j}`), i64.and(limbConst(limbsOfM[j]), local.get(maskLocal)))),
+    term: (j) => (limbsOfM[j] === 0n ? local.get(`${src}${j}`) : T.add(local.get(`${src}${j}`), i64.and(limbConst(limbsOfM[j]), local.get(maskLocal)))),
   }).concat(storeLocals(params, 'r'));
 }
 
@@ -23,11 +24,11 @@ function storeLocals(params, src) {
 
 /** z = x + y (no reduction): the shared first half of add and addNoReduce. */
 const sumChain = (fn, p, a = 'x', b = 'y') =>
-  chain(fn, { ...p, dst: 'z', term: (j) => i64.add(limbAccess(p).load(a, j), limbAccess(p).load(b, j)) });
+  chain(fn, { ...p, dst: 'z', term: (j) => limbTerms(p).add(limbAccess(p).load(a, j), limbAccess(p).load(b, j)) });
 
 /** d = z - m with the borrow kept in `carry` (0 or -1). */
 const subConstChain = (fn, p, src, m) =>
-  chain(fn, { ...p, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(local.get(`${src}${j}`), limbConst(m[j])) });
+  chain(fn, { ...p, dst: 'd', signed: true, keepTopCarry: true, term: (j) => limbTerms(p).sub(local.get(`${src}${j}`), limbConst(m[j])) });
 
 export function fieldAdd(params, { name = 'add' } = {}) {
   const fn = new Func(name, {
@@ -52,7 +53,8 @@ export function fieldAddNoReduce(params, { name = 'addNoReduce' } = {}) {
 /** out = x - y, plus m when it went negative. */
 function subThenMaskAdd(fn, params, m) {
   const { load } = limbAccess(params);
-  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(load('x', j), load('y', j)) }));
+  const T = limbTerms(params);
+  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(load('x', j), load('y', j)) }));
   fn.push(local.set(fn.local('m'), local.get('carry')), addMaskedAndStore(fn, params, 'd', m, 'm'));
 }
 
@@ -72,7 +74,8 @@ export function fieldSubNoReduce(params, { name = 'subNoReduce' } = {}) {
     doc: `${name}(out, x, y): out = x - y + p as integers. Inputs in [0, p), output in (0, 2p). out may alias x or y.`,
   });
   const { load } = limbAccess(params);
-  fn.push(chain(fn, { ...params, dst: 'z', signed: true, term: (j) => i64.sub(i64.add(load('x', j), limbConst(params.pLimbs[j])), load('y', j)) }));
+  const T = limbTerms(params);
+  fn.push(chain(fn, { ...params, dst: 'z', signed: true, term: (j) => T.sub(T.add(load('x', j), limbConst(params.pLimbs[j])), load('y', j)) }));
   fn.push(storeLocals(params, 'z'));
   return fn;
 }
@@ -82,8 +85,9 @@ export function fieldNeg(params, { name = 'neg' } = {}) {
     params: ptrParams('out', 'x'), exportName: name,
     doc: `${name}(out, x): out = -x mod p. Input in [0, 2p), output in [0, 2p) (0 maps to 0). out may alias x.`,
   });
+  const T = limbTerms(params);
   fn.push(comment('d = 0 - x; add 2p unless x = 0'));
-  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(i64.const(0), limbAccess(params).load('x', j)) }));
+  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(i64.const(0), limbAccess(params).load('x', j)) }));
   fn.push(local.set(fn.local('m'), local.get('carry')), addMaskedAndStore(fn, params, 'd', params.twoPLimbs, 'm'));
   return fn;
 }
@@ -130,10 +134,11 @@ export function fieldEq(params, { name = 'eq' } = {}) {
   });
   fn.push(comment('x - y lies in (-2p, 2p); it is 0 mod p exactly when it is -p, 0 or p'));
   const { load } = limbAccess(params);
-  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(load('x', j), load('y', j)) }));
+  const T = limbTerms(params);
+  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(load('x', j), load('y', j)) }));
   fn.push(comment('fold -p into p by adding 2p when negative'));
   fn.push(local.set(fn.local('m'), local.get('carry')));
-  fn.push(chain(fn, { ...params, dst: 'z', keepTopCarry: true, term: (j) => i64.add(local.get(`d${j}`), i64.and(limbConst(params.twoPLimbs[j]), local.get('m'))) }));
+  fn.push(chain(fn, { ...params, dst: 'z', keepTopCarry: true, term: (j) => T.add(local.get(`d${j}`), i64.and(limbConst(params.twoPLimbs[j]), local.get('m'))) }));
   fn.push(isZeroExpr(params, 'z'));
   return fn;
 }

@@ -1,7 +1,7 @@
 // Conversions: Montgomery form in and out, canonical little-endian bytes in and out.
 
 import { Func, i32, i64, local, comment, op } from '../wat/index.js';
-import { limbAccess, maskConst, limbConst, chain } from './limbs.js';
+import { limbAccess, maskConst, limbConst, limbTerms, chain } from './limbs.js';
 
 export function fieldToMontgomery(params, { name = 'toMontgomery', mulName = 'mul', r2Address }) {
   const fn = new Func(name, {
@@ -50,8 +50,9 @@ Returns 1 if that integer is < p, else 0 (out is still written).`,
     fn.push(local.set(`z${j}`, expr === null ? i64.const(0) : i64.and(expr, maskConst(w))));
     fn.push(limbAccess(params).store('out', j, local.get(`z${j}`)));
   }
+  const T = limbTerms(params);
   fn.push(comment('value < p exactly when value - p borrows'));
-  fn.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(local.get(`z${j}`), limbConst(pLimbs[j])) }));
+  fn.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`z${j}`), limbConst(pLimbs[j])) }));
   // Bits at or above n*w do not fit the limbs: any of them set means the value is >= R > p.
   const spare = [];
   for (let k = Math.floor((n * w) / 8); k < bytes; k++) {

@@ -3,7 +3,7 @@
 // Also: Montgomery's batch-inversion trick.
 
 import { Func, i32, i64, local, comment, op, loop, block, br, br_if, if_, select } from '../wat/index.js';
-import { limbAccess, maskConst, limbConst, chain } from './limbs.js';
+import { limbAccess, maskConst, limbConst, limbTerms, chain } from './limbs.js';
 
 const orAll = (n, prefix) => Array.from({ length: n }, (_, j) => local.get(`${prefix}${j}`)).reduce((a, b) => i64.or(a, b));
 
@@ -44,11 +44,11 @@ Input in [0, 2p). out may alias x. Variable time: runs a data-dependent number o
   for (const a of ['u', 'v', 'r', 's', 'd']) for (let j = 0; j < n; j++) fn.local(`${a}${j}`);
   fn.local('k', 'i32');
   fn.local('z');
-  const mask = maskConst(w);
+  const T = limbTerms(params);
   const body = [];
   body.push(comment('v = x mod p (canonical), u = p, r = 0, s = 1, k = 0'));
   body.push(...Array.from({ length: n }, (_, j) => local.set(`v${j}`, limbAccess(params).load('x', j))));
-  body.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(local.get(`v${j}`), limbConst(pLimbs[j])) }));
+  body.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`v${j}`), limbConst(pLimbs[j])) }));
   body.push(...Array.from({ length: n }, (_, j) => local.set(`v${j}`, select(local.get(`v${j}`), local.get(`d${j}`), i64.ne(local.get('carry'), i64.const(0))))));
   body.push(...Array.from({ length: n }, (_, j) => local.set(`u${j}`, limbConst(pLimbs[j]))));
   body.push(...Array.from({ length: n }, (_, j) => local.set(`r${j}`, i64.const(0))));
@@ -71,22 +71,22 @@ Input in [0, 2p). out may alias x. Variable time: runs a data-dependent number o
         if_(i64.eqz(i64.and(local.get('u0'), i64.const(1))), evenStep('u', 's')),
         if_(i64.eqz(i64.and(local.get('v0'), i64.const(1))), evenStep('v', 'r')),
         comment('both odd: d = v - u decides which is larger; halve the difference'),
-        chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(local.get(`v${j}`), local.get(`u${j}`)) }),
+        chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`v${j}`), local.get(`u${j}`)) }),
         local.set('z', i64.const(1)),
         if_(
           i64.ne(local.get('carry'), i64.const(0)),
           [
             comment('u > v: u = (u - v) / 2, r = r + s, s = 2s'),
-            chain(fn, { n, w, dst: 'u', signed: true, term: (j) => i64.sub(local.get(`u${j}`), local.get(`v${j}`)) }),
+            chain(fn, { n, w, dst: 'u', signed: true, term: (j) => T.sub(local.get(`u${j}`), local.get(`v${j}`)) }),
             ...shiftRight(n, w, 'u', 'z'),
-            chain(fn, { n, w, dst: 'r', term: (j) => i64.add(local.get(`r${j}`), local.get(`s${j}`)) }),
+            chain(fn, { n, w, dst: 'r', term: (j) => T.add(local.get(`r${j}`), local.get(`s${j}`)) }),
             ...shiftLeft(n, w, 's', 'z'),
           ],
           [
             comment('v >= u: v = (v - u) / 2, s = s + r, r = 2r'),
             ...assign(n, 'v', 'd'),
             ...shiftRight(n, w, 'v', 'z'),
-            chain(fn, { n, w, dst: 's', term: (j) => i64.add(local.get(`s${j}`), local.get(`r${j}`)) }),
+            chain(fn, { n, w, dst: 's', term: (j) => T.add(local.get(`s${j}`), local.get(`r${j}`)) }),
             ...shiftLeft(n, w, 'r', 'z'),
           ],
         ),
@@ -96,9 +96,9 @@ Input in [0, 2p). out may alias x. Variable time: runs a data-dependent number o
     ]),
   );
   body.push(comment('r = x^-1 * 2^k (mod p) up to sign: r < 2p; result p - (r mod p) = x^-1 * 2^k'));
-  body.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => i64.sub(local.get(`r${j}`), limbConst(pLimbs[j])) }));
+  body.push(chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`r${j}`), limbConst(pLimbs[j])) }));
   body.push(...Array.from({ length: n }, (_, j) => local.set(`r${j}`, select(local.get(`r${j}`), local.get(`d${j}`), i64.ne(local.get('carry'), i64.const(0))))));
-  body.push(chain(fn, { n, w, dst: 'd', signed: true, term: (j) => i64.sub(limbConst(pLimbs[j]), local.get(`r${j}`)) }));
+  body.push(chain(fn, { n, w, dst: 'd', signed: true, term: (j) => T.sub(limbConst(pLimbs[j]), local.get(`r${j}`)) }));
   body.push(...Array.from({ length: n }, (_, j) => limbAccess(params).store('out', j, local.get(`d${j}`))));
   body.push(comment('x = aR, so out = (aR)^-1 2^k; one product with R^3 2^-k gives a^-1 R'));
   body.push(op(`call $${mulName}`, local.get('out'), local.get('out'), i32.add(i32.const(tableAddress), i32.mul(local.get('k'), i32.const(elementBytes)))));

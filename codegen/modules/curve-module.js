@@ -20,10 +20,11 @@ const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
  * @param curve from deriveCurveParams
  * @param options.glv from deriveGlvParams (or null), options.glvKernels the kernel generator
  * @param options.kernel 'int' (curve.field's integer limbs) or 'fma': the same module over the FMA layout (u64 words
- *   of 51/52-bit limbs, relaxed-SIMD products; codegen/params/field.js), with G1's batch addition four products per call
+ *   of 51/52-bit limbs, relaxed-SIMD products; codegen/params/field.js), with G1's batch addition four products per call;
+ *   or 'wide': over 64-bit limbs with the wide-arithmetic products, one product per call
  */
 export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = defaultGlvKernels, mulShape = 'auto', generator = 'codegen/modules/curve-module.js', kernel = 'int' } = {}) {
-  const fieldParams = kernel === 'fma' ? deriveFieldParams({ p: curve.p, kernel, checkPrime: false }) : curve.field;
+  const fieldParams = kernel === 'int' ? curve.field : deriveFieldParams({ p: curve.p, kernel, checkPrime: false });
   const extraConstants = [
     { name: 'curveA', value: curve.a, note: 'curve coefficient a' },
     { name: 'curveB', value: curve.b, note: 'curve coefficient b' },
@@ -138,7 +139,7 @@ export function runtimeParamsJs(runtime, source) {
 }
 
 /**
- * What the FMA build's runtime parameters change in the integer build's: the field's limb shape, the sizes that
+ * What the FMA (or wide) build's runtime parameters change in the integer build's: the field's limb shape, the sizes that
  * follow from it (E, affineBytes, ...), minPages and kernel, for G1 and G2. src/runtime/kernels.js applies it.
  */
 export function kernelOverrides(intRuntime, otherRuntime) {
@@ -154,19 +155,21 @@ export function kernelOverrides(intRuntime, otherRuntime) {
 /**
  * From a curve params JSON object to the module text and its runtime params: the one path for shipped
  * and user curves. options.w overrides the limb size; options.glv = false disables the endomorphism;
- * options.fma also builds the FMA module (fmaWat), whose runtime differences go in runtime.fma.
+ * options.fma also builds the FMA module (fmaWat), whose runtime differences go in runtime.fma; options.wide the wide
+ * module (wideWat), in runtime.wide.
  */
-export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto', fma = false } = {}) {
+export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto', fma = false, wide = false } = {}) {
   const curve = deriveCurveParams(json, { w });
   const glv = useGlv ? deriveGlvParams(curve, { rounding: 'nearest', degreeTwo: true }) : null;
   const g2 = json.g2 === undefined ? null : deriveG2Params(curve, json.g2, glv);
   const { module, runtime: intRuntime } = buildCurveModule(curve, { glv, g2, generator, mulShape });
-  let fmaWat = null;
-  let runtime = intRuntime;
-  if (fma) {
-    const built = buildCurveModule(curve, { glv, g2, generator, kernel: 'fma' });
-    fmaWat = built.module.render();
-    runtime = { ...intRuntime, fma: kernelOverrides(intRuntime, built.runtime) };
+  const runtime = { ...intRuntime };
+  const other = { fma: null, wide: null };
+  for (const kernel of ['fma', 'wide']) {
+    if (!(kernel === 'fma' ? fma : wide)) continue;
+    const built = buildCurveModule(curve, { glv, g2, generator, kernel });
+    other[kernel] = built.module.render();
+    runtime[kernel] = kernelOverrides(intRuntime, built.runtime);
   }
-  return { curve, glv, g2, runtime, wat: module.render(), fmaWat, paramsJs: runtimeParamsJs(runtime, generator) };
+  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, paramsJs: runtimeParamsJs(runtime, generator) };
 }

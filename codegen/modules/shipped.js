@@ -18,16 +18,17 @@ export function readCurveParams(name) {
 
 /**
  * [{ name, path, wat, paramsPath, paramsJs }] for every shipped module (paths relative to the repo root): per curve
- * the integer build (<curve>.wat, with params.js) and the FMA build (<curve>.fma.wat; its runtime differences are
- * params.js's `fma`).
+ * the integer build (<curve>.wat, with params.js), the FMA build (<curve>.fma.wat; its runtime differences are
+ * params.js's `fma`) and the wide build (<curve>.wide.wat; params.js's `wide`).
  */
 export function shippedModules() {
   return shippedCurveNames().flatMap((name) => {
-    const { wat, fmaWat, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js', fma: true });
+    const { wat, fmaWat, wideWat, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js', fma: true, wide: true });
     const paramsPath = `wasm/${name}/params.js`;
     return [
       { name, path: `wasm/${name}/${name}.wat`, wat, paramsPath, paramsJs },
       { name, kernel: 'fma', path: `wasm/${name}/${name}.fma.wat`, wat: fmaWat, paramsPath, paramsJs },
+      { name, kernel: 'wide', path: `wasm/${name}/${name}.wide.wat`, wat: wideWat, paramsPath, paramsJs },
     ];
   });
 }

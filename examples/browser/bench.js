@@ -7,8 +7,9 @@
 // the page and saves a screenshot (examples/browser/dist/screenshots/bench-<curve>-2^<k>-<kernel>.png).
 //
 //   node examples/browser/bench.js [--curve bls12-381] [--logn 16] [--runs 5] [--noble] [--json]
-//                                  [--threads 1,2] [--kernel auto|int|fma]
-// (--kernel: the build of the curve's Wasm on both sides, loadCurve's option; default auto.)
+//                                  [--threads 1,2] [--kernel auto|int|fma|wide]
+// (--kernel: the build of the curve's Wasm on both sides, loadCurve's option; default auto. wide: Chromium runs
+// with --js-flags=--wasm-wide-arithmetic, and Node, which has no wide arithmetic yet, runs its 'auto' build.)
 // (--noble also times the page's pure-JS @noble/curves MSM: slow at 2^16, tens of seconds.)
 //
 // --threads T1,T2,...: also time the thread pool (curve.threads({ count: T })) for each T. In the browser the
@@ -22,9 +23,10 @@ import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { buildExample, serve, launchChromium, openExample, distDir, repoDir } from './harness.js';
+import { buildExample, serve, launchChromium, openExample, distDir, repoDir, findChromium, WIDE_ARITHMETIC_FLAGS } from './harness.js';
 import { benchThreads } from './bench-threads.js';
 import { loadCurve } from '../../index.js';
+import { wideArithmeticSupport } from '../../src/runtime/features.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -57,7 +59,7 @@ if (threadCounts.length) {
 const outdir = join(distDir, 'bench');
 await buildExample({ bundler: 'esbuild', outdir });
 const server = await serve(outdir);
-const browser = await launchChromium();
+const browser = await launchChromium(findChromium(), { args: args.kernel === 'wide' ? WIDE_ARITHMETIC_FLAGS : [] });
 log(`chromium ${browser.version()}: ${args.curve} 2^${logn}, warm-up + ${runs} runs...`);
 const { page, report, logs, status } = await openExample(
   browser, server.url, { curve: args.curve, logn, runs, noble: args.noble ? 1 : 0, kernel: args.kernel }, { timeout: 30 * 60_000 },
@@ -69,7 +71,7 @@ if (report.state !== 'done') {
 
 // ---- Node, same inputs --------------------------------------------------------------------------------
 log(`node ${process.version}: the same inputs, warm-up + ${runs} runs...`);
-const curve = await loadCurve(args.curve, { kernel: args.kernel });
+const curve = await loadCurve(args.curve, { kernel: args.kernel === 'wide' && !wideArithmeticSupport() ? 'auto' : args.kernel });
 const points = curve.randomPointsBytes(n, { seed: 1000 + logn });
 const scalars = curve.randomScalarsBytes(n, { seed: 2000 + logn });
 const first = curve.decodePoint(curve.msmBytes(points, scalars));

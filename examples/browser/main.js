@@ -9,8 +9,9 @@
 // same-origin and COEP require-corp), and sends each thread a slice of the inputs otherwise. ?shared=1 or 0
 // forces one path (1 fails on a page that is not cross-origin isolated). The page shows which path ran.
 //
-// ?kernel=int or fma picks the build of the curve's Wasm (loadCurve's `kernel`; default auto: the FMA build where
-// the browser's relaxed-SIMD multiply-add is fused). The page shows which build ran.
+// ?kernel=int, fma or wide picks the build of the curve's Wasm (loadCurve's `kernel`; default auto: the wide build
+// where the browser validates wide arithmetic, else the FMA build where its relaxed-SIMD multiply-add is fused).
+// The page shows which build ran.
 
 import { loadCurve, curveNames } from 'wasmsm';
 // @noble/curves (a devDependency of wasmsm) is bundled into this example only; the library has no dependencies.
@@ -196,7 +197,7 @@ async function run(opts) {
   $('out-inputs').textContent = `randomPointsBytes(${n}, { seed: ${opts.pointSeed} }), randomScalarsBytes(${n}, { seed: ${opts.scalarSeed} })`;
   $('result-x').textContent = result === null ? 'infinity' : hex(result.x);
   $('result-y').textContent = result === null ? 'infinity' : hex(result.y);
-  row('times', [`load curve (decode + compile + instantiate Wasm), ${curve.kernel === 'fma' ? 'FMA' : 'integer'} kernels`, fmt(loadMs), '']);
+  row('times', [`load curve (decode + compile + instantiate Wasm), ${{ fma: 'FMA', wide: 'wide', int: 'integer' }[curve.kernel]} kernels`, fmt(loadMs), '']);
   row('times', ['generate inputs (seeded, in Wasm)', fmt(inputsMs), '']);
   if (pool) row('times', [`start the pool (${pool.count} workers)`, fmt(poolMs), 'curve.threads(), once per page']);
   row('times', [`MSM on ${where}, first run`, fmt(warmupMs), 'includes warm-up']);

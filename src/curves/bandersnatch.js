@@ -1,4 +1,4 @@
-// bandersnatch: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+// bandersnatch: runtime parameters, and its Wasm (the integer, FMA or wide build) loaded only when asked for.
 import params from '../../wasm/bandersnatch/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -7,4 +7,5 @@ export const load = curveLoader(
   params,
   () => import('../../wasm/bandersnatch/bandersnatch.wasm.js'),
   () => import('../../wasm/bandersnatch/bandersnatch.fma.wasm.js'),
+  () => import('../../wasm/bandersnatch/bandersnatch.wide.wasm.js'),
 );

@@ -1,4 +1,4 @@
-// bls12-377: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+// bls12-377: runtime parameters, and its Wasm (the integer, FMA or wide build) loaded only when asked for.
 import params from '../../wasm/bls12-377/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -7,4 +7,5 @@ export const load = curveLoader(
   params,
   () => import('../../wasm/bls12-377/bls12-377.wasm.js'),
   () => import('../../wasm/bls12-377/bls12-377.fma.wasm.js'),
+  () => import('../../wasm/bls12-377/bls12-377.wide.wasm.js'),
 );

@@ -1,4 +1,4 @@
-// bn254: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+// bn254: runtime parameters, and its Wasm (the integer, FMA or wide build) loaded only when asked for.
 import params from '../../wasm/bn254/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -7,4 +7,5 @@ export const load = curveLoader(
   params,
   () => import('../../wasm/bn254/bn254.wasm.js'),
   () => import('../../wasm/bn254/bn254.fma.wasm.js'),
+  () => import('../../wasm/bn254/bn254.wide.wasm.js'),
 );

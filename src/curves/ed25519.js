@@ -1,4 +1,4 @@
-// ed25519: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+// ed25519: runtime parameters, and its Wasm (the integer, FMA or wide build) loaded only when asked for.
 import params from '../../wasm/ed25519/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -7,4 +7,5 @@ export const load = curveLoader(
   params,
   () => import('../../wasm/ed25519/ed25519.wasm.js'),
   () => import('../../wasm/ed25519/ed25519.fma.wasm.js'),
+  () => import('../../wasm/ed25519/ed25519.wide.wasm.js'),
 );

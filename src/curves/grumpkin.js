@@ -1,4 +1,4 @@
-// grumpkin: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+// grumpkin: runtime parameters, and its Wasm (the integer, FMA or wide build) loaded only when asked for.
 import params from '../../wasm/grumpkin/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -7,4 +7,5 @@ export const load = curveLoader(
   params,
   () => import('../../wasm/grumpkin/grumpkin.wasm.js'),
   () => import('../../wasm/grumpkin/grumpkin.fma.wasm.js'),
+  () => import('../../wasm/grumpkin/grumpkin.wide.wasm.js'),
 );

@@ -1,4 +1,4 @@
-// secp256k1: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+// secp256k1: runtime parameters, and its Wasm (the integer, FMA or wide build) loaded only when asked for.
 import params from '../../wasm/secp256k1/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -7,4 +7,5 @@ export const load = curveLoader(
   params,
   () => import('../../wasm/secp256k1/secp256k1.wasm.js'),
   () => import('../../wasm/secp256k1/secp256k1.fma.wasm.js'),
+  () => import('../../wasm/secp256k1/secp256k1.wide.wasm.js'),
 );

@@ -1,4 +1,4 @@
-// vesta: runtime parameters, and its Wasm (the integer or the FMA build) loaded only when asked for.
+// vesta: runtime parameters, and its Wasm (the integer, FMA or wide build) loaded only when asked for.
 import params from '../../wasm/vesta/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -7,4 +7,5 @@ export const load = curveLoader(
   params,
   () => import('../../wasm/vesta/vesta.wasm.js'),
   () => import('../../wasm/vesta/vesta.fma.wasm.js'),
+  () => import('../../wasm/vesta/vesta.wide.wasm.js'),
 );

@@ -52,4 +52,19 @@ export default Object.freeze({
     jacobianBytes: 120,
     infOffset: 80,
   }),
+  wide: Object.freeze({
+    kernel: "wide",
+    field: Object.freeze({
+      p: 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n,
+      w: 64,
+      n: 4,
+      bits: 254,
+      bytes: 32,
+      elementBytes: 32,
+    }),
+    E: 32,
+    affineBytes: 72,
+    jacobianBytes: 96,
+    infOffset: 64,
+  }),
 });

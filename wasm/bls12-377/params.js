@@ -48,4 +48,18 @@ export default Object.freeze({
     jacobianBytes: 192,
     infOffset: 128,
   }),
+  wide: Object.freeze({
+    kernel: "wide",
+    field: Object.freeze({
+      p: 0x1ae3a4617c510eac63b05c06ca1493b1a22d9f300f5138f1ef3622fba094800170b5d44300000008508c00000000001n,
+      w: 64,
+      n: 6,
+      bits: 377,
+      bytes: 48,
+      elementBytes: 48,
+    }),
+    E: 48,
+    jacobianBytes: 144,
+    infOffset: 96,
+  }),
 });

@@ -52,4 +52,19 @@ export default Object.freeze({
     jacobianBytes: 120,
     infOffset: 80,
   }),
+  wide: Object.freeze({
+    kernel: "wide",
+    field: Object.freeze({
+      p: 0x12ab655e9a2ca55660b44d1e5c37b00159aa76fed00000010a11800000000001n,
+      w: 64,
+      n: 4,
+      bits: 253,
+      bytes: 32,
+      elementBytes: 32,
+    }),
+    E: 32,
+    affineBytes: 72,
+    jacobianBytes: 96,
+    infOffset: 64,
+  }),
 });

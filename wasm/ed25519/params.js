@@ -52,4 +52,19 @@ export default Object.freeze({
     jacobianBytes: 120,
     infOffset: 80,
   }),
+  wide: Object.freeze({
+    kernel: "wide",
+    field: Object.freeze({
+      p: 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffedn,
+      w: 64,
+      n: 5,
+      bits: 255,
+      bytes: 32,
+      elementBytes: 40,
+    }),
+    E: 40,
+    affineBytes: 96,
+    jacobianBytes: 120,
+    infOffset: 80,
+  }),
 });

@@ -48,4 +48,19 @@ export default Object.freeze({
     jacobianBytes: 120,
     infOffset: 80,
   }),
+  wide: Object.freeze({
+    kernel: "wide",
+    field: Object.freeze({
+      p: 0x40000000000000000000000000000000224698fc094cf91b992d30ed00000001n,
+      w: 64,
+      n: 5,
+      bits: 255,
+      bytes: 32,
+      elementBytes: 40,
+    }),
+    E: 40,
+    affineBytes: 96,
+    jacobianBytes: 120,
+    infOffset: 80,
+  }),
 });
