@@ -27,8 +27,9 @@ import { readFileSync } from 'node:fs';
 import { curveNames } from '../index.js';
 import { deriveFieldParams } from '../codegen/params/field.js';
 import { montgomeryPairs, pairsShapeFits } from '../codegen/kernels/field-mul-pairs.js';
+import { crandallMul } from '../codegen/kernels/field-mul-crandall.js';
 import { fmaMontgomeryMul } from '../codegen/kernels/field-mul-fma.js';
-import { LIMB_SIZES, primeMatrix } from './harness.js';
+import { LIMB_SIZES, primeMatrix, prevPrime } from './harness.js';
 
 const TWO64 = 1n << 64n;
 
@@ -390,7 +391,7 @@ describe('the integer build: pairs products, every shift of an i64 accumulator i
     it(`${name}: fp_mul and fp_sqr as shipped`, async () => {
       const { field } = await paramsOf(name);
       const wat = watOf(name);
-      expect(wat).toMatch(/;; mul shape: pairs,/);
+      expect(wat).toMatch(/;; mul shape: pairs,|;; products: fp_mul and fp_sqr, product scanning with pair products, then Crandall's reduction/);
       for (const fn of ['fp_mul', 'fp_sqr']) {
         const { shifts, problems } = checkBounds(funcOf(wat, fn), { limbBits: field.w });
         expect(problems, `${name} ${fn}`).toEqual([]);
@@ -415,6 +416,31 @@ describe('the integer build: pairs products, every shift of an i64 accumulator i
       }
     }
     expect(checked).toBeGreaterThan(200);
+  });
+});
+
+describe('the pseudo-Mersenne product (reduction crandall): every shift of an i64 accumulator in [0, 2^64)', () => {
+  it('primes 2^k - c at w = 26..31, limb edges and large c: mul and sqr', { timeout: 300_000 }, () => {
+    const primes = [(1n << 255n) - 19n, (1n << 127n) - 1n, (1n << 221n) - 3n, (1n << 192n) - 237n, (1n << 255n) - 56971n];
+    for (const w of LIMB_SIZES.filter((x) => x <= 31)) for (const n of [3, 9]) primes.push(prevPrime(1n << BigInt(n * w - 2)), prevPrime(1n << BigInt((n - 1) * w + 1)));
+    let checked = 0;
+    for (const p of primes) {
+      for (const w of LIMB_SIZES.filter((x) => x <= 31)) {
+        let params;
+        try {
+          params = deriveFieldParams({ p, w, checkPrime: false, reduction: 'crandall' });
+        } catch {
+          continue; // refused: test/field-crandall.test.js
+        }
+        for (const square of [false, true]) {
+          const { shifts, problems } = checkBounds(parse(tokenize(crandallMul(params, { name: 'f', square }).render())), { limbBits: w });
+          expect(problems, `0x${p.toString(16)} w=${w} ${square ? 'sqr' : 'mul'}`).toEqual([]);
+          expect(shifts.length).toBeGreaterThanOrEqual(2 * params.n);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 });
 

@@ -3,6 +3,7 @@
 
 import { bitLength, isProbablePrime, modInverse, toBigInt } from './number-theory.js';
 import { planMontgomeryCarries } from './carry-plan.js';
+import { crandallConstants } from './crandall.js';
 
 export const MIN_LIMB_BITS = 26;
 export const MAX_LIMB_BITS = 32;
@@ -39,11 +40,14 @@ export const wideLimbCount = (bits) => Math.ceil((bits + 2) / 64);
  * kernel 'fma': limbs of w = 51 or 52 bits (fmaLimbShape) in u64 words, for the relaxed-SIMD FMA product
  * (codegen/kernels/field-mul-fma.js); w is then derived, not given. The other kernels take either.
  * kernel 'wide': limbs of w = 64 bits in u64 words, for the wide-arithmetic product (codegen/kernels/field-mul-wide.js).
+ * reduction 'montgomery' (default) or 'crandall' (kernel 'int' only): for p = 2^k - c with small c, the product
+ * is Crandall's (codegen/kernels/field-mul-crandall.js) and R = 1, so "Montgomery form" is the plain value and
+ * every constant, conversion and the inversion's table, all derived from R, stay consistent.
  * Lazy-reduction contract: every kernel accepts and returns values in [0, 2p) unless its name says
  * otherwise. n is the least limb count with 4p < R = 2^(n*w), which makes a Montgomery product of two
  * values in [0, 2p) land in [0, 2p) for every p of this bit length, including primes just below 2^(n*w - 2).
  */
-export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int' } = {}) {
+export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int', reduction = 'montgomery' } = {}) {
   if (typeof p !== 'bigint') {
     if (typeof p === 'string') p = toBigInt(p, 'p');
     else throw new TypeError(`p must be a BigInt (or a decimal/0x-hex string), got ${typeof p}`);
@@ -54,6 +58,10 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
   if (kernel === 'int' && (!Number.isInteger(w) || w < MIN_LIMB_BITS || w > MAX_LIMB_BITS)) {
     throw new RangeError(`limb size w must be an integer in ${MIN_LIMB_BITS}..${MAX_LIMB_BITS}, got ${w}`);
   }
+  if (reduction !== 'montgomery' && reduction !== 'crandall') {
+    throw new RangeError(`reduction must be 'montgomery' or 'crandall', got ${JSON.stringify(reduction)}`);
+  }
+  if (reduction === 'crandall' && kernel !== 'int') throw new RangeError(`reduction 'crandall' needs kernel 'int', got ${JSON.stringify(kernel)}`);
   if (p < 3n) throw new RangeError(`p must be an odd prime >= 3, got ${p}`);
   if ((p & 1n) === 0n) throw new RangeError(`p must be odd, got an even number (${p})`);
   if (checkPrime && !isProbablePrime(p)) throw new RangeError(`p is not prime: ${p}`);
@@ -74,11 +82,14 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
   const yMax = pLimbs.map((_, j) => (j === n - 1 && topLimbMax < limbMax ? topLimbMax : limbMax));
   const carryPlan = planMontgomeryCarries({ n, w, xMax: limbMax, yMax, pLimbs });
 
-  return Object.freeze({
-    ...limbShapeParams(p, bits, w, n, 'int'),
-    mu: Number(mu(p, W)),
-    carryPlan,
-  });
+  const shape = limbShapeParams(p, bits, w, n, 'int');
+  if (reduction === 'crandall') {
+    // the kernel is the pairs shape's columns: w <= 31 (signed pair products), n <= 16 (straight-line code)
+    const crandall = w <= 31 && n <= 16 ? crandallConstants(shape) : null;
+    if (!crandall) throw new RangeError(`reduction 'crandall' needs p = 2^k - c with a small c, w <= 31 and n <= 16 limbs (p = 0x${p.toString(16)}, w = ${w}, n = ${n})`);
+    return Object.freeze({ ...shape, R: 1n, R2: 1n, one: 1n, reduction, crandall, carryPlan });
+  }
+  return Object.freeze({ ...shape, reduction, mu: Number(mu(p, W)), carryPlan });
 }
 
 function deriveFmaFieldParams(p, bits) {
@@ -120,6 +131,14 @@ function limbShapeParams(p, bits, w, n, kernel) {
 /** The parameters as printable lines, for module headers and the CLI. */
 export function describeFieldParams(params) {
   const hex = (x) => '0x' + x.toString(16);
+  if (params.reduction === 'crandall') {
+    const { k, c, j0, cF } = params.crandall;
+    return [
+      `p = ${hex(params.p)} = 2^${k} - ${c} (${params.bits} bits)`,
+      `w = ${params.w}, n = ${params.n}, lazy range [0, 2p) since 4p < 2^${params.n * params.w}`,
+      `pseudo-Mersenne (Crandall) reduction, R = 1 (no Montgomery factor): 2^${j0 * params.w} = 0x${cF.toString(16)} and 2^${k} = ${c} (mod p)`,
+    ];
+  }
   return [
     `p = ${hex(params.p)} (${params.bits} bits)`,
     `w = ${params.w}, n = ${params.n}, R = 2^${params.n * params.w}, lazy range [0, 2p) since 4p < R`,
