@@ -2,13 +2,20 @@
 // export of the generated module (mul, sqr, and the inversion, square root, conversions and constants that follow
 // from R = 1), on primes 2^k - c x every limb size w in 26..31, with edge-biased raw inputs in the lazy range
 // [0, 2p) (0, 1, p - 1, 2p - 1, all-ones limbs, limb boundaries: test/harness.js edgeValues). w = 32 and primes
-// not of that form are refused. Set WASMSM_LONG_TESTS=1 for more random c.
+// not of that form are refused. The FMA build's product (field-mul-fma-crandall.js: five 52-bit limbs for
+// 2^255 - 19) the same way where the engine fuses relaxed_madd (Node 24). Set WASMSM_LONG_TESTS=1 for more random c.
 
 import { describe, it, expect } from 'vitest';
 import { instantiateField, deriveFieldParams } from '../codegen/index.js';
 import { crandallMul } from '../codegen/kernels/field-mul-crandall.js';
 import { crandallConstants } from '../codegen/params/crandall.js';
 import { LONG_TESTS, makeRng, runFieldEquivalence, rawAccess, prevPrime, limbCount, hex } from './harness.js';
+import { fmaCrandallFits } from '../codegen/kernels/field-mul-fma-crandall.js';
+import { fmaMontgomeryMul } from '../codegen/kernels/field-mul-fma.js';
+import { buildCurveModule } from '../codegen/modules/curve-module.js';
+import { deriveCurveParams } from '../codegen/params/curve.js';
+import { relaxedFmaSupport } from '../src/runtime/features.js';
+import { readFileSync } from 'node:fs';
 import { isProbablePrime } from '../src/bigint/field.js';
 
 const CRANDALL_LIMB_SIZES = [26, 27, 28, 29, 30, 31];
@@ -121,16 +128,79 @@ describe('pseudo-Mersenne product: bounds and edges', () => {
     expect(text).toContain(';; C: 2^255 = 19 (mod p)');
   });
 
-  it('refuses what it cannot prove: w = 32, more than 16 limbs, p not 2^k - c with small c, the FMA layout', () => {
+  it('refuses what it cannot prove: w = 32, more than 16 limbs, p not 2^k - c with small c', () => {
     const p = (1n << 255n) - 19n;
     expect(() => deriveFieldParams({ p, w: 32, reduction: 'crandall' })).toThrow(RangeError);
     expect(() => deriveFieldParams({ p: (1n << 521n) - 1n, w: 30, reduction: 'crandall' })).toThrow(/n <= 16/);
     // BN254's p is far from a power of two; 2^k + c is not 2^k - c
     expect(() => deriveFieldParams({ p: 21888242871839275222246405745257275088696311157297823662689037894645226208583n, reduction: 'crandall' })).toThrow(RangeError);
     expect(() => deriveFieldParams({ p: (1n << 255n) + 95n, reduction: 'crandall', checkPrime: false })).toThrow(RangeError);
-    expect(() => deriveFieldParams({ p, kernel: 'fma', reduction: 'crandall' })).toThrow(/kernel 'int'/);
+    expect(() => deriveFieldParams({ p: (1n << 255n) + 95n, kernel: 'fma', reduction: 'crandall', checkPrime: false })).toThrow(RangeError);
     expect(() => deriveFieldParams({ p, reduction: 'barrett' })).toThrow(/reduction must be/);
     // a c too large for the bounds at this w: null, so deriveFieldParams refuses it
     expect(crandallConstants({ p: (1n << 100n) - ((1n << 27n) - 39n), w: 26, n: 4, bits: 100 })).toBe(null);
+  });
+});
+
+// The FMA product takes primes 2^k - c with k a little below a multiple of W (51 or 52): these, from 1 to 8 limbs.
+const FMA_PRIMES = [
+  (1n << 255n) - 19n, (1n << 46n) - 21n, (1n << 50n) - 27n, (1n << 94n) - 3n, (1n << 102n) - 33n, (1n << 150n) - 3n, (1n << 152n) - 17n,
+  (1n << 206n) - 5n, (1n << 251n) - 9n, (1n << 258n) - 87n, (1n << 310n) - 77n, (1n << 355n) - 49n, (1n << 414n) - 17n,
+];
+
+describe('pseudo-Mersenne FMA product: which primes, and the curve module', () => {
+  it('the generator proves its bounds for the primes above and refuses others (the FMA build then stays Montgomery)', () => {
+    for (const p of FMA_PRIMES) {
+      expect(isProbablePrime(p)).toBe(true);
+      const P = deriveFieldParams({ p, kernel: 'fma', reduction: 'crandall' });
+      expect(P.R).toBe(1n);
+      expect(fmaCrandallFits(P), hex(p)).toBe(true);
+      for (const lanes of [1, 2, 4]) expect(fmaMontgomeryMul(P, { lanes }).render()).toContain('C: 2^');
+    }
+    const refused = deriveFieldParams({ p: (1n << 127n) - 1n, kernel: 'fma', reduction: 'crandall' });
+    expect(fmaCrandallFits(refused)).toBe(false);
+    expect(() => fmaMontgomeryMul(refused, { lanes: 4 })).toThrow(/crandall FMA product/);
+    expect(() => deriveFieldParams({ p: (1n << 255n) - 19n, kernel: 'wide', reduction: 'crandall' })).toThrow(RangeError);
+  });
+
+  it("a curve with reduction 'crandall' gets Crandall's FMA product where it fits, Montgomery's where not", () => {
+    const ed = JSON.parse(readFileSync(new URL('../codegen/curves/ed25519.json', import.meta.url), 'utf8'));
+    expect(ed.reduction).toBe('crandall');
+    const wat = buildCurveModule(deriveCurveParams(ed), { kernel: 'fma' }).module.render();
+    expect(wat).toMatch(/^;; ed25519 .*: pseudo-Mersenne arithmetic mod p with 5 limbs of 52 bits/);
+    // the same curve over 2^255 - 19 but built for a prime the FMA product refuses is covered by fmaCrandallFits above
+  });
+});
+
+describe.runIf(relaxedFmaSupport() === 'fused')('pseudo-Mersenne FMA build vs BigInt (every kernel, lazy edges)', () => {
+  for (const p of FMA_PRIMES) {
+    it(`2^${p.toString(2).length} - ${(1n << BigInt(p.toString(2).length)) - p}`, async () => {
+      const inst = await instantiateField({ p, kernel: 'fma', reduction: 'crandall' });
+      expect(inst.params.R).toBe(1n);
+      const { failures, checks } = runFieldEquivalence(inst, { rng: makeRng(`fma crandall ${p}`), label: 'FMA crandall', pairs: LONG_TESTS ? Infinity : 600 });
+      expect(checks).toBeGreaterThan(300);
+      expect(failures).toEqual([]);
+    });
+  }
+
+  it('mul and sqr at the top of the lazy range and with all-ones limbs, 2^255 - 19', async () => {
+    const p = (1n << 255n) - 19n;
+    const inst = await instantiateField({ p, kernel: 'fma', reduction: 'crandall' });
+    const raw = rawAccess(inst);
+    const { n, w } = inst.params;
+    const [a, b, out] = [inst.field.alloc(), inst.field.alloc(), inst.field.alloc()];
+    const values = [0n, 1n, p - 1n, p, 2n * p - 1n, (((2n * p - 1n) >> BigInt((n - 1) * w)) << BigInt((n - 1) * w)) - 1n, (1n << 208n) - 1n];
+    for (const x of values) {
+      for (const y of values) {
+        raw.write(a, x);
+        raw.write(b, y);
+        inst.field.mul(out, a, b);
+        const got = raw.read(out);
+        expect(got.badLimb, `x=${hex(x)} y=${hex(y)}`).toBe(-1);
+        expect(got.value < 2n * p && got.value % p === (x * y) % p, `x=${hex(x)} y=${hex(y)}: ${hex(got.value)}`).toBe(true);
+        inst.field.sqr(out, a);
+        expect(raw.read(out).value % p).toBe((x * x) % p);
+      }
+    }
   });
 });

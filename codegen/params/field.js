@@ -61,13 +61,13 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
   if (reduction !== 'montgomery' && reduction !== 'crandall') {
     throw new RangeError(`reduction must be 'montgomery' or 'crandall', got ${JSON.stringify(reduction)}`);
   }
-  if (reduction === 'crandall' && kernel !== 'int') throw new RangeError(`reduction 'crandall' needs kernel 'int', got ${JSON.stringify(kernel)}`);
+  if (reduction === 'crandall' && kernel === 'wide') throw new RangeError(`reduction 'crandall' needs kernel 'int' or 'fma', got ${JSON.stringify(kernel)}`);
   if (p < 3n) throw new RangeError(`p must be an odd prime >= 3, got ${p}`);
   if ((p & 1n) === 0n) throw new RangeError(`p must be odd, got an even number (${p})`);
   if (checkPrime && !isProbablePrime(p)) throw new RangeError(`p is not prime: ${p}`);
 
   const bits = bitLength(p);
-  if (kernel === 'fma') return deriveFmaFieldParams(p, bits);
+  if (kernel === 'fma') return deriveFmaFieldParams(p, bits, reduction);
   if (kernel === 'wide') {
     return Object.freeze({ ...limbShapeParams(p, bits, 64, wideLimbCount(bits), 'wide'), mu: mu(p, 64n) });
   }
@@ -92,14 +92,20 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
   return Object.freeze({ ...shape, reduction, mu: Number(mu(p, W)), carryPlan });
 }
 
-function deriveFmaFieldParams(p, bits) {
+function deriveFmaFieldParams(p, bits, reduction) {
   const { w, n } = fmaLimbShape(bits);
-  return Object.freeze({
+  const shape = {
     ...limbShapeParams(p, bits, w, n, 'fma'),
     W: w, // the FMA kernel's name for w
-    mu: mu(p, BigInt(w)), // a BigInt: w > 32
     splitOps: w <= 51 ? 3 : 4, // f64 ops per limb-product split (codegen/kernels/field-mul-fma.js)
-  });
+  };
+  if (reduction === 'crandall') {
+    // the kernel (codegen/kernels/field-mul-fma-crandall.js) proves its bounds as it is generated, or refuses p
+    const c = (1n << BigInt(bits)) - p;
+    if (c >= 1n << 20n) throw new RangeError(`reduction 'crandall' needs p = 2^k - c with a small c (p = 0x${p.toString(16)})`);
+    return Object.freeze({ ...shape, R: 1n, R2: 1n, one: 1n, reduction, crandall: Object.freeze({ k: bits, c }) });
+  }
+  return Object.freeze({ ...shape, reduction, mu: mu(p, BigInt(w)) /* a BigInt: w > 32 */ });
 }
 
 /** -p^-1 mod 2^w */
@@ -132,11 +138,13 @@ function limbShapeParams(p, bits, w, n, kernel) {
 export function describeFieldParams(params) {
   const hex = (x) => '0x' + x.toString(16);
   if (params.reduction === 'crandall') {
-    const { k, c, j0, cF } = params.crandall;
+    const { k, c } = params.crandall;
+    const j0 = params.kernel === 'fma' ? params.n : params.crandall.j0; // the limb boundary the product folds at first
     return [
       `p = ${hex(params.p)} = 2^${k} - ${c} (${params.bits} bits)`,
       `w = ${params.w}, n = ${params.n}, lazy range [0, 2p) since 4p < 2^${params.n * params.w}`,
-      `pseudo-Mersenne (Crandall) reduction, R = 1 (no Montgomery factor): 2^${j0 * params.w} = 0x${cF.toString(16)} and 2^${k} = ${c} (mod p)`,
+      `pseudo-Mersenne (Crandall) reduction, R = 1 (no Montgomery factor): 2^${j0 * params.w} = 0x${(c << BigInt(j0 * params.w - k)).toString(16)} and 2^${k} = ${c} (mod p)`,
+      ...(params.kernel === 'fma' ? [`FMA product: limbs split by f64 fused multiply-add (${params.splitOps} ops per limb product), columns in i64x2`] : []),
     ];
   }
   return [
