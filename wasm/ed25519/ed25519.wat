@@ -1144,15 +1144,22 @@
 
   ;; fp_toMontgomery(out, x): out = x * R mod p. Input in [0, 2p) (normal form), output in [0, 2p). out may alias x.
   (func $fp_toMontgomery (export "fp_toMontgomery") (param $out i32) (param $x i32)
-    ;; x * R = mont(x, R^2)
-    (call $fp_mul (local.get $out) (local.get $x) (i32.const 16))
+    ;; R = 1: out = x
+    (i32.store (local.get $out) (i32.load (local.get $x)))
+    (i32.store offset=4 (local.get $out) (i32.load offset=4 (local.get $x)))
+    (i32.store offset=8 (local.get $out) (i32.load offset=8 (local.get $x)))
+    (i32.store offset=12 (local.get $out) (i32.load offset=12 (local.get $x)))
+    (i32.store offset=16 (local.get $out) (i32.load offset=16 (local.get $x)))
+    (i32.store offset=20 (local.get $out) (i32.load offset=20 (local.get $x)))
+    (i32.store offset=24 (local.get $out) (i32.load offset=24 (local.get $x)))
+    (i32.store offset=28 (local.get $out) (i32.load offset=28 (local.get $x)))
+    (i32.store offset=32 (local.get $out) (i32.load offset=32 (local.get $x)))
   )
 
   ;; fp_fromMontgomery(out, x): out = x / R mod p, canonical. Input in [0, 2p), output in [0, p). out may alias x.
   (func $fp_fromMontgomery (export "fp_fromMontgomery") (param $out i32) (param $x i32)
-    ;; x / R = mont(x, 1); then reduce to [0, p)
-    (call $fp_mul (local.get $out) (local.get $x) (i32.const 96))
-    (call $fp_reduce (local.get $out) (local.get $out))
+    ;; R = 1: reduce to [0, p)
+    (call $fp_reduce (local.get $out) (local.get $x))
   )
 
   ;; fp_fromBytes(out, bytes): out = the 32-byte little-endian integer at bytes, as limbs (not Montgomery form).
