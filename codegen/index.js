@@ -9,9 +9,12 @@ import { Field } from '../src/field.js';
 
 export { deriveFieldParams, describeFieldParams, compileWat };
 
-/** WAT text of the field module for ({ p, w }); options: mulShape 'auto' | 'pairs' | 'unrolled' | 'loop'. */
-export function generateFieldWat({ p, w = 30, mulShape = 'auto' } = {}) {
-  return fieldModuleWat(deriveFieldParams({ p, w }), { mulShape }).wat;
+/**
+ * WAT text of the field module for ({ p, w }); options: mulShape 'auto' | 'pairs' | 'unrolled' | 'loop', reduction
+ * 'montgomery' | 'crandall' (p = 2^k - c with small c; codegen/params/field.js).
+ */
+export function generateFieldWat({ p, w = 30, mulShape = 'auto', reduction = 'montgomery' } = {}) {
+  return fieldModuleWat(deriveFieldParams({ p, w, reduction }), { mulShape }).wat;
 }
 
 /**
@@ -20,8 +23,8 @@ export function generateFieldWat({ p, w = 30, mulShape = 'auto' } = {}) {
  * is the pointer-level Field for code that works in Wasm memory. With `chainKernels: true` it also has
  * `chains.mul(x, y, k)` and `chains.sqr(x, k)`: k dependent products inside Wasm, for benchmarks.
  */
-export async function instantiateField({ p, w = 30, mulShape = 'auto', chainKernels = false, kernel = 'int' } = {}) {
-  const params = deriveFieldParams({ p, w, kernel });
+export async function instantiateField({ p, w = 30, mulShape = 'auto', chainKernels = false, kernel = 'int', reduction = 'montgomery' } = {}) {
+  const params = deriveFieldParams({ p, w, kernel, reduction });
   const { wat, layout } = fieldModuleWat(params, { mulShape, chainKernels });
   const bytes = await compileWat(wat, `field-${params.bits}-w${params.w}${kernel === 'fma' ? '-fma' : ''}.wat`, { relaxedSimd: kernel === 'fma' });
   const { exports, memory } = await instantiate(await WebAssembly.compile(bytes), { minPages: layout.minPages + 1 });

@@ -63,6 +63,8 @@ Params file (JSON; numbers as "0x"-hex or decimal strings; the coefficients may 
     "h": "0x1",                 cofactor: #E(F_p) = h * r (default 1)
     "generator": { "x": "0x...", "y": "0x..." },   a point of order r, affine (required)
     "w": 29,                    preferred limb size in bits, ${MIN_W}..${MAX_W} (optional; --w overrides it)
+    "reduction": "crandall",    for p = 2^k - c with small c: Crandall's product instead of Montgomery's in the
+                                integer build (optional; needs w <= 31; the FMA build stays Montgomery)
     "description": "..."        free text (optional)
     "g2": {                     optional: the curve's G2 on a sextic twist y^2 = x^3 + b' over
                                 F_p2 = F_p[u] / (u^2 - nonResidue) (a = 0 curves), giving curve.g2
@@ -183,7 +185,7 @@ async function field(values) {
 
 // ---- curve: reading and checking the params file ------------------------------------------------------
 
-const KNOWN_FIELDS = ['name', 'model', 'p', 'r', 'a', 'b', 'd', 'A', 'B', 'h', 'generator', 'w', 'description', 'g2'];
+const KNOWN_FIELDS = ['name', 'model', 'p', 'r', 'a', 'b', 'd', 'A', 'B', 'h', 'generator', 'w', 'reduction', 'description', 'g2'];
 /** The coefficients each curve model takes (codegen/params/models.js). */
 const MODEL_FIELDS = { 'short-weierstrass': ['a', 'b'], 'twisted-edwards': ['a', 'd'], montgomery: ['A', 'B'] };
 const G2_FIELDS = ['nonResidue', 'b', 'h', 'generator'];

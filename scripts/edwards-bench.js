@@ -3,7 +3,8 @@
 //   - Ed-on-BLS12-377 at each --sizes and --threads against montgomery's twisted-Edwards MSM (its main branch,
 //     scripts/run-msm-ed-377.ts --evaluate in a child process: 10 timed runs after 5, median) and against our own
 //     BLS12-377 G1 MSM (cost per point of the Edwards curve against the short-Weierstrass one);
-//   - ed25519 at --ed25519-size against @noble/curves' pippenger (its Edwards point class).
+//   - ed25519 at --ed25519-size at each --threads against @noble/curves' pippenger (its Edwards point class, one
+//     thread), with the median phase timings of our one-thread MSM.
 // Ours: msmBytes on one thread, or a pool of T on shared memory; one warm-up, then --runs timed runs, median.
 // Rounds interleave the implementations (--rounds), each round's medians kept; the table shows the median over rounds.
 
@@ -104,15 +105,32 @@ async function main() {
     const want = pippenger(ed25519.Point, points, scalars).toAffine();
     const got = curve.decodePoint(curve.msmBytes(pointBytes, scalarBytes));
     if (got.x !== want.x || got.y !== want.y) throw new Error('ed25519: our result differs from noble\'s');
-    const oursT = [];
+    // Each round: noble once (single-threaded), then ours at each thread count, so the ratios come from one run.
+    const ours = new Map(threadCounts.map((t) => [t, []]));
     const nobleT = [];
     for (let round = 0; round < rounds; round++) {
-      oursT.push(await time(() => curve.msmBytes(pointBytes, scalarBytes)));
       nobleT.push(await time(() => pippenger(ed25519.Point, points, scalars), Number(values['noble-runs'])));
+      for (const threads of threadCounts) ours.get(threads).push(await oursMs(curve, pointBytes, scalarBytes, threads));
     }
-    const [o, nb] = [median(oursT), median(nobleT)];
-    console.log(`\ned25519 2^${logn}, 1 thread (ms, median; results equal): wasmsm ${o.toFixed(0)}, @noble/curves pippenger ${nb.toFixed(0)}, noble / wasmsm ${(nb / o).toFixed(1)}x`);
+    const nb = median(nobleT);
+    console.log(`\ned25519 2^${logn} (ms, median; results equal), @noble/curves pippenger (one thread) ${nb.toFixed(0)}:`);
+    printTable(['threads', 'wasmsm', 'noble / wasmsm'], threadCounts.map((t) => [t, median(ours.get(t)).toFixed(0), `${(nb / median(ours.get(t))).toFixed(1)}x`]));
+    console.log(`one thread's phases (ms, median of ${runs}): ${phaseLine(curve, pointBytes, scalarBytes)}`);
   }
+}
+
+/** The median of each phase of `timings` over --runs one-thread runs, as one line. */
+function phaseLine(curve, pointBytes, scalarBytes) {
+  const phases = {};
+  let shape;
+  for (let i = 0; i < runs; i++) {
+    const timings = {};
+    curve.msmBytes(pointBytes, scalarBytes, { timings });
+    const { window, windows, chunks, chunkPoints, ...ms } = timings;
+    shape = `window ${window}, ${windows} windows, ${chunks} chunk(s)`;
+    for (const [name, v] of Object.entries(ms)) (phases[name] ??= []).push(v);
+  }
+  return `${Object.entries(phases).map(([name, v]) => `${name} ${median(v).toFixed(1)}`).join(', ')} (${shape})`;
 }
 
 main().then(() => process.exit(0), (e) => fail('edwards-bench', e));

@@ -27,8 +27,9 @@ import { readFileSync } from 'node:fs';
 import { curveNames } from '../index.js';
 import { deriveFieldParams } from '../codegen/params/field.js';
 import { montgomeryPairs, pairsShapeFits } from '../codegen/kernels/field-mul-pairs.js';
+import { crandallMul } from '../codegen/kernels/field-mul-crandall.js';
 import { fmaMontgomeryMul } from '../codegen/kernels/field-mul-fma.js';
-import { LIMB_SIZES, primeMatrix } from './harness.js';
+import { LIMB_SIZES, primeMatrix, prevPrime } from './harness.js';
 
 const TWO64 = 1n << 64n;
 
@@ -138,9 +139,10 @@ const i64Literal = (text) => BigInt.asIntN(64, BigInt(text));
  * options.modular: the value at a shift is known mod 2^64 only (the FMA columns: their i64 constants are biases that
  * cancel the f64 exponent bits of the terms mod 2^64), so it is taken at the representative in [0, 2^64) where its
  * range, narrower than 2^64, has one; otherwise (the pairs product) the true integer value itself must lie there.
+ * options.limbMaxAt(offset): a tighter claim for the limb at that byte offset (the top limb of an input below 2p), or null.
  * Returns { shifts: [{ at, lo, hi }], problems: [string] }.
  */
-function checkBounds(func, { limbBits, window = [0n, TWO64], modular = false }) {
+function checkBounds(func, { limbBits, window = [0n, TWO64], modular = false, limbMaxAt = () => null }) {
   const ranges = new Map(); // variable -> [lo, hi]
   let fresh = 0;
   const newVar = (prefix, lo, hi) => {
@@ -237,7 +239,7 @@ function checkBounds(func, { limbBits, window = [0n, TWO64], modular = false }) 
   };
   const load = (ptrNode, offset) => {
     const key = `${pointerName(ptrNode)}+${offset}`;
-    if (!loads.has(key)) loads.set(key, newVar(`limb(${key})`, 0n, limbMax));
+    if (!loads.has(key)) loads.set(key, newVar(`limb(${key})`, 0n, limbMaxAt(offset) ?? limbMax));
     return int(varPoly(loads.get(key)));
   };
 
@@ -282,9 +284,11 @@ function checkBounds(func, { limbBits, window = [0n, TWO64], modular = false }) 
         return int(addPoly(asInt(ev(0)).p, asInt(ev(1)).p, -1n));
       case 'i64.mul':
         return int(mulPoly(asInt(ev(0)).p, asInt(ev(1)).p));
-      case 'i64.shl': {
-        const k = constantOf(ev(1).p);
-        return int(scalePoly(ev(0).p, 1n << k));
+      case 'i64.shl':
+      case 'i64x2.shl': {
+        const amount = ev(1);
+        const k = amount.t === 'i32' ? BigInt(amount.value) : constantOf(amount.p);
+        return int(scalePoly(asInt(ev(0)).p, 1n << k));
       }
       case 'i64.shr_u':
       case 'i64x2.shr_u': {
@@ -390,7 +394,7 @@ describe('the integer build: pairs products, every shift of an i64 accumulator i
     it(`${name}: fp_mul and fp_sqr as shipped`, async () => {
       const { field } = await paramsOf(name);
       const wat = watOf(name);
-      expect(wat).toMatch(/;; mul shape: pairs,/);
+      expect(wat).toMatch(/;; mul shape: pairs,|;; products: fp_mul and fp_sqr, product scanning with pair products, then Crandall's reduction/);
       for (const fn of ['fp_mul', 'fp_sqr']) {
         const { shifts, problems } = checkBounds(funcOf(wat, fn), { limbBits: field.w });
         expect(problems, `${name} ${fn}`).toEqual([]);
@@ -418,13 +422,45 @@ describe('the integer build: pairs products, every shift of an i64 accumulator i
   });
 });
 
+describe('the pseudo-Mersenne product (reduction crandall): every shift of an i64 accumulator in [0, 2^64)', () => {
+  it('primes 2^k - c at w = 26..31, limb edges and large c: mul and sqr', { timeout: 300_000 }, () => {
+    const primes = [(1n << 255n) - 19n, (1n << 127n) - 1n, (1n << 221n) - 3n, (1n << 192n) - 237n, (1n << 255n) - 56971n];
+    for (const w of LIMB_SIZES.filter((x) => x <= 31)) for (const n of [3, 9]) primes.push(prevPrime(1n << BigInt(n * w - 2)), prevPrime(1n << BigInt((n - 1) * w + 1)));
+    let checked = 0;
+    for (const p of primes) {
+      for (const w of LIMB_SIZES.filter((x) => x <= 31)) {
+        let params;
+        try {
+          params = deriveFieldParams({ p, w, checkPrime: false, reduction: 'crandall' });
+        } catch {
+          continue; // refused: test/field-crandall.test.js
+        }
+        for (const square of [false, true]) {
+          const { shifts, problems } = checkBounds(parse(tokenize(crandallMul(params, { name: 'f', square }).render())), { limbBits: w });
+          expect(problems, `0x${p.toString(16)} w=${w} ${square ? 'sqr' : 'mul'}`).toEqual([]);
+          expect(shifts.length).toBeGreaterThanOrEqual(2 * params.n);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+});
+
 describe('the FMA build: exact splits, every column in (-2^62, 2^62) + 2^62 where it is shifted', () => {
   for (const name of curveNames) {
     it(`${name}: fp_mul, fp_mul2, fp_mul4 and fp_sqr as shipped`, async () => {
       const { fma } = await paramsOf(name);
       const wat = watOf(name, '.fma');
+      // the pseudo-Mersenne product (ed25519) also shifts non-negative values from 0 up, and relies on the top limb
+      // of an input below 2p (test/field-crandall.test.js checks its results; here only its shifts)
+      const crandall = /pseudo-Mersenne/.test(wat);
+      const { p, n, w } = fma.field;
+      const options = crandall
+        ? { window: [0n, 1n << 63n], limbMaxAt: (offset) => (offset === 8 * (n - 1) ? (2n * p - 1n) >> BigInt((n - 1) * w) : null) }
+        : { window: [1n, 1n << 63n] };
       for (const fn of ['fp_mul', 'fp_mul2', 'fp_mul4', 'fp_sqr']) {
-        const { shifts, problems } = checkBounds(funcOf(wat, fn), { limbBits: fma.field.w, window: [1n, 1n << 63n], modular: true });
+        const { shifts, problems } = checkBounds(funcOf(wat, fn), { limbBits: fma.field.w, modular: true, ...options });
         expect(problems, `${name} ${fn}`).toEqual([]);
         expect(shifts.length, `${name} ${fn}: columns checked`).toBeGreaterThanOrEqual(2 * fma.field.n - 1);
       }

@@ -353,7 +353,7 @@ export function runFieldEquivalence(inst, { rng, label = '', values, pairs = Inf
   const p = field.p;
   const { n, w } = field;
   if (limbCount(p, w) !== n) throw new Error(`field has n = ${n}, but 4p < 2^(n*w) needs n = ${limbCount(p, w)}`);
-  const R = 1n << BigInt(n * w);
+  const R = inst.params?.R ?? 1n << BigInt(n * w); // 1 for a pseudo-Mersenne field (reduction 'crandall')
   const Rinv = modInv(R % p, p);
   const twoP = 2n * p;
   rng ??= makeRng(`equivalence ${p} ${w} ${label}`);

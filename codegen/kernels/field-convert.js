@@ -8,6 +8,11 @@ export function fieldToMontgomery(params, { name = 'toMontgomery', mulName = 'mu
     params: [['out', 'i32'], ['x', 'i32']], exportName: name,
     doc: `${name}(out, x): out = x * R mod p. Input in [0, 2p) (normal form), output in [0, 2p). out may alias x.`,
   });
+  if (params.R === 1n) {
+    // R = 1 (reduction 'crandall'): the value is its own Montgomery form
+    fn.push(comment('R = 1: out = x'), ...limbAccess(params).copy('out', 'x'));
+    return fn;
+  }
   fn.push(comment('x * R = mont(x, R^2)'), op(`call $${mulName}`, local.get('out'), local.get('x'), i32.const(r2Address)));
   return fn;
 }
@@ -17,6 +22,10 @@ export function fieldFromMontgomery(params, { name = 'fromMontgomery', mulName =
     params: [['out', 'i32'], ['x', 'i32']], exportName: name,
     doc: `${name}(out, x): out = x / R mod p, canonical. Input in [0, 2p), output in [0, p). out may alias x.`,
   });
+  if (params.R === 1n) {
+    fn.push(comment('R = 1: reduce to [0, p)'), op(`call $${reduceName}`, local.get('out'), local.get('x')));
+    return fn;
+  }
   fn.push(
     comment('x / R = mont(x, 1); then reduce to [0, p)'),
     op(`call $${mulName}`, local.get('out'), local.get('x'), i32.const(oneAddress)),

@@ -19,26 +19,12 @@
 // independent work fills its latency (measured on Node 24 and Chromium 156: about 1.45x (BN254) and 1.3x
 // (BLS12-381) the throughput of one pair per call; bench/README.md).
 
-import { Func, i32, i64, i64x2, f64x2, v128, local, comment } from '../wat/index.js';
+import { Func, i32, i64, i64x2, v128, local, comment } from '../wat/index.js';
 import { deriveFieldParams } from '../params/field.js';
+import { f64Bits, splitConstants, pairHelpers, COLUMN_OFFSET } from './fma-split.js';
+import { pairedCrandall } from './field-mul-fma-crandall.js';
 
-const F64_MANTISSA = 52;
-
-/** The IEEE-754 bits of an f64, as a BigInt. */
-export function f64Bits(x) {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  return view.getBigUint64(0);
-}
-
-/** An f64 constant in text: decimal for integers below 2^53, else the exact hex float of its bits. */
-function f64Literal(x) {
-  if (Number.isSafeInteger(x)) return String(x);
-  const bits = f64Bits(x);
-  const exponent = Number((bits >> 52n) & 0x7ffn) - 1023;
-  if (x <= 0 || exponent === 1024 || exponent === -1023) throw new RangeError(`${x}: only positive normal constants here`);
-  return `0x1.${(bits & ((1n << 52n) - 1n)).toString(16).padStart(13, '0')}p+${exponent}`;
-}
+export { f64Bits };
 
 /**
  * The field parameters of the FMA layout for p (deriveFieldParams with kernel 'fma', p not tested for primality):
@@ -48,28 +34,6 @@ export function deriveFmaParams(p) {
   if (typeof p !== 'bigint') throw new RangeError(`p must be an odd BigInt >= 3, got ${p}`);
   return deriveFieldParams({ p, kernel: 'fma', checkPrime: false });
 }
-
-/**
- * The constants of the split for limb size W, checked: the facts the header comment relies on, proven with
- * exact integer arithmetic on the f64 values (IEEE-754 round-to-nearest, the only mode Wasm has).
- */
-function splitConstants(W) {
-  const C = 2 ** (W + F64_MANTISSA);
-  const K = 1.5 * 2 ** F64_MANTISSA;
-  const ulp = (x) => 2n ** BigInt(Math.floor(Math.log2(x)) - F64_MANTISSA);
-  const limbMax = (1n << BigInt(W)) - 1n;
-  // C + ab with ab <= limbMax^2 stays below 2C, so hi keeps C's exponent and its ulp 2^W
-  if (!(limbMax * limbMax < BigInt(C)) || ulp(C) !== 1n << BigInt(W)) throw new Error(`split: W = ${W} leaves C's binade`);
-  // L + K in [2^52, 2^53] for |L| <= 2^(W-1): an integer the f64 holds exactly; bits(lo) - bits(K) = L also at 2^53
-  const halfUlp = 1n << BigInt(W - 1);
-  if (!(BigInt(K) - halfUlp >= 1n << 52n && BigInt(K) + halfUlp <= 1n << 53n)) throw new Error(`split: W = ${W} leaves K's binade`);
-  // C + K as one f64 (three-op split): exact iff K is a multiple of C's ulp
-  const fusedSub = BigInt(K) % ulp(C) === 0n;
-  return { C, K, fusedSub, bitsC: f64Bits(C), bitsK: f64Bits(K), bits52: f64Bits(2 ** 52) };
-}
-
-/** 2^62: every column holds true value + COLUMN_OFFSET, so (column >> W) is a logical shift. */
-const COLUMN_OFFSET = 1n << 62n;
 
 /**
  * `${name}(out_0, x_0, y_0, ..., out_(L-1), x_(L-1), y_(L-1))`: out_l = x_l y_l / R mod p for each of the
@@ -100,7 +64,8 @@ any out may alias any input. Limb products split exactly by FMA (${fp.splitOps} 
   // One product: lane 1 repeats lane 0 (its store writes the same limbs again); a square reads x as y.
   if (square) fn.push(local.set(fn.local('y0', 'i32'), local.get('x0')));
   if (lanes === 1) for (const x of ['out', 'x', 'y']) fn.push(local.set(fn.local(`${x}1`, 'i32'), local.get(`${x}0`)));
-  const streams = Array.from({ length: pairs }, (_, s) => pairedProduct(fn, fp, consts, s));
+  const paired = fp.reduction === 'crandall' ? pairedCrandall : pairedProduct;
+  const streams = Array.from({ length: pairs }, (_, s) => paired(fn, fp, consts, s));
   // interleave the two pairs' statements so each fills the other's latency
   const body = [];
   const longest = Math.max(...streams.map((s) => s.length));
@@ -113,17 +78,13 @@ any out may alias any input. Limb products split exactly by FMA (${fp.splitOps} 
 }
 
 /** The statements of one paired product: lanes 2s and 2s + 1. */
-function pairedProduct(fn, fp, { C, K, fusedSub, bitsC, bitsK, bits52 }, s) {
+function pairedProduct(fn, fp, consts, s) {
+  const { bitsC, bitsK } = consts;
   const { W, n, mu, pLimbs } = fp;
   const BW = BigInt(W);
   const mask = (1n << BW) - 1n;
   const [l0, l1] = [2 * s, 2 * s + 1];
-  const v = (name) => fn.local(`${name}_${s}`, 'v128');
-  const get = (name) => local.get(`${name}_${s}`);
-  const fc = (x) => f64x2.splat(`(f64.const ${f64Literal(x)})`);
-  const ic = (x) => i64x2.splat(i64.const(`0x${BigInt.asUintN(64, x).toString(16)}`));
-  const toF64 = (ints) => f64x2.sub(v128.or(ints, ic(bits52)), fc(2 ** 52)); // exact for ints < 2^52
-  const out = [];
+  const { v, get, fc, ic, toF64, product, out } = pairHelpers(fn, s, consts);
 
   // Load limb j of lane 2s and lane 2s+1 into one vector, as f64
   for (let j = 0; j < n; j++) {
@@ -178,19 +139,6 @@ function pairedProduct(fn, fp, { C, K, fusedSub, bitsC, bitsK, bits52 }, s) {
       c.started = true;
       out.push(local.set(v(acc(k)), i64x2.add(init(k), term)));
     } else out.push(local.set(v(acc(k)), i64x2.add(get(acc(k)), term)));
-  };
-  let tmp = 0;
-  /** a * b split into [hi, lo] as raw bits: H + bits(C), L + bits(K). */
-  const product = (a, b) => {
-    const id = tmp++ % 4;
-    const [hi, lo] = [v(`h${id}`), v(`l${id}`)];
-    out.push(local.set(hi, f64x2.relaxed_madd(a, b, fc(C))));
-    out.push(
-      local.set(lo, fusedSub
-        ? f64x2.relaxed_madd(a, b, f64x2.sub(fc(C + K), local.get(hi)))
-        : f64x2.add(f64x2.relaxed_madd(a, b, f64x2.sub(fc(C), local.get(hi))), fc(K))),
-    );
-    return [local.get(hi), local.get(lo)];
   };
   const carry = (k) => i64x2.shr_u(get(acc(k)), i32.const(W));
   const muConst = i64.const(`0x${mu.toString(16)}`);

@@ -54,29 +54,17 @@ export const pairsShapeFits = ({ w, n }) => w <= 31 && n <= MAX_UNROLLED_LIMBS;
 export const defaultQStep = ({ n }) => (n <= 12 ? 2 : 1);
 
 /**
- * The function out = x*y/R mod p (or x^2/R when `square`), product scanning with pair products.
- * Inputs in [0, 2p) with w-bit limbs; output in [0, 2p), normalized limbs. About n^2 + 3n limb products
- * (fewer when p has zero limbs or equal limbs; the function's comment gives the count).
- * `qStep`: q limbs per reduction step, 1 or 2 (defaultQStep).
+ * The column machinery of the pairs shape, shared by the Montgomery product here and the pseudo-Mersenne one
+ * (field-mul-crandall.js): statements go to `body`, locals to `fn`. Returns the helpers that load limbs where a
+ * column first needs them, open a column (local acc + 2^w hi, true values bounded at generation time), add
+ * blocks of terms with a proven bound (splitting a carry off first where 64 bits could be passed), close a column
+ * into its carry out, and add column k's x*y (or x^2) terms as pair products.
  */
-export function montgomeryPairs(params, { name, exportName = name, square = false, qStep = defaultQStep(params) }) {
-  const { n, w, mu, pLimbs, limbMax: m } = params;
-  if (!pairsShapeFits(params)) throw new RangeError(`the pairs shape needs w <= 31 and n <= ${MAX_UNROLLED_LIMBS} (w = ${w}, n = ${n})`);
-  if (qStep !== 1 && qStep !== 2) throw new RangeError(`qStep must be 1 or 2, got ${qStep}`);
+export function pairColumns(fn, body, params, { name, square = false }) {
+  const { n, w, limbMax: m } = params;
   const W = BigInt(w);
-  const fn = new Func(name, {
-    params: square ? [['out', 'i32'], ['x', 'i32']] : [['out', 'i32'], ['x', 'i32'], ['y', 'i32']],
-    exportName,
-    doc: square
-      ? `${name}(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
-Product scanning: cross products doubled, reduction by pair products`
-      : `${name}(out, x, y): out = x * y / R mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.
-Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
-  });
-  const body = [];
   const x = (i) => local.get(`x${i}`);
   const y = (i) => local.get(`y${i}`);
-  const q = (i) => local.get(`q${i}`);
   /**
    * Loads x_j (and y_j, and PD_(j+1) = PD_j + x_j y_j) where column j first needs them, not all up front: a
    * load stays where the text puts it (it may trap), and a value loaded early is one more for V8 to spill.
@@ -92,9 +80,6 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
     const d = i64.mul(x(j), y(j));
     body.push(local.set(fn.local(`PD${j + 1}`), j === 0 ? d : i64.add(local.get(`PD${j}`), d)));
   };
-  // PQ_j = q_1 p_1 + ... + q_(j-1) p_(j-1), built as the q_j appear. A zero limb of p adds nothing, so the
-  // prefix keeps its previous local.
-  const pqName = [null, null]; // pqName[j] = local holding PQ_j, null for the empty sum
   const prefixDiff = (names, a, b) => {
     // sum over indices a..b (inclusive) = P_(b+1) - P_a
     const hi = names[b + 1];
@@ -200,8 +185,6 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
     for (let i = Math.max(0, k - n + 1); i < k - i; i++) is.push(i);
     return is;
   };
-  const R2w = 1n << (2n * W);
-  const mu2 = (R2w - modInverse(params.p % R2w, R2w)) % R2w; // -p^-1 mod 2^(2w)
 
   /** Column k's x*y (or x^2) terms. */
   const productTerms = (col) => {
@@ -231,6 +214,37 @@ Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
       });
     }
   };
+  return { x, y, pdNames, prefixDiff, diagonalTerms, blockNote, loadLimbs, openColumn, flush, split, addBlock, carryOut, pairBlocks, pairsOf, productTerms };
+}
+
+/**
+ * The function out = x*y/R mod p (or x^2/R when `square`), product scanning with pair products.
+ * Inputs in [0, 2p) with w-bit limbs; output in [0, 2p), normalized limbs. About n^2 + 3n limb products
+ * (fewer when p has zero limbs or equal limbs; the function's comment gives the count).
+ * `qStep`: q limbs per reduction step, 1 or 2 (defaultQStep).
+ */
+export function montgomeryPairs(params, { name, exportName = name, square = false, qStep = defaultQStep(params) }) {
+  const { n, w, mu, pLimbs, limbMax: m } = params;
+  if (!pairsShapeFits(params)) throw new RangeError(`the pairs shape needs w <= 31 and n <= ${MAX_UNROLLED_LIMBS} (w = ${w}, n = ${n})`);
+  if (qStep !== 1 && qStep !== 2) throw new RangeError(`qStep must be 1 or 2, got ${qStep}`);
+  const W = BigInt(w);
+  const fn = new Func(name, {
+    params: square ? [['out', 'i32'], ['x', 'i32']] : [['out', 'i32'], ['x', 'i32'], ['y', 'i32']],
+    exportName,
+    doc: square
+      ? `${name}(out, x): out = x^2 / R mod p. Input in [0, 2p), output in [0, 2p). out may alias x.
+Product scanning: cross products doubled, reduction by pair products`
+      : `${name}(out, x, y): out = x * y / R mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.
+Product scanning with pair products (subtractive Karatsuba per pair of limbs)`,
+  });
+  const body = [];
+  const { addBlock, pairBlocks, pairsOf, diagonalTerms, blockNote, loadLimbs, openColumn, flush, carryOut, productTerms } = pairColumns(fn, body, params, { name, square });
+  const q = (i) => local.get(`q${i}`);
+  // PQ_j = q_1 p_1 + ... + q_(j-1) p_(j-1), built as the q_j appear. A zero limb of p adds nothing, so the
+  // prefix keeps its previous local.
+  const pqName = [null, null]; // pqName[j] = local holding PQ_j, null for the empty sum
+  const R2w = 1n << (2n * W);
+  const mu2 = (R2w - modInverse(params.p % R2w, R2w)) % R2w; // -p^-1 mod 2^(2w)
 
   /**
    * Column k's q_i p_j terms for the q already known: q_0..q_(k-1) (below n), or with `newestUnknown` only

@@ -38,6 +38,7 @@ export function modelKernels(fieldParams, { fp, layout, model, prefix = 'g' }) {
   const get = (l) => local.get(l);
   const bad = (reason) => `(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const ${reason})))`;
   const edwards = model === 'twisted-edwards';
+  const paired = fieldParams.kernel === 'fma'; // mul2: two products in the time of one
   const funcs = [];
   // decode x at src and y at src + B into dst (Montgomery form), or fail(reason): 1 = x >= p, 2 = y >= p
   const decode = (dst, src, fail) => [
@@ -85,17 +86,31 @@ all are valid, else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y 
               ...pointAt(get('i')),
               ...decode('d', 's', fail),
               comment('a x^2 + y^2 = 1 + d x^2 y^2'),
-              call(fp('sqr'), get('t0'), X('d')),
-              call(fp('sqr'), get('t1'), Y('d')),
-              call(fp('mul'), get('t2'), get('t0'), get('t1')),
-              call(fp('mul'), get('t2'), get('t2'), i32.const(layout.teD)),
-              call(fp('add'), get('t2'), get('t2'), i32.const(layout.oneMont)),
-              call(fp('mul'), get('t0'), get('t0'), i32.const(layout.teA)),
-              call(fp('add'), get('t0'), get('t0'), get('t1')),
-              if_(i32.eqz(call(fp('eq'), get('t0'), get('t2'))), fail(3)),
-              local.set('den', denAt(i32.sub(get('i'), get('first')))),
-              call(fp('sub'), get('den'), i32.const(layout.oneMont), Y('d')),
-              call(fp('mul'), get('den'), get('den'), X('d')),
+              ...(paired
+                ? [
+                  comment('independent products two per call (FMA build): x^2, y^2; x^2 y^2, a x^2; d x^2 y^2, (1 - y) x'),
+                  local.set('den', denAt(i32.sub(get('i'), get('first')))),
+                  call(fp('sub'), get('den'), i32.const(layout.oneMont), Y('d')),
+                  call(fp('mul2'), get('t0'), X('d'), X('d'), get('t1'), Y('d'), Y('d')),
+                  call(fp('mul2'), get('t2'), get('t0'), get('t1'), get('t0'), get('t0'), i32.const(layout.teA)),
+                  call(fp('mul2'), get('t2'), get('t2'), i32.const(layout.teD), get('den'), get('den'), X('d')),
+                  call(fp('add'), get('t2'), get('t2'), i32.const(layout.oneMont)),
+                  call(fp('add'), get('t0'), get('t0'), get('t1')),
+                  if_(i32.eqz(call(fp('eq'), get('t0'), get('t2'))), fail(3)),
+                ]
+                : [
+                  call(fp('sqr'), get('t0'), X('d')),
+                  call(fp('sqr'), get('t1'), Y('d')),
+                  call(fp('mul'), get('t2'), get('t0'), get('t1')),
+                  call(fp('mul'), get('t2'), get('t2'), i32.const(layout.teD)),
+                  call(fp('add'), get('t2'), get('t2'), i32.const(layout.oneMont)),
+                  call(fp('mul'), get('t0'), get('t0'), i32.const(layout.teA)),
+                  call(fp('add'), get('t0'), get('t0'), get('t1')),
+                  if_(i32.eqz(call(fp('eq'), get('t0'), get('t2'))), fail(3)),
+                  local.set('den', denAt(i32.sub(get('i'), get('first')))),
+                  call(fp('sub'), get('den'), i32.const(layout.oneMont), Y('d')),
+                  call(fp('mul'), get('den'), get('den'), X('d')),
+                ]),
               local.set('i', i32.add(get('i'), i32.const(1))),
               br('decode'),
             ]),
@@ -119,16 +134,25 @@ all are valid, else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y 
                     [call(fp('copy'), X('d'), i32.const(layout.mapShift)), call(fp('setZero'), Y('d')), setInf('d', 0)],
                   ),
                 ],
-                [
-                  comment('t = (1 + y) / ((1 - y) x B) = v / B = Y; X = t x + A / (3B)'),
-                  call(fp('add'), get('t0'), Y('d'), i32.const(layout.oneMont)),
-                  call(fp('mul'), get('t0'), get('t0'), get('inv')),
-                  call(fp('mul'), get('t0'), get('t0'), i32.const(layout.mapInvB)),
-                  call(fp('mul'), X('d'), X('d'), get('t0')),
-                  call(fp('add'), X('d'), X('d'), i32.const(layout.mapShift)),
-                  call(fp('copy'), Y('d'), get('t0')),
-                  setInf('d', 0),
-                ],
+                paired
+                  ? [
+                    comment('t = (1 + y) / ((1 - y) x), two products per call: Y = t / B = v / B, X = t x / B + A / (3B)'),
+                    call(fp('add'), get('t0'), Y('d'), i32.const(layout.oneMont)),
+                    call(fp('mul2'), get('t0'), get('t0'), get('inv'), get('t1'), X('d'), i32.const(layout.mapInvB)),
+                    call(fp('mul2'), Y('d'), get('t0'), i32.const(layout.mapInvB), X('d'), get('t1'), get('t0')),
+                    call(fp('add'), X('d'), X('d'), i32.const(layout.mapShift)),
+                    setInf('d', 0),
+                  ]
+                  : [
+                    comment('t = (1 + y) / ((1 - y) x B) = v / B = Y; X = t x + A / (3B)'),
+                    call(fp('add'), get('t0'), Y('d'), i32.const(layout.oneMont)),
+                    call(fp('mul'), get('t0'), get('t0'), get('inv')),
+                    call(fp('mul'), get('t0'), get('t0'), i32.const(layout.mapInvB)),
+                    call(fp('mul'), X('d'), X('d'), get('t0')),
+                    call(fp('add'), X('d'), X('d'), i32.const(layout.mapShift)),
+                    call(fp('copy'), Y('d'), get('t0')),
+                    setInf('d', 0),
+                  ],
               ),
               local.set('j', i32.add(get('j'), i32.const(1))),
               br('map'),

@@ -13,6 +13,7 @@ import { deriveGlvParams, describeGlvParams } from '../params/glv.js';
 import { deriveG2Params } from '../params/g2.js';
 import { fp2Kernels } from '../kernels/field2.js';
 import { deriveFieldParams } from '../params/field.js';
+import { fmaCrandallFits } from '../kernels/field-mul-fma-crandall.js';
 
 const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
 
@@ -24,7 +25,7 @@ const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
  *   or 'wide': over 64-bit limbs with the wide-arithmetic products, one product per call
  */
 export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = defaultGlvKernels, mulShape = 'auto', generator = 'codegen/modules/curve-module.js', kernel = 'int' } = {}) {
-  const fieldParams = kernel === 'int' ? curve.field : deriveFieldParams({ p: curve.p, kernel, checkPrime: false });
+  const fieldParams = kernel === 'int' ? curve.field : kernel === 'fma' ? fmaFieldParams(curve) : deriveFieldParams({ p: curve.p, kernel, checkPrime: false });
   const extraConstants = [
     { name: 'curveA', value: curve.a, note: 'curve coefficient a' },
     { name: 'curveB', value: curve.b, note: 'curve coefficient b' },
@@ -84,6 +85,18 @@ export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = de
   module.add(msmDigits());
   module.add(msmBucketSort());
   return { module, layout, runtime: runtimeParams(curve, layout, glv, g2, fieldParams) };
+}
+
+/**
+ * The FMA build's field: Crandall's reduction where the curve's integer build has it and the FMA product's bounds
+ * hold for p (ed25519: 2^255 - 19 in five 52-bit limbs), else Montgomery's.
+ */
+function fmaFieldParams(curve) {
+  if (curve.field.reduction === 'crandall') {
+    const params = deriveFieldParams({ p: curve.p, kernel: 'fma', checkPrime: false, reduction: 'crandall' });
+    if (fmaCrandallFits(params)) return params;
+  }
+  return deriveFieldParams({ p: curve.p, kernel: 'fma', checkPrime: false });
 }
 
 /** What src/ needs to drive the module: sizes, offsets, and the curve constants as BigInts. */

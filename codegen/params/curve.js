@@ -57,7 +57,8 @@ export function affineOps(p, a) {
 }
 
 /**
- * @param json { name, model?, p, r, h, generator: { x, y }, w?, and the model's coefficients: a, b (short Weierstrass,
+ * @param json { name, model?, p, r, h, generator: { x, y }, w?, reduction? ('montgomery', the default, or 'crandall'
+ *   for p = 2^k - c with small c: codegen/params/field.js), and the model's coefficients: a, b (short Weierstrass,
  *   the default), a, d ("model": "twisted-edwards") or A, B ("model": "montgomery") } with numbers as 0x-hex or
  *   decimal strings. A curve of another model is checked in its own equation, then mapped to its short-Weierstrass
  *   image (params/models.js), on which every check below runs and the MSM works: the result's a, b and generator are
@@ -110,7 +111,14 @@ export function deriveCurveParams(json, { w } = {}) {
   const n = h * r;
   const d = n - (p + 1n);
   if (d * d > 4n * p) throw new RangeError(`curve params: h * r = ${n} is not a possible group order for this p (Hasse bound)`);
-  const field = deriveFieldParams({ p, w: w ?? json.w ?? 30, checkPrime: false });
+  const reduction = json.reduction ?? 'montgomery';
+  if (reduction !== 'montgomery' && reduction !== 'crandall') throw new RangeError(`curve params: reduction must be "montgomery" or "crandall", got ${JSON.stringify(reduction)}`);
+  let field;
+  try {
+    field = deriveFieldParams({ p, w: w ?? json.w ?? 30, checkPrime: false, reduction });
+  } catch (e) {
+    throw new RangeError(`curve params: reduction: ${e.message}`);
+  }
   return Object.freeze({
     name, p, r, a, b, h, generator: Object.freeze(G), model,
     rBits: bitLength(r),

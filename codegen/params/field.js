@@ -3,6 +3,7 @@
 
 import { bitLength, isProbablePrime, modInverse, toBigInt } from './number-theory.js';
 import { planMontgomeryCarries } from './carry-plan.js';
+import { crandallConstants } from './crandall.js';
 
 export const MIN_LIMB_BITS = 26;
 export const MAX_LIMB_BITS = 32;
@@ -39,11 +40,14 @@ export const wideLimbCount = (bits) => Math.ceil((bits + 2) / 64);
  * kernel 'fma': limbs of w = 51 or 52 bits (fmaLimbShape) in u64 words, for the relaxed-SIMD FMA product
  * (codegen/kernels/field-mul-fma.js); w is then derived, not given. The other kernels take either.
  * kernel 'wide': limbs of w = 64 bits in u64 words, for the wide-arithmetic product (codegen/kernels/field-mul-wide.js).
+ * reduction 'montgomery' (default) or 'crandall' (kernel 'int' only): for p = 2^k - c with small c, the product
+ * is Crandall's (codegen/kernels/field-mul-crandall.js) and R = 1, so "Montgomery form" is the plain value and
+ * every constant, conversion and the inversion's table, all derived from R, stay consistent.
  * Lazy-reduction contract: every kernel accepts and returns values in [0, 2p) unless its name says
  * otherwise. n is the least limb count with 4p < R = 2^(n*w), which makes a Montgomery product of two
  * values in [0, 2p) land in [0, 2p) for every p of this bit length, including primes just below 2^(n*w - 2).
  */
-export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int' } = {}) {
+export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int', reduction = 'montgomery' } = {}) {
   if (typeof p !== 'bigint') {
     if (typeof p === 'string') p = toBigInt(p, 'p');
     else throw new TypeError(`p must be a BigInt (or a decimal/0x-hex string), got ${typeof p}`);
@@ -54,12 +58,16 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
   if (kernel === 'int' && (!Number.isInteger(w) || w < MIN_LIMB_BITS || w > MAX_LIMB_BITS)) {
     throw new RangeError(`limb size w must be an integer in ${MIN_LIMB_BITS}..${MAX_LIMB_BITS}, got ${w}`);
   }
+  if (reduction !== 'montgomery' && reduction !== 'crandall') {
+    throw new RangeError(`reduction must be 'montgomery' or 'crandall', got ${JSON.stringify(reduction)}`);
+  }
+  if (reduction === 'crandall' && kernel === 'wide') throw new RangeError(`reduction 'crandall' needs kernel 'int' or 'fma', got ${JSON.stringify(kernel)}`);
   if (p < 3n) throw new RangeError(`p must be an odd prime >= 3, got ${p}`);
   if ((p & 1n) === 0n) throw new RangeError(`p must be odd, got an even number (${p})`);
   if (checkPrime && !isProbablePrime(p)) throw new RangeError(`p is not prime: ${p}`);
 
   const bits = bitLength(p);
-  if (kernel === 'fma') return deriveFmaFieldParams(p, bits);
+  if (kernel === 'fma') return deriveFmaFieldParams(p, bits, reduction);
   if (kernel === 'wide') {
     return Object.freeze({ ...limbShapeParams(p, bits, 64, wideLimbCount(bits), 'wide'), mu: mu(p, 64n) });
   }
@@ -74,21 +82,30 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
   const yMax = pLimbs.map((_, j) => (j === n - 1 && topLimbMax < limbMax ? topLimbMax : limbMax));
   const carryPlan = planMontgomeryCarries({ n, w, xMax: limbMax, yMax, pLimbs });
 
-  return Object.freeze({
-    ...limbShapeParams(p, bits, w, n, 'int'),
-    mu: Number(mu(p, W)),
-    carryPlan,
-  });
+  const shape = limbShapeParams(p, bits, w, n, 'int');
+  if (reduction === 'crandall') {
+    // the kernel is the pairs shape's columns: w <= 31 (signed pair products), n <= 16 (straight-line code)
+    const crandall = w <= 31 && n <= 16 ? crandallConstants(shape) : null;
+    if (!crandall) throw new RangeError(`reduction 'crandall' needs p = 2^k - c with a small c, w <= 31 and n <= 16 limbs (p = 0x${p.toString(16)}, w = ${w}, n = ${n})`);
+    return Object.freeze({ ...shape, R: 1n, R2: 1n, one: 1n, reduction, crandall, carryPlan });
+  }
+  return Object.freeze({ ...shape, reduction, mu: Number(mu(p, W)), carryPlan });
 }
 
-function deriveFmaFieldParams(p, bits) {
+function deriveFmaFieldParams(p, bits, reduction) {
   const { w, n } = fmaLimbShape(bits);
-  return Object.freeze({
+  const shape = {
     ...limbShapeParams(p, bits, w, n, 'fma'),
     W: w, // the FMA kernel's name for w
-    mu: mu(p, BigInt(w)), // a BigInt: w > 32
     splitOps: w <= 51 ? 3 : 4, // f64 ops per limb-product split (codegen/kernels/field-mul-fma.js)
-  });
+  };
+  if (reduction === 'crandall') {
+    // the kernel (codegen/kernels/field-mul-fma-crandall.js) proves its bounds as it is generated, or refuses p
+    const c = (1n << BigInt(bits)) - p;
+    if (c >= 1n << 20n) throw new RangeError(`reduction 'crandall' needs p = 2^k - c with a small c (p = 0x${p.toString(16)})`);
+    return Object.freeze({ ...shape, R: 1n, R2: 1n, one: 1n, reduction, crandall: Object.freeze({ k: bits, c }) });
+  }
+  return Object.freeze({ ...shape, reduction, mu: mu(p, BigInt(w)) /* a BigInt: w > 32 */ });
 }
 
 /** -p^-1 mod 2^w */
@@ -120,6 +137,16 @@ function limbShapeParams(p, bits, w, n, kernel) {
 /** The parameters as printable lines, for module headers and the CLI. */
 export function describeFieldParams(params) {
   const hex = (x) => '0x' + x.toString(16);
+  if (params.reduction === 'crandall') {
+    const { k, c } = params.crandall;
+    const j0 = params.kernel === 'fma' ? params.n : params.crandall.j0; // the limb boundary the product folds at first
+    return [
+      `p = ${hex(params.p)} = 2^${k} - ${c} (${params.bits} bits)`,
+      `w = ${params.w}, n = ${params.n}, lazy range [0, 2p) since 4p < 2^${params.n * params.w}`,
+      `pseudo-Mersenne (Crandall) reduction, R = 1 (no Montgomery factor): 2^${j0 * params.w} = 0x${(c << BigInt(j0 * params.w - k)).toString(16)} and 2^${k} = ${c} (mod p)`,
+      ...(params.kernel === 'fma' ? [`FMA product: limbs split by f64 fused multiply-add (${params.splitOps} ops per limb product), columns in i64x2`] : []),
+    ];
+  }
   return [
     `p = ${hex(params.p)} (${params.bits} bits)`,
     `w = ${params.w}, n = ${params.n}, R = 2^${params.n * params.w}, lazy range [0, 2p) since 4p < R`,

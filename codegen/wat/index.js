@@ -59,7 +59,7 @@ export const v128 = {
   store64_lane: (lane, ptr, vec, offset = 0) => `(v128.store64_lane${memarg(offset)} ${lane} ${ptr} ${vec})`,
 };
 export const i64x2 = {
-  ...lanes('i64x2', ['add', 'sub', 'shr_u', 'shr_s', 'shl', 'splat']),
+  ...lanes('i64x2', ['add', 'sub', 'mul', 'shr_u', 'shr_s', 'shl', 'splat']),
   extract_lane: (lane, vec) => op(`i64x2.extract_lane ${lane}`, vec),
   replace_lane: (lane, vec, value) => op(`i64x2.replace_lane ${lane}`, vec, value),
 };
