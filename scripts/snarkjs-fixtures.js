@@ -17,8 +17,8 @@
 //   sha8      SHA-256 of 3968 bits (eight blocks): 241920 (2^18)
 // Prints one JSON line per (circuit, curve, protocol) with its files. Exit status 1 on failure.
 
-import { existsSync, mkdirSync, writeFileSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { join, dirname, relative, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -84,9 +84,14 @@ function compile(circuit, curve) {
   const src = join(p.dir, `${circuit}.circom`);
   writeFileSync(src, `pragma circom 2.0.0;\ninclude "../../../test/circuits/${c.file}";\ncomponent main = ${c.main};\n`);
   const circom2 = createRequire(import.meta.url).resolve('circom2/cli.js');
-  // circom2 runs in a WASI sandbox that sees the working directory and its parents: relative paths from the repo.
-  const rel = (f) => f.slice(repo.length + 1);
-  const r = spawnSync(process.execPath, [circom2, rel(src), '--r1cs', '--wasm', '--O2', '--prime', curve, '-o', rel(p.dir), '-l', 'node_modules'], { cwd: repo, encoding: 'utf8' });
+  // circom2 runs in a WASI sandbox that sees the working directory and its parents, and follows no symbolic link
+  // out of it: run it from the deepest folder holding both the repo and the real node_modules (a git worktree's
+  // node_modules may be a link to another checkout's), with paths relative to that folder.
+  const modules = realpathSync(join(repo, 'node_modules'));
+  const [a, b] = [repo, modules].map((d) => d.split(sep));
+  const root = a.slice(0, a.findIndex((x, i) => x !== b[i]) >>> 0).join(sep) || sep; // -1 >>> 0: all of the repo
+  const rel = (f) => relative(root, f);
+  const r = spawnSync(process.execPath, [circom2, rel(src), '--r1cs', '--wasm', '--O2', '--prime', curve, '-o', rel(p.dir), '-l', rel(modules)], { cwd: root, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`circom2 ${circuit} (${curve}) failed:\n${r.stdout}${r.stderr}`);
 }
 

@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { F1Field } from 'ffjavascript';
 
 const require = createRequire(import.meta.url);
 const snarkjsDir = join(dirname(require.resolve('snarkjs')), '..'); // its build/main.cjs: package.json is not exported
@@ -37,28 +38,19 @@ export const BEACON = Buffer.from('wasmsm fixture ptau: known secret, test only'
 export const BEACON_ITERATIONS_EXP = 10; // snarkjs's minimum: 2^10 SHA-256 iterations
 const NAME = 'wasmsm test fixture: KNOWN SECRET, NOT A CEREMONY';
 
-const mod = (a, r) => ((a % r) + r) % r;
-
-function modPow(b, e, r) {
-  let x = 1n;
-  for (b = mod(b, r); e > 0n; e >>= 1n, b = (b * b) % r) if (e & 1n) x = (x * b) % r;
-  return x;
-}
-
-/** a[i]^-1 for every i with one inversion (Montgomery's trick); throws on a zero. */
-function batchInverse(a, r) {
+/** a[i]^-1 in F for every i with one inversion (Montgomery's trick); F.inv throws on a zero. */
+function batchInverse(F, a) {
   const prefix = new Array(a.length);
-  let acc = 1n;
+  let acc = F.one;
   for (let i = 0; i < a.length; i++) {
-    if (a[i] === 0n) throw new RangeError('batchInverse: zero');
     prefix[i] = acc;
-    acc = (acc * a[i]) % r;
+    acc = F.mul(acc, a[i]);
   }
-  let inv = modPow(acc, r - 2n, r);
+  let inv = F.inv(acc);
   const out = new Array(a.length);
   for (let i = a.length - 1; i >= 0; i--) {
-    out[i] = (inv * prefix[i]) % r;
-    inv = (inv * a[i]) % r;
+    out[i] = F.mul(inv, prefix[i]);
+    inv = F.mul(inv, a[i]);
   }
   return out;
 }
@@ -86,19 +78,15 @@ function pool(curveName) {
     w.send({ id, curve: curveName, group, scalars });
   });
   return {
-    /** scalars: BigInts in [0, r); split evenly over the workers. */
-    async times(curve, group, scalars) {
+    /** scalars: elements of F (F_r, BigInts); split evenly over the workers. */
+    async times(curve, F, group, scalars) {
       const n8r = curve.Fr.n8;
       const sG = curve[group].F.n8 * 2;
       const per = Math.ceil(scalars.length / workers.length);
       const parts = workers.map((w, k) => {
         const slice = scalars.slice(k * per, (k + 1) * per);
         const bytes = new Uint8Array(slice.length * n8r);
-        const view = new DataView(bytes.buffer);
-        for (let i = 0; i < slice.length; i++) {
-          let v = slice[i];
-          for (let b = 0; b < n8r; b += 4, v >>= 32n) view.setUint32(i * n8r + b, Number(v & 0xffffffffn), true);
-        }
+        slice.forEach((v, i) => F.toRprLE(bytes, i * n8r, v));
         return slice.length ? run(w, group, bytes) : new Uint8Array(0);
       });
       const out = new Uint8Array(scalars.length * sG);
@@ -113,10 +101,10 @@ function pool(curveName) {
   };
 }
 
-/** first·x^i for i < n. */
-function geometric(first, x, n, r) {
+/** first·x^i in F for i < n. */
+function geometric(F, first, x, n) {
   const out = new Array(n);
-  for (let i = 0, v = mod(first, r); i < n; i++, v = (v * x) % r) out[i] = v;
+  for (let i = 0, v = first; i < n; i++, v = F.mul(v, x)) out[i] = v;
   return out;
 }
 
@@ -125,17 +113,15 @@ function geometric(first, x, n, r) {
  * root, the one its inverse FFT uses): what the inverse FFT of the points factor·tau^i·G gives. With `dropLast` the
  * last power (tau^(n-1)) is absent, as in the top level of the tauG1 section: its share w^j·tau^(n-1)/n comes off.
  */
-function lagrange(curve, factor, tau, p, dropLast) {
-  const r = curve.Fr.p;
-  const n = 1 << p;
-  const w = curve.Fr.toObject(curve.Fr.w[p]);
-  const roots = geometric(1n, w, n, r);
+function lagrange(curve, F, factor, tau, p, dropLast) {
+  const n = 2 ** p;
+  const roots = geometric(F, F.one, curve.Fr.toObject(curve.Fr.w[p]), n);
   if (roots.includes(tau)) throw new RangeError('fixture ptau: tau is a root of unity'); // never for a hashed secret
-  const inv = batchInverse(roots.map((x) => mod(tau - x, r)), r);
-  const nInv = modPow(BigInt(n), r - 2n, r);
-  const c = (((modPow(tau, BigInt(n), r) - 1n) * nInv) % r) * factor % r;
-  const last = dropLast ? (modPow(tau, BigInt(n - 1), r) * nInv) % r * factor % r : 0n;
-  return roots.map((x, j) => mod((((c * x) % r) * inv[j]) - x * last, r));
+  const inv = batchInverse(F, roots.map((x) => F.sub(tau, x)));
+  const nInv = F.inv(F.e(n));
+  const c = F.mul(F.mul(F.sub(F.exp(tau, n), F.one), nInv), factor);
+  const last = dropLast ? F.mul(F.mul(F.exp(tau, n - 1), nInv), factor) : F.zero;
+  return roots.map((x, j) => F.sub(F.mul(F.mul(c, x), inv[j]), F.mul(x, last)));
 }
 
 /**
@@ -153,7 +139,7 @@ export async function writeFixturePtau(curve, power, file, logger) {
 
 async function write(curve, power, file, workers, logger) {
   const { Fr } = curve;
-  const r = Fr.p;
+  const F = new F1Field(Fr.p); // F_r in BigInt
   const challenge = utils.calculateFirstChallengeHash(curve, power);
   const beaconHash = misc.hex2ByteArray(BEACON);
   const key = await utils.keyFromBeacon(curve, challenge, beaconHash, BEACON_ITERATIONS_EXP);
@@ -170,15 +156,15 @@ async function write(curve, power, file, workers, logger) {
   const uncompressed = [];
   const firstPoints = {};
   const tauSections = [
-    [2, 'G1', 2 * n - 1, 1n],
-    [3, 'G2', n, 1n],
+    [2, 'G1', 2 * n - 1, F.one],
+    [3, 'G2', n, F.one],
     [4, 'G1', n, alpha],
     [5, 'G1', n, beta],
     [6, 'G2', 1, beta],
   ];
   for (const [id, group, count, first] of tauSections) {
     const t0 = Date.now();
-    const points = await workers.times(curve, group, geometric(first, tau, count, r));
+    const points = await workers.times(curve, F, group, geometric(F, first, tau, count));
     await binFileUtils.startWriteSection(fd, id);
     await fd.write(points);
     await binFileUtils.endWriteSection(fd);
@@ -213,15 +199,15 @@ async function write(curve, power, file, workers, logger) {
 
   // Phase 2: per level p (0..power, and power+1 for tauG1 whose last power is missing) the Lagrange points.
   const lagrangeSections = [
-    [12, 'G1', 1n, power + 1],
-    [13, 'G2', 1n, power],
+    [12, 'G1', F.one, power + 1],
+    [13, 'G2', F.one, power],
     [14, 'G1', alpha, power],
     [15, 'G1', beta, power],
   ];
   for (const [id, group, factor, top] of lagrangeSections) {
     const t0 = Date.now();
     await binFileUtils.startWriteSection(fd, id);
-    for (let p = 0; p <= top; p++) await fd.write(await workers.times(curve, group, lagrange(curve, factor, tau, p, p === power + 1)));
+    for (let p = 0; p <= top; p++) await fd.write(await workers.times(curve, F, group, lagrange(curve, F, factor, tau, p, p === power + 1)));
     await binFileUtils.endWriteSection(fd);
     logger?.(`section ${id}: ${2 ** (top + 1) - 1} ${group} points, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
