@@ -14,12 +14,16 @@
 // - the scalar multiplications use ffjavascript's own Wasm curve, with a fixed-base table of G (at most 32 mixed
 //   additions a point: scripts/snarkjs-ptau-worker.js), one process a core.
 // It reads snarkjs internals (src/powersoftau_utils.js, src/misc.js) by path: snarkjs is pinned by package-lock.json.
+//
+//   node scripts/snarkjs-ptau.js bn128 10 [--snarkjs]   # time the fixture of 2^10 (in a temporary folder); with
+//                                                       # --snarkjs snarkjs's own pipeline too, and compare the bytes
 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { fork } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { F1Field } from 'ffjavascript';
 
 const require = createRequire(import.meta.url);
@@ -212,4 +216,40 @@ async function write(curve, power, file, workers, logger) {
     logger?.(`section ${id}: ${2 ** (top + 1) - 1} ${group} points, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   await fd.close();
+}
+
+/** The same file by snarkjs's own pipeline (the oracle of test/snarkjs-ptau.test.js): hours at 2^18. */
+export async function writeBySnarkjs(snarkjs, curve, power, file) {
+  const [a, b] = [`${file}.0`, `${file}.1`];
+  await snarkjs.powersOfTau.newAccumulator(curve, power, a);
+  await snarkjs.powersOfTau.beacon(a, b, NAME, BEACON, BEACON_ITERATIONS_EXP);
+  await snarkjs.powersOfTau.preparePhase2(b, file);
+  rmSync(a);
+  rmSync(b);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const [curveName = 'bn128', power = '10'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const snarkjs = await import('snarkjs');
+  const curve = await snarkjs.curves.getCurveFromName(curveName);
+  const dir = mkdtempSync(join(tmpdir(), 'wasmsm-ptau-'));
+  try {
+    const mine = join(dir, 'fixture.ptau');
+    let t0 = performance.now();
+    await writeFixturePtau(curve, Number(power), mine, (m) => console.log(`  ${m}`));
+    const ms = performance.now() - t0;
+    console.log(`${curveName} 2^${power}: fixture ptau ${(ms / 1000).toFixed(1)} s`);
+    if (process.argv.includes('--snarkjs')) {
+      const theirs = join(dir, 'snarkjs.ptau');
+      t0 = performance.now();
+      await writeBySnarkjs(snarkjs, curve, Number(power), theirs);
+      const theirMs = performance.now() - t0;
+      const same = readFileSync(mine).equals(readFileSync(theirs));
+      console.log(`snarkjs newAccumulator -> beacon -> preparePhase2 ${(theirMs / 1000).toFixed(1)} s (${(theirMs / ms).toFixed(1)}x the fixture's); same bytes: ${same}`);
+      if (!same) process.exitCode = 1;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await curve.terminate();
+  }
 }

@@ -9,7 +9,7 @@ import * as snarkjs from 'snarkjs';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFixturePtau, BEACON, BEACON_ITERATIONS_EXP } from '../scripts/snarkjs-ptau.js';
+import { writeFixturePtau, writeBySnarkjs } from '../scripts/snarkjs-ptau.js';
 import { fixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
 
 let dir;
@@ -28,21 +28,12 @@ async function ptau(curveName, power) {
   return file;
 }
 
-/** snarkjs's own pipeline for the fixture's beacon. */
-async function bySnarkjs(curve, power, out) {
-  const [a, b] = [`${out}.0`, `${out}.1`];
-  await snarkjs.powersOfTau.newAccumulator(curve, power, a);
-  // the contribution's name is part of the file: the fixture's
-  await snarkjs.powersOfTau.beacon(a, b, 'wasmsm test fixture: KNOWN SECRET, NOT A CEREMONY', BEACON, BEACON_ITERATIONS_EXP);
-  await snarkjs.powersOfTau.preparePhase2(b, out);
-}
-
 describe('fixture powers of tau (known secret)', () => {
   for (const [curveName, power] of [['bn128', 1], ['bn128', 6], ['bls12381', 3]]) {
     it(`${curveName} 2^${power}: byte for byte snarkjs's newAccumulator -> beacon -> preparePhase2; verify accepts it`, { timeout: 120_000 }, async () => {
       const mine = await ptau(curveName, power);
       const theirs = join(dir, `${curveName}-${power}.snarkjs.ptau`);
-      await bySnarkjs(await snarkjs.curves.getCurveFromName(curveName), power, theirs);
+      await writeBySnarkjs(snarkjs, await snarkjs.curves.getCurveFromName(curveName), power, theirs);
       const [a, b] = [readFileSync(mine), readFileSync(theirs)];
       expect(a.length).toBe(b.length);
       expect(a.equals(b)).toBe(true);
