@@ -1,8 +1,8 @@
-// Worker process of scripts/snarkjs-ptau.js (a child process: ffjavascript cannot load in a worker thread, its
-// web-worker shim takes every worker thread for one of its own): scalars[i]·G for the generator G of G1 or G2, with ffjavascript's own Wasm
-// curve (one single-threaded instance a worker) and a fixed-base table: 8-bit windows, table[k][d] = d·2^(8k)·G,
-// so a point is at most 32 mixed additions (a full scalar multiplication is ~380 point operations). ffjavascript's
-// addMixed is complete (zero, equal points), so no digit needs a special case.
+// Worker process of scripts/snarkjs-ptau.js (a process, not a worker thread: ffjavascript's web-worker shim takes
+// every worker thread for one of its own): scalars[i]·G for the generator G of G1 or G2, with ffjavascript's own
+// Wasm curve (single-threaded) and a fixed-base table: 8-bit windows, table[k][d] = d·2^(8k)·G, so a point is at
+// most 32 mixed additions (a full scalar multiplication is ~380 point operations). ffjavascript's addMixed is
+// complete (zero, equal points), so no digit needs a special case.
 // Messages: { id, curve: 'bn128' | 'bls12381', group: 'G1' | 'G2', scalars } (32-byte little-endian, normal form,
 // each < r) -> { id, points } (affine, Montgomery form, little-endian: snarkjs's layout).
 
