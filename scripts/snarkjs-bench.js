@@ -3,12 +3,12 @@
 // in Node (the route's pool of --threads, default 2, against ffjavascript's default workers: one per core) and, with
 // --browser, in headless Chromium (bench/snarkjs/page.js, served cross-origin isolated so the pool shares memory).
 // Each figure is the median of --runs proofs (default 3) after one warm-up, plain and routed alternating on one
-// route kept for the case (as a user keeps it); every routed proof is verified by snarkjs's verifier. Phases (bench/snarkjs/phases.js): witness, then the prover's MSM,
+// route kept for the case (as a user keeps it); every proof, with the route and without, is verified by snarkjs's verifier. Phases (bench/snarkjs/phases.js): witness, then the prover's MSM,
 // FFT, ABC (Groth16) and the rest.
 //
 //   npm run bench:snarkjs        # Groth16 at 2^12, 2^14, 2^16; PLONK at 2^12, 2^14; FFLONK (missing fixtures first: minutes)
 //   npm run bench:snarkjs -- --cases merkle16:groth16,merkle4:plonk --runs 5 --browser
-//   npm run bench:snarkjs -- --cases sha8:groth16 --runs 1   # 2^18 (the fixture takes a long while to build)
+//   npm run bench:snarkjs -- --cases sha8:groth16 --runs 3   # 2^18 (its fixtures: about 10 minutes the first time)
 //
 // Cases are circuit:protocol[:curve] (curve bn128 unless given) from scripts/snarkjs-fixtures.js.
 

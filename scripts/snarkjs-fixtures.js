@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Real circuits for the snarkjs route (test/snarkjs-circuits.test.js, scripts/snarkjs-bench.js): compiles circom 2 circuits
 // (test/circuits/, circomlib templates) with circom2 (the compiler built to Wasm, from the npm registry), makes a
-// powers-of-tau file per curve (a new accumulator, one contribution, prepared for phase 2: without the contribution
-// tau = 1 and every Lagrange point is the same point), the zkeys of each protocol, a witness and the verification keys.
+// powers-of-tau file per curve (scripts/snarkjs-ptau.js: prepared for phase 2, for a KNOWN secret: test fixtures,
+// never a ceremony), the zkeys of each protocol, a witness and the verification keys.
 // Everything is cached under .cache/snarkjs/ (git-ignored) and made again only when missing.
 //
 //   node scripts/snarkjs-fixtures.js [--circuits bits8,merkle1 (the default: what the tests use)] [--curves bn128,bls12381] [--protocols groth16,plonk,fflonk]
@@ -14,14 +14,15 @@
 //   merkle16  depth 16: 3888 (2^12)
 //   eddsa3    three EdDSA-Poseidon verifiers (Baby Jubjub: bn128 only): 12651 (2^14)
 //   sha2      SHA-256 of 512 bits (two blocks with the padding): 59281 (2^16)
-//   sha8      SHA-256 of 3968 bits (eight blocks): about 237000 (2^18)
+//   sha8      SHA-256 of 3968 bits (eight blocks): 241920 (2^18)
 // Prints one JSON line per (circuit, curve, protocol) with its files. Exit status 1 on failure.
 
-import { existsSync, mkdirSync, writeFileSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { join, dirname, relative, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { writeFixturePtau } from './snarkjs-ptau.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CACHE = join(repo, '.cache', 'snarkjs');
@@ -83,33 +84,31 @@ function compile(circuit, curve) {
   const src = join(p.dir, `${circuit}.circom`);
   writeFileSync(src, `pragma circom 2.0.0;\ninclude "../../../test/circuits/${c.file}";\ncomponent main = ${c.main};\n`);
   const circom2 = createRequire(import.meta.url).resolve('circom2/cli.js');
-  // circom2 runs in a WASI sandbox that sees the working directory and its parents: relative paths from the repo.
-  const rel = (f) => f.slice(repo.length + 1);
-  const r = spawnSync(process.execPath, [circom2, rel(src), '--r1cs', '--wasm', '--O2', '--prime', curve, '-o', rel(p.dir), '-l', 'node_modules'], { cwd: repo, encoding: 'utf8' });
+  // circom2 runs in a WASI sandbox that sees the working directory and its parents, and follows no symbolic link
+  // out of it: run it from the deepest folder holding both the repo and the real node_modules (a git worktree's
+  // node_modules may be a link to another checkout's), with paths relative to that folder.
+  const modules = realpathSync(join(repo, 'node_modules'));
+  const [a, b] = [repo, modules].map((d) => d.split(sep));
+  const root = a.slice(0, a.findIndex((x, i) => x !== b[i]) >>> 0).join(sep) || sep; // -1 >>> 0: all of the repo
+  const rel = (f) => relative(root, f);
+  const r = spawnSync(process.execPath, [circom2, rel(src), '--r1cs', '--wasm', '--O2', '--prime', curve, '-o', rel(p.dir), '-l', rel(modules)], { cwd: root, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`circom2 ${circuit} (${curve}) failed:\n${r.stdout}${r.stderr}`);
 }
 
-/** A ptau of at least `power` with one contribution, prepared for phase 2 (cached; a larger one serves too). */
+/**
+ * A ptau of at least `power`, prepared for phase 2 (cached; a larger one serves too): a fixture for a KNOWN secret
+ * (scripts/snarkjs-ptau.js: test only, never a ceremony), written directly, byte for byte what snarkjs's own
+ * newAccumulator -> beacon -> preparePhase2 would write, in seconds where those take an hour at 2^16.
+ */
 async function ptau(snarkjs, curve, power) {
   for (let q = power; q <= 28; q++) if (existsSync(ptauPath(curve, q))) return ptauPath(curve, q);
   const out = ptauPath(curve, power);
   mkdirSync(CACHE, { recursive: true });
   const t0 = Date.now();
-  const c = await snarkjs.curves.getCurveFromName(curve);
-  const p0 = `${out}.0`;
-  const p1 = `${out}.1`;
-  // Each step writes a .tmp and renames it when done, so an interrupted run resumes from the last finished step.
-  const step = async (file, make) => {
-    if (existsSync(file)) return;
-    await make(`${file}.tmp`);
-    renameSync(`${file}.tmp`, file);
-  };
-  await step(p0, (f) => snarkjs.powersOfTau.newAccumulator(c, power, f));
-  await step(p1, (f) => snarkjs.powersOfTau.contribute(p0, f, 'wasmsm fixtures', `wasmsm fixtures ${curve} ${power}`));
-  await step(out, (f) => snarkjs.powersOfTau.preparePhase2(p1, f));
-  rmSync(p0);
-  rmSync(p1);
-  console.error(`ptau ${curve} 2^${power}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  // written to a .tmp, renamed when done: an interrupted run starts this file again, never uses half of it
+  await writeFixturePtau(await snarkjs.curves.getCurveFromName(curve), power, `${out}.tmp`);
+  renameSync(`${out}.tmp`, out);
+  console.error(`ptau ${curve} 2^${power} (fixture, known secret): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return out;
 }
 

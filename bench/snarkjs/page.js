@@ -1,6 +1,6 @@
 // The browser half of scripts/snarkjs-bench.js and test/snarkjs-browser.e2e.test.js (bench/snarkjs/browser.js): one case (?case=i: i.json,
 // i.zkey, i.wasm next to the page) proved by snarkjs's browser build with and without wasmsm/snarkjs (bench/snarkjs/
-// phases.js), every routed proof verified by snarkjs's verifier. Reports on window.snarkjsBench.
+// phases.js), every proof (with the route and without) verified by snarkjs's verifier. Reports on window.snarkjsBench.
 
 import * as snarkjs from 'snarkjs';
 import { accelerate } from 'wasmsm/snarkjs';

@@ -94,7 +94,7 @@ export const medians = (runs) => runs.length === 0 ? null : Object.fromEntries(O
  * The bench's loop over one case, as a user runs it: one route for all the proofs (accelerate before, restore after,
  * outside the timing), and `runs` proofs without it then with it, alternating: for a proof without the route
  * ffjavascript's own multiExpAffine methods are put back on the curve for that proof only. One warm-up of each
- * first. Every routed proof is verified by snarkjs's verifier after restore(). Returns { plain, routed, stats,
+ * first. Every proof, with the route and without, is verified by snarkjs's verifier after restore(). Returns { plain, routed, stats,
  * proved } (medians in ms; the route's stats of one proof, and its last proof).
  */
 export async function compare(snarkjs, accelerate, curve, protocol, files, vkey, { runs = 3, threads, minPoints } = {}) {
@@ -107,7 +107,7 @@ export async function compare(snarkjs, accelerate, curve, protocol, files, vkey,
   };
   const plain = [];
   const routed = [];
-  const proofs = [];
+  const proofs = { plain: [], routed: [] };
   let stats;
   try {
     for (let i = -1; i < runs; i++) {
@@ -117,7 +117,8 @@ export async function compare(snarkjs, accelerate, curve, protocol, files, vkey,
       const before = { ...handle.stats };
       const r = await timeProof(snarkjs, curve, protocol, files);
       stats = Object.fromEntries(Object.entries(handle.stats).map(([k, v]) => [k, v - before[k]]));
-      proofs.push(r.result);
+      proofs.plain.push(p.result);
+      proofs.routed.push(r.result);
       if (i >= 0) {
         plain.push(p);
         routed.push(r);
@@ -127,8 +128,10 @@ export async function compare(snarkjs, accelerate, curve, protocol, files, vkey,
     use(route);
     await handle.restore();
   }
-  for (const { proof, publicSignals } of proofs) {
-    if (!(await snarkjs[protocol].verify(vkey, publicSignals, proof))) throw new Error(`${protocol}: a proof made through the route does not verify`);
+  for (const [kind, list] of Object.entries(proofs)) {
+    for (const { proof, publicSignals } of list) {
+      if (!(await snarkjs[protocol].verify(vkey, publicSignals, proof))) throw new Error(`${protocol}: a proof made ${kind === 'plain' ? 'without' : 'through'} the route does not verify`);
+    }
   }
-  return { plain: medians(plain), routed: medians(routed), stats, proved: proofs.at(-1) };
+  return { plain: medians(plain), routed: medians(routed), stats, proved: proofs.routed.at(-1) };
 }
