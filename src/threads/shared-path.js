@@ -10,7 +10,7 @@
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
 import { DEFAULT_WORKING_SET, equalShares, planMsm, scalePieces, splitPieces, weightedCuts, windowWithin } from '../msm/plan.js';
-import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint } from '../msm/layout.js';
+import { allocInputs, allocLane, allocWork, chunkIO, pairsOf } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes } from '../msm/bytes.js';
 import { RESIDENT_BYTES } from '../instance.js';
@@ -131,13 +131,14 @@ export class SharedPath {
   /**
    * An MSM over chunks added one after another (msmBytes adds its whole input; a stream adds what comes), in the
    * pool's memory. n: the points to come, or Infinity. options: { window, maxMemory, checkSubgroup, timings }.
+   * scalarBits: the largest scalar's bit length when all are known (plan.js msmShape).
    */
-  chunks(n, options, progress) {
+  chunks(n, options, progress, scalarBits) {
     // a memory that cannot grow past maximumBytes: no plan may count on more
     const plan = planMsm(this.#curve.params, n, {
       window: options.window, maxMemory: options.maxMemory === undefined ? undefined : Math.min(options.maxMemory, this.#maximumBytes),
       workingSet: Math.min(DEFAULT_WORKING_SET, this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
-      checkSubgroup: !!options.checkSubgroup,
+      checkSubgroup: !!options.checkSubgroup, scalarBits,
     });
     return new SharedChunks(this, plan, n, options, progress);
   }
@@ -312,7 +313,7 @@ class SharedChunks {
     let lanes = splitPieces(shape, T, weightedCuts(shape, T, segments));
     // the plan counted at most ceil(K / T) + 1 pieces a thread: an equal split of the items keeps to that
     if (T > 1 && lanes.some((pieces) => pieces.length > Math.ceil(shape.K / T) + 1)) lanes = splitPieces(shape, T);
-    const maxPairs = pairsPerPoint(P) * this.#plan.chunkPoints;
+    const maxPairs = pairsOf(shape) * this.#plan.chunkPoints;
     this.#template = { pieces: lanes, m: shape.m };
     this.#lanes = lanes.map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces, { maxPairs }) : null));
   }
@@ -400,7 +401,7 @@ class SharedChunks {
     const { timings } = this.#options;
     if (timings) {
       Object.assign(timings, {
-        window: io.shape.c, windows: io.shape.K, threads: this.#path.count, chunks: Math.ceil(this.#done / this.#plan.chunkPoints), chunkPoints: this.#plan.chunkPoints,
+        window: io.shape.c, windows: io.shape.K, bits: io.shape.bits, threads: this.#path.count, chunks: Math.ceil(this.#done / this.#plan.chunkPoints), chunkPoints: this.#plan.chunkPoints,
       });
     }
     return out;
