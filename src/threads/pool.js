@@ -97,7 +97,7 @@ export class MsmPool {
     let run = this.#queue.then(() =>
       this.#exclusive(options, async (progress) => {
         if (!this.sharedMemory) return path.msm(pointBytes, scalarBytes, n, options, progress, pointFormat);
-        if (pointFormat) pointBytes = await path.decodePoints(pointBytes, pointFormat, n, options.timings);
+        if (pointFormat) pointBytes = await path.decodePoints(pointBytes, pointFormat, n, options.timings, 0, false);
         const sink = path.chunks(n, options, progress, scalarBitLength(scalarBytes, P.scalarBytes, n));
         const PB = 2 * P.field.bytes;
         const S = P.scalarBytes;
@@ -141,7 +141,7 @@ export class MsmPool {
         const sink = path.chunks(Infinity, options, progress, pointFormat);
         const read = { ...checked, signal, scalarLayout: checked.formats?.scalar, room: () => sink.room };
         await readStream(P, source, read, async (points, scalars, count, first) => {
-          if (pointFormat && this.sharedMemory) points = await path.decodePoints(points, pointFormat, count, options.timings, first);
+          if (pointFormat && this.sharedMemory) points = await path.decodePoints(points, pointFormat, count, options.timings, first, false);
           await sink.append(points, scalars, count, first);
         });
         return sink.finish();

@@ -106,22 +106,33 @@ export class SharedPath {
     Atomics.add(new Int32Array(memory.buffer, syncWord, 1), 0, 1);
   }
 
-  /** Points in `format` to the native encoding, a slice per thread (each copied once and transferred); `first`: the index of bytes' first point, for errors. */
-  async decodePoints(bytes, format, n, timings, first = 0) {
+  /**
+   * Points in `format` to the native encoding, a slice per thread (each copied once and transferred); `first`: the
+   * index of bytes' first point, for errors. check = false for the MSM's input, which its prepare checks on the curve
+   * anyway: the threads only convert, and a malformed point has them decode again with the check, so the error names
+   * the lowest bad point of any kind.
+   */
+  async decodePoints(bytes, format, n, timings, first = 0, check = true) {
     const phase = phaseTimer(timings);
     const T = Math.min(this.count, n);
     const size = format.size;
     const native = 2 * this.#curve.params.field.bytes;
     const ranges = equalShares(n, T);
-    const slices = await this.#workers.runAll(
-      'decode',
-      (t) => {
-        if (t >= T) return null;
-        const slice = bytes.slice(ranges[t][0] * size, ranges[t][1] * size);
-        return { args: { bytes: slice, format: format.name }, transfer: [slice.buffer] };
-      },
-      { offsetOf: (t) => first + (ranges[t]?.[0] ?? 0) },
-    );
+    let slices;
+    try {
+      slices = await this.#workers.runAll(
+        'decode',
+        (t) => {
+          if (t >= T) return null;
+          const slice = bytes.slice(ranges[t][0] * size, ranges[t][1] * size);
+          return { args: { bytes: slice, format: format.name, check }, transfer: [slice.buffer] };
+        },
+        { offsetOf: (t) => first + (ranges[t]?.[0] ?? 0) },
+      );
+    } catch (e) {
+      if (check || typeof e?.index !== 'number') throw e;
+      return this.decodePoints(bytes, format, n, timings, first, true);
+    }
     const out = new Uint8Array(n * native);
     for (let t = 0; t < T; t++) out.set(slices[t], ranges[t][0] * native);
     phase('decode');
