@@ -1,6 +1,7 @@
 // Small scalars (issue #24): the plan takes the largest scalar's bit length (msmShape's scalarBits), so scalars of
-// at most a GLV half's bits are not split and take only the windows their bits need, and the reduction skips
-// pieces whose buckets are all infinity. Every path that plans from the scalars (the synchronous msmBytes, in one
+// at most a GLV half's bits are not split and take only the windows their bits need; small and full-size scalars
+// together run as two MSMs whose results are added (src/msm/split.js); the reduction skips pieces whose buckets
+// are all infinity. Every path that plans from the scalars (the synchronous msmBytes, in one
 // chunk and in several, and the pool's shared-memory and message paths) against @noble/curves
 // (scripts/noble-msm.js), on a GLV curve's G1 and G2 (BN254), another GLV curve (BLS12-377, 126-bit halves) and a
 // curve without GLV (Ed-on-BLS12-377). Scalars are encoded by test/harness.js, never by the library.
@@ -94,10 +95,12 @@ for (const [name, group] of GROUPS) {
       const expected = show(await nobleMsm(g.params, pb, sb));
       const timings = {};
       expect(show(g.decodePoint(g.msmBytes(pb, sb, { timings }))), `${label}: msmBytes`).toBe(expected);
-      if (pts.length > 1) {
-        // chunks of under a third of the points: buckets carried across chunks
+      const last = timings.split ?? pts.length; // the points of the last MSM run
+      if (last > 1) {
+        // chunks of a third of the points (of the full-size ones, when they run apart: timings then describe
+        // their MSM, the last): buckets carried across chunks
         const chunked = {};
-        const budget = budgetForChunk(g, pts.length, Math.ceil(pts.length / 3), scalarBitLength(sb, S));
+        const budget = budgetForChunk(g, last, Math.ceil(last / 3), scalarBitLength(sb, S));
         const out = g.msmBytes(pb, sb, { maxMemory: budget, timings: chunked });
         expect(show(g.decodePoint(out)), `${label}: msmBytes in ${chunked.chunks} chunks`).toBe(expected);
         expect(chunked.chunks, label).toBeGreaterThan(1);
@@ -122,10 +125,32 @@ for (const [name, group] of GROUPS) {
       await check(points, new Array(N).fill(1n), 'all 1');
     });
 
-    it('bits with a few full-size scalars, and one full-size among small ones', async () => {
+    it('bits with a few full-size scalars, and one full-size among small ones: split into two MSMs', async () => {
       const R = rng();
-      await check(points, points.map((_, i) => (i % 16 === 5 ? randomScalar(R, g.r) : bit(R))), 'bits, 1/16 full-size');
-      await check(points, points.map((_, i) => (i === 321 ? g.r - 1n : randomScalar(R, 256n))), 'one r - 1 among bytes');
+      const t = await check(points, points.map((_, i) => (i % 16 === 5 ? randomScalar(R, g.r) : bit(R))), 'bits, 1/16 full-size');
+      expect(t.split, 'the full-size pairs run apart').toBe(points.filter((_, i) => i % 16 === 5).length);
+      const one = await check(points, points.map((_, i) => (i === 321 ? g.r - 1n : randomScalar(R, 256n))), 'one r - 1 among bytes');
+      expect(one.split).toBe(1);
+      await check(points, points.map((_, i) => (i % 3 ? randomScalar(R, 1n << 32n) : randomScalar(R, g.r))), '32-bit and full-size');
+      await check(points, points.map((_, i) => (i % 2 ? 1n << 32n : 0n)), '33-bit scalars and zeros');
+    });
+
+    it('a bad point in a split MSM is named by its index in the caller\'s arrays, the lowest first', async () => {
+      const R = rng();
+      const scalars = points.map((_, i) => (i % 16 === 5 ? randomScalar(R, g.r) : bit(R) + 1n));
+      const sb = scalarsToBytes(g.params.scalarBytes, scalars);
+      const PB = 2 * g.params.field.bytes;
+      const bad = (indices) => {
+        const pb = pointBytes.slice();
+        for (const i of indices) pb[i * PB] ^= 1; // x changes: off the curve
+        return pb;
+      };
+      for (const [indices, named] of [[[100], 100], [[37], 37], [[100, 37], 37], [[21, 100], 21], [[598, 599], 598]]) {
+        const pb = bad(indices);
+        const message = new RegExp(`^points\\[${named}\\]: point is not on the curve$`);
+        expect(() => g.msmBytes(pb, sb), `${indices}`).toThrow(message);
+        for (const [path, pool] of Object.entries(pools)) await expect(pool.msmBytes(pb, sb), `${indices}, ${path}`).rejects.toThrow(message);
+      }
     });
 
     it('scalars of 8, 16, 64 bits, a GLV half and a half plus one', async () => {

@@ -11,7 +11,7 @@ import { Workers } from './thread.js';
 import { SharedPath } from './shared-path.js';
 import { MessagePath } from './message-path.js';
 import { msmShape } from '../msm/plan.js';
-import { checkMsmOptions, checkOptionNames, scalarBitLength } from '../msm/bytes.js';
+import { checkMsmOptions, checkOptionNames } from '../msm/bytes.js';
 import { checkedScalars, resultFromNative } from '../codecs.js';
 import { noFormatOptions, resolveFormatOptions } from '../formats.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
@@ -98,15 +98,7 @@ export class MsmPool {
       this.#exclusive(options, async (progress) => {
         if (!this.sharedMemory) return path.msm(pointBytes, scalarBytes, n, options, progress, pointFormat);
         if (pointFormat) pointBytes = await path.decodePoints(pointBytes, pointFormat, n, options.timings, 0, false);
-        const sink = path.chunks(n, options, progress, scalarBitLength(scalarBytes, P.scalarBytes, n));
-        const PB = 2 * P.field.bytes;
-        const S = P.scalarBytes;
-        for (let first = 0; first < n; ) {
-          const count = Math.min(sink.room, n - first);
-          await sink.append(pointBytes.subarray(first * PB, (first + count) * PB), scalarBytes.subarray(first * S, (first + count) * S), count, first);
-          first += count;
-        }
-        return sink.finish();
+        return path.msmBytes(pointBytes, scalarBytes, n, options, progress);
       }),
     );
     if (formats) run = run.then((out) => resultFromNative(this.#curve, formats, out, options.timings));
