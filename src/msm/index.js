@@ -60,8 +60,11 @@ export function prepareRange(ctx, io, first, count, phase = () => {}) {
       const stride = io.halves[0][1];
       const dst = new Uint8Array(memory.buffer, io.padded + slot * stride, size * stride);
       const src = new Uint8Array(memory.buffer, io.scalars + from * S, size * S);
-      dst.fill(0);
-      for (let i = 0; i < size; i++) dst.set(src.subarray(i * S, (i + 1) * S), i * stride);
+      if (stride === S) dst.set(src); // scalars of whole words: as they are
+      else {
+        dst.fill(0);
+        for (let i = 0; i < size; i++) dst.set(src.subarray(i * S, (i + 1) * S), i * stride);
+      }
     }
     phase('prepare');
     for (const [words, stride, wordCount, negs, negStride, firstPair] of io.halves) {
