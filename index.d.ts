@@ -107,16 +107,14 @@ export interface LoadOptions {
  * Filled by an MSM with milliseconds per named phase (convert, prepare, allocate, digits, sort, gather, accumulate,
  * reduce, combine), plus the plan: `window` (the window size c used), `windows` (their number), `bits` (the scalar
  * bits the windows cover: the largest scalar's, or a GLV half's), `chunks` and `chunkPoints` (the input ran in that
- * many chunks of at most that many points), `split` (the pairs whose scalars exceed 32 bits, when they ran as an MSM
- * apart from the small ones; the plan fields are then theirs), and for a stream `memoryBytes` (the Wasm memory of its
- * own instance at the end: its peak).
+ * many chunks of at most that many points), and for a stream `memoryBytes` (the Wasm memory of its own instance at
+ * the end: its peak).
  */
 export interface MsmTimings {
   [phase: string]: number | undefined;
   window?: number;
   windows?: number;
   bits?: number;
-  split?: number;
   chunks?: number;
   chunkPoints?: number;
   memoryBytes?: number;

@@ -1,7 +1,6 @@
 // Small scalars (issue #24): the plan takes the largest scalar's bit length (msmShape's scalarBits), so scalars of
-// at most a GLV half's bits are not split and take only the windows their bits need; small and full-size scalars
-// together run as two MSMs whose results are added (src/msm/split.js); the reduction skips pieces whose buckets
-// are all infinity. Every path that plans from the scalars (the synchronous msmBytes, in one
+// at most a GLV half's bits are not split and take only the windows their bits need, and the reduction skips
+// pieces whose buckets are all infinity. Every path that plans from the scalars (the synchronous msmBytes, in one
 // chunk and in several, and the pool's shared-memory and message paths) against @noble/curves
 // (scripts/noble-msm.js), on a GLV curve's G1 and G2 (BN254), another GLV curve (BLS12-377, 126-bit halves) and a
 // curve without GLV (Ed-on-BLS12-377). Scalars are encoded by test/harness.js, never by the library.
@@ -95,10 +94,9 @@ for (const [name, group] of GROUPS) {
       const expected = show(await nobleMsm(g.params, pb, sb));
       const timings = {};
       expect(show(g.decodePoint(g.msmBytes(pb, sb, { timings }))), `${label}: msmBytes`).toBe(expected);
-      const last = timings.split ?? pts.length; // the points of the last MSM run
+      const last = pts.length;
       if (last > 1) {
-        // chunks of a third of the points (of the full-size ones, when they run apart: timings then describe
-        // their MSM, the last): buckets carried across chunks
+        // chunks of a third of the points: buckets carried across chunks
         const chunked = {};
         const budget = budgetForChunk(g, last, Math.ceil(last / 3), scalarBitLength(sb, S));
         const out = g.msmBytes(pb, sb, { maxMemory: budget, timings: chunked });
@@ -125,17 +123,15 @@ for (const [name, group] of GROUPS) {
       await check(points, new Array(N).fill(1n), 'all 1');
     });
 
-    it('bits with a few full-size scalars, and one full-size among small ones: split into two MSMs', async () => {
+    it('bits with a few full-size scalars, and one full-size among small ones', async () => {
       const R = rng();
-      const t = await check(points, points.map((_, i) => (i % 16 === 5 ? randomScalar(R, g.r) : bit(R))), 'bits, 1/16 full-size');
-      expect(t.split, 'the full-size pairs run apart').toBe(points.filter((_, i) => i % 16 === 5).length);
-      const one = await check(points, points.map((_, i) => (i === 321 ? g.r - 1n : randomScalar(R, 256n))), 'one r - 1 among bytes');
-      expect(one.split).toBe(1);
+      await check(points, points.map((_, i) => (i % 16 === 5 ? randomScalar(R, g.r) : bit(R))), 'bits, 1/16 full-size');
+      await check(points, points.map((_, i) => (i === 321 ? g.r - 1n : randomScalar(R, 256n))), 'one r - 1 among bytes');
       await check(points, points.map((_, i) => (i % 3 ? randomScalar(R, 1n << 32n) : randomScalar(R, g.r))), '32-bit and full-size');
       await check(points, points.map((_, i) => (i % 2 ? 1n << 32n : 0n)), '33-bit scalars and zeros');
     });
 
-    it('a bad point in a split MSM is named by its index in the caller\'s arrays, the lowest first', async () => {
+    it('a bad point among small and full-size scalars is named by its index, the lowest first', async () => {
       const R = rng();
       const scalars = points.map((_, i) => (i % 16 === 5 ? randomScalar(R, g.r) : bit(R) + 1n));
       const sb = scalarsToBytes(g.params.scalarBytes, scalars);

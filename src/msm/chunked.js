@@ -7,8 +7,7 @@
 import { allocInputs, allocLane, allocWork, chunkIO, pairsOf, recordPointsFor, STAGING_POINTS } from './layout.js';
 import { planMsm, singleThreadPieces, windowWithin } from './plan.js';
 import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange, reducePieces, setInfinity } from './index.js';
-import { convertPoints, neutralBytes, pointToBytes, scalarBitLength, sumPointBytes } from './bytes.js';
-import { pickPairs, scalarParts } from './split.js';
+import { convertPoints, neutralBytes, pointToBytes, scalarBitLength } from './bytes.js';
 import { checkSubgroupRange } from './subgroup.js';
 
 export class ChunkedMsm {
@@ -134,40 +133,16 @@ export class ChunkedMsm {
 
 /**
  * The MSM of checked native byte inputs (checkMsmInputs) on an instance ({ exports, memory, params, heap }),
- * planned for options.maxMemory (or the default working set) and for what the scalars hold (split.js): the largest
- * scalar's bit length, or as two MSMs, small and large scalars, their results added. Without maxMemory,
- * an engine that will not grow the memory as far as the plan needs gets the MSM again in chunks that fit the memory
- * it did give. options: { window, timings, checkSubgroup, onProgress, maxMemory, blockPoints, windowLimitPoints, workingSet }.
+ * planned for options.maxMemory (or the default working set) and for the largest scalar's bit length (plan.js
+ * msmShape). Without maxMemory, an engine that will not grow the memory as far as the plan needs gets the MSM again
+ * in chunks that fit the memory it did give.
+ * options: { window, timings, checkSubgroup, onProgress, maxMemory, blockPoints, windowLimitPoints, workingSet }.
  */
 export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
-  const P = instance.params;
-  const { bits, split } = options.window === undefined ? scalarParts(P, scalarBytes, n) : { bits: scalarBitLength(scalarBytes, P.scalarBytes, n) };
-  if (!split) return plannedMsm(instance, pointBytes, scalarBytes, n, bits, options);
-  const PB = 2 * P.field.bytes;
-  const { onProgress } = options;
-  let done = 0;
-  const results = [];
-  try {
-    for (const { indices } of [split.small, split.large]) {
-      const part = pickPairs(pointBytes, scalarBytes, indices, PB, P.scalarBytes);
-      const share = indices.length / n;
-      const from = done;
-      const partBits = scalarBitLength(part.scalars, P.scalarBytes);
-      const progress = onProgress && ((f) => onProgress(from + share * f));
-      results.push(plannedMsm(instance, part.points, part.scalars, indices.length, partBits, { ...options, onProgress: progress }));
-      done += share;
-    }
-  } catch (e) {
-    // an index in a part: the whole input again, so the error names the lowest bad pair of the caller's arrays
-    if (typeof e?.index !== 'number') throw e;
-    return plannedMsm(instance, pointBytes, scalarBytes, n, bits, options);
-  }
-  const out = sumPointBytes(instance, results);
-  if (options.timings) options.timings.split = split.large.indices.length;
-  return out;
+  return plannedMsm(instance, pointBytes, scalarBytes, n, scalarBitLength(scalarBytes, instance.params.scalarBytes, n), options);
 }
 
-/** msmBytesOn for scalars of at most `scalarBits` bits, in one MSM. */
+/** msmBytesOn for scalars of at most `scalarBits` bits. */
 function plannedMsm(instance, pointBytes, scalarBytes, n, scalarBits, options) {
   const planOptions = {
     window: options.window, maxMemory: options.maxMemory, checkSubgroup: !!options.checkSubgroup, blockPoints: options.blockPoints,

@@ -12,8 +12,7 @@ import { Heap } from '../runtime/heap.js';
 import { DEFAULT_WORKING_SET, equalShares, planMsm, scalePieces, splitPieces, weightedCuts, windowWithin } from '../msm/plan.js';
 import { allocInputs, allocLane, allocWork, chunkIO, pairsOf } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
-import { neutralBytes, pointToBytes, scalarBitLength, sumPointBytes } from '../msm/bytes.js';
-import { pickPairs, scalarParts } from '../msm/split.js';
+import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { RESIDENT_BYTES } from '../instance.js';
 import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
 
@@ -155,40 +154,10 @@ export class SharedPath {
     return new SharedChunks(this, plan, n, options, progress);
   }
 
-  /**
-   * The MSM of native inputs in the pool's memory, planned for what the scalars hold (src/msm/split.js): in one
-   * MSM for the largest scalar's bits, or as two (small and large scalars) whose results are added here.
-   */
+  /** The MSM of native inputs in the pool's memory, planned for the largest scalar's bits: its chunks appended in turn. */
   async msmBytes(pointBytes, scalarBytes, n, options, progress) {
     const P = this.#curve.params;
-    const { bits, split } = options.window === undefined ? scalarParts(P, scalarBytes, n, this.count) : { bits: scalarBitLength(scalarBytes, P.scalarBytes, n) };
-    if (!split) return this.#oneMsm(pointBytes, scalarBytes, n, bits, options, progress);
-    const results = [];
-    let done = 0;
-    try {
-      for (const { indices } of [split.small, split.large]) {
-        const part = pickPairs(pointBytes, scalarBytes, indices, 2 * P.field.bytes, P.scalarBytes);
-        const [from, share] = [done, indices.length / n];
-        const partBits = scalarBitLength(part.scalars, P.scalarBytes);
-        results.push(await this.#oneMsm(part.points, part.scalars, indices.length, partBits, options, (f) => progress(from + share * f)));
-        this.endCall(); // its memory for the next part (each is planned from the call's base)
-        done += share;
-      }
-    } catch (e) {
-      // an index in a part: the whole input again, so the error names the lowest bad pair of the caller's arrays
-      if (typeof e?.index !== 'number') throw e;
-      this.endCall();
-      return this.#oneMsm(pointBytes, scalarBytes, n, bits, options, progress);
-    }
-    if (options.timings) options.timings.split = split.large.indices.length;
-    const { instance } = this.#shared;
-    return sumPointBytes(instance, results);
-  }
-
-  /** One MSM of native inputs: the chunks of its plan appended in turn. */
-  async #oneMsm(pointBytes, scalarBytes, n, scalarBits, options, progress) {
-    const P = this.#curve.params;
-    const sink = this.chunks(n, options, progress, scalarBits);
+    const sink = this.chunks(n, options, progress, scalarBitLength(scalarBytes, P.scalarBytes, n));
     const PB = 2 * P.field.bytes;
     const S = P.scalarBytes;
     for (let first = 0; first < n; ) {
