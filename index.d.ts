@@ -111,14 +111,16 @@ export interface LoadOptions {
 
 /**
  * Filled by an MSM with milliseconds per named phase (convert, prepare, allocate, digits, sort, gather, accumulate,
- * reduce, combine), plus the plan: `window` (the window size c used), `windows` (their number), `chunks` and
- * `chunkPoints` (the input ran in that many chunks of at most that many points), and for a stream `memoryBytes`
- * (the Wasm memory of its own instance at the end: its peak).
+ * reduce, combine), plus the plan: `window` (the window size c used), `windows` (their number), `bits` (the scalar
+ * bits the windows cover: the largest scalar's, or a GLV half's), `chunks` and `chunkPoints` (the input ran in that
+ * many chunks of at most that many points), and for a stream `memoryBytes` (the Wasm memory of its own instance at
+ * the end: its peak).
  */
 export interface MsmTimings {
   [phase: string]: number | undefined;
   window?: number;
   windows?: number;
+  bits?: number;
   chunks?: number;
   chunkPoints?: number;
   memoryBytes?: number;

@@ -92,7 +92,7 @@ function parsePoint(L, src, o, dst, d) {
   switch (L.kind) {
     case 'native':
     case 'snarkjs':
-      for (let k = 0; k < 2 * B; k++) dst[d + k] = src[o + k];
+      // (the bytes are already in place: decodePointBatch copies a whole chunk of these at once)
       return isZero(src, o, o + 2 * B) ? INFINITY : SMALL;
     case 'zcash': {
       const f = src[o] & 0xe0;
@@ -219,9 +219,10 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
     for (let first = 0; first < n; first += C) {
       const count = Math.min(C, n - first);
       const mem = new Uint8Array(memory.buffer);
-      // 1. parse (JS) up to the first malformed point
+      // 1. parse (JS) up to the first malformed point; the formats that are x | y as they are: copied in one go
       let good = count;
       let pending = null;
+      if (L.kind === 'native' || L.kind === 'snarkjs') mem.set(bytes.subarray(first * L.size, (first + count) * L.size), staging);
       for (let i = 0; i < count; i++) {
         const d = staging + i * 2 * B;
         const code = parsePoint(L, bytes, (first + i) * L.size, mem, d);

@@ -493,6 +493,10 @@ for (const kernel of KERNELS) describe(`${kernel} build`, () => {
           const pool = await curve.threads({ count: 2, sharedMemory });
           pools.push(pool);
           await expect(pool.msmBytes(bad, sc, { pointFormat: 'zcash-uncompressed' }), `n = ${n}, shared ${sharedMemory}`).rejects.toThrow(/^points\[1\]: point is not on the curve$/);
+          // off the curve only (the threads decode without the check; the MSM's own check names it)
+          const off = curve.encodePoint(pts, 'zcash-uncompressed');
+          off[96 * late + 95] ^= 1;
+          await expect(pool.msmBytes(off, sc, { pointFormat: 'zcash-uncompressed' }), `n = ${n}, shared ${sharedMemory}`).rejects.toThrow(new RegExp(`^points\\[${late}\\]: point is not on the curve$`));
         }
       }
     }, 60_000);

@@ -14,6 +14,7 @@ import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
 import { degenerateInput, LONG_TESTS, pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES, writeLE } from './harness.js';
 import { planMsm } from '../src/msm/plan.js';
+import { scalarBitLength } from '../src/msm/bytes.js';
 import { msmBytesOn } from '../src/msm/chunked.js';
 import { withHeap, RELEASE_AFTER_MS, RESIDENT_BYTES } from '../src/instance.js';
 import { instantiateSync } from '../src/runtime/loader.js';
@@ -41,12 +42,15 @@ function negOracle(g) {
   return { neg: (P) => (P === null ? null : { x: P.x, y: neg(P.y) }) };
 }
 
-/** The smallest maxMemory whose plan (window c forced) has chunks of exactly `points` points. */
-function budgetForChunk(g, n, points, window) {
+/**
+ * The smallest maxMemory whose plan (window c forced) has chunks of exactly `points` points; scalarBits: the largest
+ * scalar's bit length, which msmBytes plans with (a stream plans without it).
+ */
+function budgetForChunk(g, n, points, window, scalarBits) {
   const base = g.exports.fp_heapBase.value;
   const planned = (maxMemory) => {
     try {
-      return planMsm(g.params, n, { window, maxMemory, base }).chunkPoints;
+      return planMsm(g.params, n, { window, maxMemory, base, scalarBits }).chunkPoints;
     } catch {
       return 0;
     }
@@ -217,7 +221,7 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     const [pb, sb] = bytesOf(points, scalars);
     for (const C of [1, 2, 3, 4, 15]) {
       for (const window of [2, 4, 9]) {
-        const maxMemory = budgetForChunk(curve, points.length, C, window);
+        const maxMemory = budgetForChunk(curve, points.length, C, window, scalarBitLength(sb, curve.scalarBytes));
         const t = {};
         expect(show(curve.decodePoint(curve.msmBytes(pb, sb, { maxMemory, window, timings: t }))), `chunks of ${C}, window ${window}`).toBe(show(want));
         expect(t.chunkPoints).toBe(C);
@@ -225,7 +229,7 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     }
     // the same scalar on P and -P only, in different chunks: the sum is infinity
     const [pb2, sb2] = bytesOf([P, R, negP], [s, 0n, s]);
-    expect(curve.decodePoint(curve.msmBytes(pb2, sb2, { maxMemory: budgetForChunk(curve, 3, 1, 4), window: 4 }))).toBe(null);
+    expect(curve.decodePoint(curve.msmBytes(pb2, sb2, { maxMemory: budgetForChunk(curve, 3, 1, 4, scalarBitLength(sb2, curve.scalarBytes)), window: 4 }))).toBe(null);
   });
 
   it('bad input names its index in the whole input: a bad point in the third chunk, a scalar >= r in a later piece, a stream that ends badly', async () => {

@@ -104,6 +104,26 @@ export function checkMsmOptions(options, { async = false } = {}) {
   return options;
 }
 
+/**
+ * The bit length of the largest of the n scalars in `bytes` (S bytes each, little-endian): 0 when all are zero.
+ * Bytes above the largest top byte found so far are the only ones read, so full-size scalars cost one byte each.
+ */
+export function scalarBitLength(bytes, S, n = Math.floor(bytes.length / S)) {
+  let top = -1; // the highest byte index nonzero in any scalar so far
+  for (let i = 0, o = 0; i < n && top < S - 1; i++, o += S) {
+    for (let k = S - 1; k > top; k--) {
+      if (bytes[o + k] !== 0) {
+        top = k;
+        break;
+      }
+    }
+  }
+  if (top < 0) return 0;
+  let high = 0; // the bits of byte `top` in any scalar
+  for (let i = 0, o = top; i < n; i++, o += S) high |= bytes[o];
+  return 8 * top + (32 - Math.clz32(high));
+}
+
 /** pointBytes is a Uint8Array of whole native points; returns their number. */
 export function checkPointBytes(P, pointBytes) {
   const pointSize = 2 * P.field.bytes;

@@ -4,10 +4,10 @@
 // every window's sums from chunk to chunk. finish() reduces and combines once; free() gives it all back.
 // msmBytesOn (Curve.msmBytes, the pool's message path) is one ChunkedMsm fed the whole input.
 
-import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint, recordPointsFor, STAGING_POINTS } from './layout.js';
+import { allocInputs, allocLane, allocWork, chunkIO, pairsOf, recordPointsFor, STAGING_POINTS } from './layout.js';
 import { planMsm, singleThreadPieces, windowWithin } from './plan.js';
 import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange, reducePieces, setInfinity } from './index.js';
-import { convertPoints, neutralBytes, pointToBytes } from './bytes.js';
+import { convertPoints, neutralBytes, pointToBytes, scalarBitLength } from './bytes.js';
 import { checkSubgroupRange } from './subgroup.js';
 
 export class ChunkedMsm {
@@ -80,7 +80,7 @@ export class ChunkedMsm {
       if (!Number.isFinite(this.#plan.chunks)) shape = windowWithin(P, count, this.#plan);
     }
     this.#work = allocWork(heap, P, shape, capacity, { recordPoints: recordPointsFor(capacity) });
-    const m = pairsPerPoint(P) * capacity;
+    const m = pairsOf(shape) * capacity;
     this.#lane = allocLane(heap, P, shape, singleThreadPieces({ K: shape.K, m }), { blockPoints: this.#options.blockPoints, maxPairs: m });
     setInfinity(this.#ctx.memory, P, this.#work.infinity);
     this.#phase('allocate');
@@ -117,7 +117,7 @@ export class ChunkedMsm {
       reducePieces(this.#ctx, io, this.#lane, this.#phase);
       out = pointToBytes(this.#instance, combineWindows(this.#ctx, this.#instance.heap, io, lanePartials(P, this.#lane)));
       this.#phase('combine');
-      if (timings) Object.assign(timings, { window: io.shape.c, windows: io.shape.K });
+      if (timings) Object.assign(timings, { window: io.shape.c, windows: io.shape.K, bits: io.shape.bits });
     }
     if (timings) Object.assign(timings, { chunks: Math.ceil(this.#done / this.#plan.chunkPoints), chunkPoints: this.#plan.chunkPoints });
     onProgress?.(1);
@@ -133,14 +133,20 @@ export class ChunkedMsm {
 
 /**
  * The MSM of checked native byte inputs (checkMsmInputs) on an instance ({ exports, memory, params, heap }),
- * planned for options.maxMemory (or the default working set). Without maxMemory, an engine that will not grow
- * the memory as far as the plan needs gets the MSM again in chunks that fit the memory it did give.
+ * planned for options.maxMemory (or the default working set) and for the largest scalar's bit length (plan.js
+ * msmShape). Without maxMemory, an engine that will not grow the memory as far as the plan needs gets the MSM again
+ * in chunks that fit the memory it did give.
  * options: { window, timings, checkSubgroup, onProgress, maxMemory, blockPoints, windowLimitPoints, workingSet }.
  */
 export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
+  return plannedMsm(instance, pointBytes, scalarBytes, n, scalarBitLength(scalarBytes, instance.params.scalarBytes, n), options);
+}
+
+/** msmBytesOn for scalars of at most `scalarBits` bits. */
+function plannedMsm(instance, pointBytes, scalarBytes, n, scalarBits, options) {
   const planOptions = {
     window: options.window, maxMemory: options.maxMemory, checkSubgroup: !!options.checkSubgroup, blockPoints: options.blockPoints,
-    windowLimitPoints: options.windowLimitPoints, workingSet: options.workingSet, base: instance.heap.mark(),
+    windowLimitPoints: options.windowLimitPoints, workingSet: options.workingSet, base: instance.heap.mark(), scalarBits,
   };
   let plan = planMsm(instance.params, n, planOptions);
   for (;;) {

@@ -2,7 +2,8 @@
 // field element stays in Wasm. One thread runs them all in order (msmPointers); the thread pool
 // (src/threads/) runs the same functions, split over threads, on one shared memory.
 //
-//   prepare     GLV split of each scalar (s = s0 + s1*lambda) and the endomorphism images of the points
+//   prepare     GLV split of each scalar (s = s0 + s1*lambda) and the endomorphism images of the points, when
+//               the shape splits them (scalars wider than a GLV half: plan.js msmShape)
 //   digits      signed c-bit windows of every (half-)scalar, carrying between windows, point sign folded in
 //   sort        counting sort of a piece's point indices by bucket (|digit|), sign in bit 31
 //   gather      copy a block of buckets' points into bucket order (negated where the digit is negative)
@@ -45,22 +46,25 @@ export function setInfinity(memory, P, ptr) {
  */
 export function prepareRange(ctx, io, first, count, phase = () => {}) {
   const { ex, memory, params: P } = ctx;
-  const { n, m, c, K } = io.shape;
+  const { n, m, c, K, glv } = io.shape;
   const A = P.affineBytes;
   const S = P.scalarBytes;
-  if (P.glv) ex.g_endomorphism(io.points + (n + first) * A, io.points + first * A, count);
+  if (glv) ex.g_endomorphism(io.points + (n + first) * A, io.points + first * A, count);
   const block = io.recordPoints ?? count;
   for (let at = 0; at < count; at += block) {
     const size = Math.min(block, count - at);
     const from = first + at; // the block's first pair
     const slot = io.recordPoints ? 0 : from; // where its records go
-    if (P.glv) ex.glv_decomposeBatch(io.records + slot * P.glv.recordBytes, io.scalars + from * S, size);
+    if (glv) ex.glv_decomposeBatch(io.records + slot * P.glv.recordBytes, io.scalars + from * S, size);
     else {
       const stride = io.halves[0][1];
       const dst = new Uint8Array(memory.buffer, io.padded + slot * stride, size * stride);
       const src = new Uint8Array(memory.buffer, io.scalars + from * S, size * S);
-      dst.fill(0);
-      for (let i = 0; i < size; i++) dst.set(src.subarray(i * S, (i + 1) * S), i * stride);
+      if (stride === S) dst.set(src); // scalars of whole words: as they are
+      else {
+        dst.fill(0);
+        for (let i = 0; i < size; i++) dst.set(src.subarray(i * S, (i + 1) * S), i * stride);
+      }
     }
     phase('prepare');
     for (const [words, stride, wordCount, negs, negStride, firstPair] of io.halves) {
@@ -212,20 +216,33 @@ export function accumulatePiece(ctx, io, lane, index, phase = () => {}) {
   }
 }
 
+/** The lane's pieces that have a bucket other than infinity (all of them for the work model, which has no points). */
+function livePieces(ctx, lane, L) {
+  const pieces = lane.pieces.map((_, q) => q);
+  if (ctx.countOnly) return pieces;
+  const { affineBytes: A, infOffset } = ctx.params;
+  const flags = new Uint32Array(ctx.memory.buffer);
+  return pieces.filter((q) => {
+    for (let l = 0, at = lane.buckets + q * L * A + infOffset; l < L; l++, at += A) if (flags[at >> 2] === 0) return true;
+    return false;
+  });
+}
+
 /**
  * reduce: for every piece of the lane, sum_l l * B_l into lane.partials (Jacobian). S running sums per piece,
  * R += B_l and T += R over each segment of L / S buckets (batch-affine across all pieces and segments), then
- * sum_l l B_l = sum_s T_s + (L / S) * sum_s s * R_s in Jacobian coordinates.
+ * sum_l l B_l = sum_s T_s + (L / S) * sum_s s * R_s in Jacobian coordinates. A piece whose buckets are all
+ * infinity (a window no digit reached, e.g. above small scalars' bits) costs no addition: its partial is infinity.
  */
 export function reducePieces(ctx, io, lane, phase = () => {}) {
   const { ex, memory, params: P } = ctx;
   const { L } = io.shape;
   const A = P.affineBytes;
   const J = P.jacobianBytes;
-  const pieces = lane.pieces.length;
   const { S, R, T, buckets } = lane;
   const segLen = L / S;
-  const items = pieces * S;
+  const live = livePieces(ctx, lane, L);
+  const items = lane.pieces.length * S;
   const pr = new Uint32Array(memory.buffer, lane.pairs, lane.maxPairs * 2);
   if (!ctx.countOnly) {
     const ent = new Uint32Array(memory.buffer, lane.entries, items);
@@ -235,7 +252,7 @@ export function reducePieces(ctx, io, lane, phase = () => {}) {
   }
   for (let j = segLen - 1; j >= 0; j--) {
     let count = 0;
-    for (let q = 0; q < pieces; q++) {
+    for (const q of live) {
       for (let s = 0; s < S; s++) {
         pr[2 * count] = R + (q * S + s) * A;
         pr[2 * count + 1] = buckets + (q * L + s * segLen + j) * A;
@@ -243,17 +260,21 @@ export function reducePieces(ctx, io, lane, phase = () => {}) {
       }
     }
     batchAdd(ctx, lane, count);
-    for (let q = 0; q < items; q++) {
-      pr[2 * q] = T + q * A;
-      pr[2 * q + 1] = R + q * A;
+    count = 0;
+    for (const q of live) {
+      for (let s = 0; s < S; s++, count++) {
+        pr[2 * count] = T + (q * S + s) * A;
+        pr[2 * count + 1] = R + (q * S + s) * A;
+      }
     }
-    batchAdd(ctx, lane, items);
+    batchAdd(ctx, lane, count);
   }
   phase('reduce');
   if (ctx.countOnly) return;
   const [run, sum, tmp] = [lane.jac, lane.jac + J, lane.jac + 2 * J];
   const log2SegLen = Math.log2(segLen);
-  for (let q = 0; q < pieces; q++) {
+  for (let q = 0; q < lane.pieces.length; q++) ex.g_jacFromAffine(lane.partials + q * J, io.infinity);
+  for (const q of live) {
     ex.g_jacFromAffine(run, io.infinity);
     ex.g_jacFromAffine(sum, io.infinity);
     for (let s = S - 1; s >= 1; s--) {

@@ -20,6 +20,9 @@ export const STAGING_POINTS = 4096;
 /** Pairs per point: 2 under GLV (the scalar's halves k0, k1), else 1. */
 export const pairsPerPoint = (P) => (P.glv ? 2 : 1);
 
+/** Pairs per point of an MSM's shape: 2 when its scalars are split (a GLV curve, scalars wider than a half). */
+export const pairsOf = (shape) => (shape.glv ? 2 : 1);
+
 /**
  * Segments per piece in the reduction. S segments cost 2L / S inversions (one per batch of the running sums)
  * and about 3 S Jacobian steps per piece to join them; an inversion costs about three Jacobian steps here
@@ -49,8 +52,8 @@ export function allocInputs(heap, P, capacity, { stagingPoints = capacity, subgr
  * (all, where threads fill their own ranges; a block reused by one thread), the digits, an infinity.
  */
 export function allocWork(heap, P, shape, capacity, { recordPoints = capacity } = {}) {
-  const H = pairsPerPoint(P);
-  const perScalar = P.glv ? P.glv.recordBytes : 4 * Math.ceil(P.scalarBytes / 4);
+  const H = pairsOf(shape);
+  const perScalar = shape.glv ? P.glv.recordBytes : 4 * Math.ceil(P.scalarBytes / 4);
   return {
     shape,
     recordPoints: recordPoints < capacity ? recordPoints : undefined,
@@ -72,9 +75,9 @@ export function chunkIO(P, inputs, work, count) {
   const { shape } = work;
   const io = {
     points: inputs.points, scalars: inputs.scalars, n: count, records: work.records, recordPoints: work.recordPoints, digits: work.digits,
-    infinity: work.infinity, shape: Object.freeze({ ...shape, n: count, m: pairsPerPoint(P) * count }),
+    infinity: work.infinity, shape: Object.freeze({ ...shape, n: count, m: pairsOf(shape) * count }),
   };
-  if (P.glv) {
+  if (shape.glv) {
     const { H, recordBytes } = P.glv;
     // Record: |k0| (H words) | |k1| (H words) | neg0 | neg1.
     io.halves = [

@@ -8,24 +8,29 @@
 
 import { chooseWindow } from './window.js';
 import { Heap, MEMORY_LIMIT } from '../runtime/heap.js';
-import { allocFinish, allocInputs, allocLane, allocWork, pairsPerPoint, recordPointsFor, STAGING_POINTS } from './layout.js';
+import { allocFinish, allocInputs, allocLane, allocWork, pairsOf, pairsPerPoint, recordPointsFor, STAGING_POINTS } from './layout.js';
 
 /**
  * @param P runtime params of the curve; n points; window: a forced c, or undefined to choose
- * @returns frozen { n, m pairs, bits per pair, c, K windows, L buckets per window }
+ * @param scalarBits the bit length of the largest scalar when known (scalarBitLength), else the curve's: scalars
+ *   of at most P.glv.halfBits bits are not split (GLV would only add a half of zeros), and the windows cover just
+ *   their bits, so small scalars take few windows (all bits: one window of two buckets)
+ * @returns frozen { n, m pairs, glv (pairs are GLV halves), bits per pair, c, K windows, L buckets per window }
  */
-export function msmShape(P, n, window, threads = 1, { windowLimitPoints = n } = {}) {
-  const m = P.glv ? 2 * n : n;
-  const bits = P.glv ? P.glv.halfBits : P.rBits;
-  const c = window ?? chooseThreadedWindow(m, bits, threads);
-  if (!Number.isInteger(c) || c < 2 || c > 24) throw new RangeError(`window must be an integer in 2..24, got ${c}`);
+export function msmShape(P, n, window, threads = 1, { windowLimitPoints = n, scalarBits } = {}) {
+  const glv = !!P.glv && !(scalarBits <= P.glv.halfBits);
+  const m = glv ? 2 * n : n;
+  const bits = glv ? P.glv.halfBits : Math.max(1, Math.min(P.rBits, scalarBits ?? P.rBits));
   // 2^(c-1) buckets per window, in memory that is never given back: no more than the pairs can fill.
-  // (windowLimitPoints: the whole MSM's points, when this is a thread's slice of it)
-  const mLimit = (P.glv ? 2 : 1) * Math.max(n, windowLimitPoints);
+  // (windowLimitPoints: the whole MSM's points, when this is a thread's slice of it; the curve's pairs per point,
+  // so whether a window is allowed does not depend on the scalars)
+  const mLimit = pairsPerPoint(P) * Math.max(n, windowLimitPoints);
   const maxC = Math.max(16, Math.ceil(Math.log2(Math.max(1, mLimit))) + 2);
+  const c = window ?? Math.min(maxC, chooseThreadedWindow(m, bits, threads));
+  if (!Number.isInteger(c) || c < 2 || c > 24) throw new RangeError(`window must be an integer in 2..24, got ${c}`);
   if (c > maxC) throw new RangeError(`window ${c} is too large for ${Math.max(n, windowLimitPoints)} points: at most ${maxC} (each window has 2^(c-1) buckets)`);
   // One more bit than the scalar for the carry of the top signed digit.
-  return Object.freeze({ n, m, bits, c, K: Math.ceil((bits + 1) / c), L: 1 << (c - 1) });
+  return Object.freeze({ n, m, glv, bits, c, K: Math.ceil((bits + 1) / c), L: 1 << (c - 1) });
 }
 
 export const singleThreadPieces = ({ K, m }) => Array.from({ length: K }, (_, k) => ({ k, first: 0, count: m }));
@@ -155,7 +160,7 @@ const PER_BUCKET_AND_CHUNK = 0.02;
 const PER_CHUNK_WINDOW = 40;
 
 /** The shape of window c (bits and K from the curve; n and m are a chunk's, set by chunkIO). */
-const shapeOf = (P, c, n, windowLimitPoints) => msmShape(P, Number.isFinite(n) ? n : STREAM_WINDOW_POINTS, c, 1, { windowLimitPoints });
+const shapeOf = (P, c, n, windowLimitPoints, scalarBits) => msmShape(P, Number.isFinite(n) ? n : STREAM_WINDOW_POINTS, c, 1, { windowLimitPoints, scalarBits });
 
 /**
  * Bytes one MSM allocates (layout.js, counted on a sizing heap) for chunks of `capacity` points with this shape.
@@ -171,10 +176,10 @@ export function msmBytesFor(P, shape, capacity, { threads = 1, pool = false, che
   });
   const inputs = heap.top;
   allocWork(heap, P, shape, capacity, { recordPoints: pool ? capacity : recordPointsFor(capacity) });
-  const lanes = Math.min(threads, shape.K * pairsPerPoint(P) * capacity) || 1;
+  const lanes = Math.min(threads, shape.K * pairsOf(shape) * capacity) || 1;
   const piecesPerLane = lanes > 1 ? Math.ceil(shape.K / lanes) + 1 : shape.K;
   const pieces = Array.from({ length: piecesPerLane }, (_, k) => ({ k, first: 0, count: 0 }));
-  for (let t = 0; t < lanes; t++) allocLane(heap, P, shape, pieces, { blockPoints, maxPairs: pairsPerPoint(P) * capacity });
+  for (let t = 0; t < lanes; t++) allocLane(heap, P, shape, pieces, { blockPoints, maxPairs: pairsOf(shape) * capacity });
   allocFinish(heap, P, shape);
   heap.alloc(reserve); // scratch of the caller's on top (decoding a point format)
   return { inputs, total: heap.top };
@@ -199,31 +204,30 @@ function largestChunk(P, shape, limit, budget, options) {
  * options: { window (a forced c), maxMemory (bytes of Wasm memory for the whole MSM), base (bytes below the MSM's
  * heap start, counted in maxMemory), threads, pool (the shared path's layout: see msmBytesFor), checkSubgroup,
  * blockPoints, windowLimitPoints (see msmShape), reserve (bytes of scratch the caller takes on top), workingSet (the
- * budget without maxMemory; default DEFAULT_WORKING_SET) }.
+ * budget without maxMemory; default DEFAULT_WORKING_SET), scalarBits (the largest scalar's bit length, when known: see msmShape) }.
  * The window chosen for n stands, in as few chunks as fit the budget, while those chunks are not small against its
  * buckets; else, of the smaller windows, the one whose largest chunk that fits gives the least modelled work (by
  * 3%: the larger window on a near tie). A budget too small for one point per chunk is a RangeError that names the
  * least that works.
- * Returns { shape: { c, K, L, bits }, chunkPoints, chunks, bytes, inputBytes, budget, window, sizeOptions }.
+ * Returns { shape: { c, K, L, bits, glv }, chunkPoints, chunks, bytes, inputBytes, budget, window, scalarBits, sizeOptions }.
  */
-export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool = false, checkSubgroup = false, blockPoints, windowLimitPoints, reserve, workingSet = DEFAULT_WORKING_SET } = {}) {
+export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool = false, checkSubgroup = false, blockPoints, windowLimitPoints, reserve, workingSet = DEFAULT_WORKING_SET, scalarBits } = {}) {
   const known = Number.isFinite(n);
   const sizeOptions = { threads, pool, checkSubgroup, blockPoints, reserve };
-  const best = window ?? msmShape(P, known ? n : STREAM_WINDOW_POINTS, undefined, threads).c;
+  const best = window ?? msmShape(P, known ? n : STREAM_WINDOW_POINTS, undefined, threads, { scalarBits }).c;
   // a Wasm memory addresses 4 GiB: a larger budget is that
   const budget = Math.min(maxMemory ?? workingSet + base, MEMORY_LIMIT) - base;
   const limit = known ? Math.max(1, n) : 2 ** 31;
-  const H = pairsPerPoint(P);
   let chosen = null;
   let least = Infinity;
   for (let c = best; c >= (window ?? 2); c--) {
-    const shape = shapeOf(P, c, n, windowLimitPoints);
+    const shape = shapeOf(P, c, n, windowLimitPoints, scalarBits);
     least = Math.min(least, msmBytesFor(P, shape, 1, sizeOptions).total);
     const C = largestChunk(P, shape, limit, budget, sizeOptions);
     if (C === 0) continue;
     const points = known ? n : STREAM_WINDOW_POINTS;
     const chunks = Math.max(1, Math.ceil(points / C));
-    const cost = shape.K * (H * points + 2 * shape.L) + chunks * shape.K * (PER_BUCKET_AND_CHUNK * shape.L + PER_CHUNK_WINDOW);
+    const cost = shape.K * (pairsOf(shape) * points + 2 * shape.L) + chunks * shape.K * (PER_BUCKET_AND_CHUNK * shape.L + PER_CHUNK_WINDOW);
     // the window chosen for n was measured best; the model must find a smaller one clearly better to move off it
     if (!chosen || cost < 0.97 * chosen.cost) chosen = { shape, C, cost };
     // the window chosen for n stands while its chunks are not small against its buckets (in chunks of L / 3
@@ -240,13 +244,14 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
   const { shape, C } = chosen;
   const bytes = msmBytesFor(P, shape, C, sizeOptions);
   return Object.freeze({
-    shape: Object.freeze({ c: shape.c, K: shape.K, L: shape.L, bits: shape.bits }),
+    shape: Object.freeze({ c: shape.c, K: shape.K, L: shape.L, bits: shape.bits, glv: shape.glv }),
     chunkPoints: C,
     chunks: known ? Math.ceil(n / C) : Infinity,
     bytes: bytes.total,
     inputBytes: bytes.inputs,
     budget,
     window,
+    scalarBits,
     sizeOptions: Object.freeze(sizeOptions),
   });
 }
@@ -259,13 +264,13 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
 export function windowWithin(P, n, plan) {
   if (plan.window !== undefined) return plan.shape;
   const { threads = 1 } = plan.sizeOptions;
-  const best = msmShape(P, n, undefined, threads);
+  const best = msmShape(P, n, undefined, threads, { scalarBits: plan.scalarBits });
   for (let c = best.c; c >= 2; c--) {
-    const shape = msmShape(P, n, c);
+    const shape = msmShape(P, n, c, 1, { scalarBits: plan.scalarBits });
     const { inputs, total } = msmBytesFor(P, shape, n, plan.sizeOptions);
     if (total - inputs <= plan.budget - plan.inputBytes) return shape;
   }
-  return msmShape(P, n, 2);
+  return msmShape(P, n, 2, 1, { scalarBits: plan.scalarBits });
 }
 
 /**

@@ -97,16 +97,8 @@ export class MsmPool {
     let run = this.#queue.then(() =>
       this.#exclusive(options, async (progress) => {
         if (!this.sharedMemory) return path.msm(pointBytes, scalarBytes, n, options, progress, pointFormat);
-        if (pointFormat) pointBytes = await path.decodePoints(pointBytes, pointFormat, n, options.timings);
-        const sink = path.chunks(n, options, progress);
-        const PB = 2 * P.field.bytes;
-        const S = P.scalarBytes;
-        for (let first = 0; first < n; ) {
-          const count = Math.min(sink.room, n - first);
-          await sink.append(pointBytes.subarray(first * PB, (first + count) * PB), scalarBytes.subarray(first * S, (first + count) * S), count, first);
-          first += count;
-        }
-        return sink.finish();
+        if (pointFormat) pointBytes = await path.decodePoints(pointBytes, pointFormat, n, options.timings, 0, false);
+        return path.msmBytes(pointBytes, scalarBytes, n, options, progress);
       }),
     );
     if (formats) run = run.then((out) => resultFromNative(this.#curve, formats, out, options.timings));
@@ -141,7 +133,7 @@ export class MsmPool {
         const sink = path.chunks(Infinity, options, progress, pointFormat);
         const read = { ...checked, signal, scalarLayout: checked.formats?.scalar, room: () => sink.room };
         await readStream(P, source, read, async (points, scalars, count, first) => {
-          if (pointFormat && this.sharedMemory) points = await path.decodePoints(points, pointFormat, count, options.timings, first);
+          if (pointFormat && this.sharedMemory) points = await path.decodePoints(points, pointFormat, count, options.timings, first, false);
           await sink.append(points, scalars, count, first);
         });
         return sink.finish();

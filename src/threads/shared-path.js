@@ -10,9 +10,9 @@
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
 import { DEFAULT_WORKING_SET, equalShares, planMsm, scalePieces, splitPieces, weightedCuts, windowWithin } from '../msm/plan.js';
-import { allocInputs, allocLane, allocWork, chunkIO, pairsPerPoint } from '../msm/layout.js';
+import { allocInputs, allocLane, allocWork, chunkIO, pairsOf } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
-import { neutralBytes, pointToBytes } from '../msm/bytes.js';
+import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { RESIDENT_BYTES } from '../instance.js';
 import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
 
@@ -106,22 +106,33 @@ export class SharedPath {
     Atomics.add(new Int32Array(memory.buffer, syncWord, 1), 0, 1);
   }
 
-  /** Points in `format` to the native encoding, a slice per thread (each copied once and transferred); `first`: the index of bytes' first point, for errors. */
-  async decodePoints(bytes, format, n, timings, first = 0) {
+  /**
+   * Points in `format` to the native encoding, a slice per thread (each copied once and transferred); `first`: the
+   * index of bytes' first point, for errors. check = false for the MSM's input, which its prepare checks on the curve
+   * anyway: the threads only convert, and a malformed point has them decode again with the check, so the error names
+   * the lowest bad point of any kind.
+   */
+  async decodePoints(bytes, format, n, timings, first = 0, check = true) {
     const phase = phaseTimer(timings);
     const T = Math.min(this.count, n);
     const size = format.size;
     const native = 2 * this.#curve.params.field.bytes;
     const ranges = equalShares(n, T);
-    const slices = await this.#workers.runAll(
-      'decode',
-      (t) => {
-        if (t >= T) return null;
-        const slice = bytes.slice(ranges[t][0] * size, ranges[t][1] * size);
-        return { args: { bytes: slice, format: format.name }, transfer: [slice.buffer] };
-      },
-      { offsetOf: (t) => first + (ranges[t]?.[0] ?? 0) },
-    );
+    let slices;
+    try {
+      slices = await this.#workers.runAll(
+        'decode',
+        (t) => {
+          if (t >= T) return null;
+          const slice = bytes.slice(ranges[t][0] * size, ranges[t][1] * size);
+          return { args: { bytes: slice, format: format.name, check }, transfer: [slice.buffer] };
+        },
+        { offsetOf: (t) => first + (ranges[t]?.[0] ?? 0) },
+      );
+    } catch (e) {
+      if (check || typeof e?.index !== 'number') throw e;
+      return this.decodePoints(bytes, format, n, timings, first, true);
+    }
     const out = new Uint8Array(n * native);
     for (let t = 0; t < T; t++) out.set(slices[t], ranges[t][0] * native);
     phase('decode');
@@ -131,15 +142,30 @@ export class SharedPath {
   /**
    * An MSM over chunks added one after another (msmBytes adds its whole input; a stream adds what comes), in the
    * pool's memory. n: the points to come, or Infinity. options: { window, maxMemory, checkSubgroup, timings }.
+   * scalarBits: the largest scalar's bit length when all are known (plan.js msmShape).
    */
-  chunks(n, options, progress) {
+  chunks(n, options, progress, scalarBits) {
     // a memory that cannot grow past maximumBytes: no plan may count on more
     const plan = planMsm(this.#curve.params, n, {
       window: options.window, maxMemory: options.maxMemory === undefined ? undefined : Math.min(options.maxMemory, this.#maximumBytes),
       workingSet: Math.min(DEFAULT_WORKING_SET, this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
-      checkSubgroup: !!options.checkSubgroup,
+      checkSubgroup: !!options.checkSubgroup, scalarBits,
     });
     return new SharedChunks(this, plan, n, options, progress);
+  }
+
+  /** The MSM of native inputs in the pool's memory, planned for the largest scalar's bits: its chunks appended in turn. */
+  async msmBytes(pointBytes, scalarBytes, n, options, progress) {
+    const P = this.#curve.params;
+    const sink = this.chunks(n, options, progress, scalarBitLength(scalarBytes, P.scalarBytes, n));
+    const PB = 2 * P.field.bytes;
+    const S = P.scalarBytes;
+    for (let first = 0; first < n; ) {
+      const count = Math.min(sink.room, n - first);
+      await sink.append(pointBytes.subarray(first * PB, (first + count) * PB), scalarBytes.subarray(first * S, (first + count) * S), count, first);
+      first += count;
+    }
+    return sink.finish();
   }
 
   /** What SharedChunks needs of the path: memory, instance, threads and the sync word. */
@@ -312,7 +338,7 @@ class SharedChunks {
     let lanes = splitPieces(shape, T, weightedCuts(shape, T, segments));
     // the plan counted at most ceil(K / T) + 1 pieces a thread: an equal split of the items keeps to that
     if (T > 1 && lanes.some((pieces) => pieces.length > Math.ceil(shape.K / T) + 1)) lanes = splitPieces(shape, T);
-    const maxPairs = pairsPerPoint(P) * this.#plan.chunkPoints;
+    const maxPairs = pairsOf(shape) * this.#plan.chunkPoints;
     this.#template = { pieces: lanes, m: shape.m };
     this.#lanes = lanes.map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces, { maxPairs }) : null));
   }
@@ -400,7 +426,7 @@ class SharedChunks {
     const { timings } = this.#options;
     if (timings) {
       Object.assign(timings, {
-        window: io.shape.c, windows: io.shape.K, threads: this.#path.count, chunks: Math.ceil(this.#done / this.#plan.chunkPoints), chunkPoints: this.#plan.chunkPoints,
+        window: io.shape.c, windows: io.shape.K, bits: io.shape.bits, threads: this.#path.count, chunks: Math.ceil(this.#done / this.#plan.chunkPoints), chunkPoints: this.#plan.chunkPoints,
       });
     }
     return out;

@@ -118,9 +118,10 @@ export function serveThread(port) {
       publish();
     },
     /** Either path: points of one slice in `format` to the native encoding (decompression in Wasm). */
-    async decode({ bytes, format }) {
-      // checked here too (on the curve), so each slice names its lowest bad point whatever the kind
-      return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes);
+    async decode({ bytes, format, check = true }) {
+      // checked here too (on the curve), so each slice names its lowest bad point whatever the kind; not for an
+      // MSM's input (check = false), which the MSM checks (SharedPath.decodePoints)
+      return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes, { check });
     },
     /** Own memory: a whole MSM over this thread's share of the inputs (decoded first when in `format`). */
     async msm({ pointBytes, scalarBytes, n, options, format }, progress) {
