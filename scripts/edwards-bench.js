@@ -126,8 +126,8 @@ function phaseLine(curve, pointBytes, scalarBytes) {
   for (let i = 0; i < runs; i++) {
     const timings = {};
     curve.msmBytes(pointBytes, scalarBytes, { timings });
-    const { window, windows, chunks, chunkPoints, ...ms } = timings;
-    shape = `window ${window}, ${windows} windows, ${chunks} chunk(s)`;
+    const { window, windows, chunks, chunkPoints, bits, ...ms } = timings;
+    shape = `${bits}-bit scalars, window ${window}, ${windows} windows, ${chunks} chunk(s)`;
     for (const [name, v] of Object.entries(ms)) (phases[name] ??= []).push(v);
   }
   return `${Object.entries(phases).map(([name, v]) => `${name} ${median(v).toFixed(1)}`).join(', ')} (${shape})`;

@@ -113,8 +113,8 @@ function fail(message) {
   process.exit(2);
 }
 
-/** Entries of `timings` that are not phase times (ms): the window, counts of windows, threads and chunks. */
-const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes']);
+/** Entries of `timings` that are not phase times (ms): the window, the scalar bits, counts of windows, threads and chunks. */
+const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes', 'bits']);
 const isPhase = (key) => !NOT_PHASES.has(key);
 
 const median = (xs) => {

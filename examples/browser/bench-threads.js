@@ -16,7 +16,7 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes']);
+const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes', 'bits']);
 const hexPoint = (P) => (P === null ? null : { x: `0x${P.x.toString(16)}`, y: `0x${P.y.toString(16)}` });
 
 /** One warm-up and `runs` timed calls of msm(timings) (sync or async); medians. */

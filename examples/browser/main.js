@@ -24,7 +24,7 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 /** Timing entries that are not phase times (ms): the window size, the number of windows, the thread count, the chunks. */
-const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes']);
+const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes', 'bits']);
 /** Let the browser paint the status line before a long synchronous step. */
 const paint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
