@@ -139,11 +139,7 @@ export class ChunkedMsm {
  * options: { window, timings, checkSubgroup, onProgress, maxMemory, blockPoints, windowLimitPoints, workingSet }.
  */
 export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
-  return plannedMsm(instance, pointBytes, scalarBytes, n, scalarBitLength(scalarBytes, instance.params.scalarBytes, n), options);
-}
-
-/** msmBytesOn for scalars of at most `scalarBits` bits. */
-function plannedMsm(instance, pointBytes, scalarBytes, n, scalarBits, options) {
+  const scalarBits = scalarBitLength(scalarBytes, instance.params.scalarBytes, n);
   const planOptions = {
     window: options.window, maxMemory: options.maxMemory, checkSubgroup: !!options.checkSubgroup, blockPoints: options.blockPoints,
     windowLimitPoints: options.windowLimitPoints, workingSet: options.workingSet, base: instance.heap.mark(), scalarBits,
