@@ -25,6 +25,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { fork } from 'node:child_process';
 import { availableParallelism, tmpdir } from 'node:os';
 import { F1Field } from 'ffjavascript';
+import { Field, FpInvertBatch } from '@noble/curves/abstract/modular.js';
 
 const require = createRequire(import.meta.url);
 const snarkjsDir = join(dirname(require.resolve('snarkjs')), '..'); // its build/main.cjs: package.json is not exported
@@ -41,23 +42,6 @@ const binFileUtils = fromSnarkjsDeps('@iden3/binfileutils');
 export const BEACON = Buffer.from('wasmsm fixture ptau: known secret, test only').toString('hex');
 export const BEACON_ITERATIONS_EXP = 10; // snarkjs's minimum: 2^10 SHA-256 iterations
 const NAME = 'wasmsm test fixture: KNOWN SECRET, NOT A CEREMONY';
-
-/** a[i]^-1 in F for every i with one inversion (Montgomery's trick); F.inv throws on a zero. */
-function batchInverse(F, a) {
-  const prefix = new Array(a.length);
-  let acc = F.one;
-  for (let i = 0; i < a.length; i++) {
-    prefix[i] = acc;
-    acc = F.mul(acc, a[i]);
-  }
-  let inv = F.inv(acc);
-  const out = new Array(a.length);
-  for (let i = a.length - 1; i >= 0; i--) {
-    out[i] = F.mul(inv, prefix[i]);
-    inv = F.mul(inv, a[i]);
-  }
-  return out;
-}
 
 /**
  * A pool of scripts/snarkjs-ptau-worker.js processes (one a core) for `curveName`: times(group, scalars) -> the points
@@ -121,7 +105,7 @@ function lagrange(curve, F, factor, tau, p, dropLast) {
   const n = 2 ** p;
   const roots = geometric(F, F.one, curve.Fr.toObject(curve.Fr.w[p]), n);
   if (roots.includes(tau)) throw new RangeError('fixture ptau: tau is a root of unity'); // never for a hashed secret
-  const inv = batchInverse(F, roots.map((x) => F.sub(tau, x)));
+  const inv = FpInvertBatch(Field(F.p), roots.map((x) => F.sub(tau, x))); // one inversion (Montgomery's trick)
   const nInv = F.inv(F.e(n));
   const c = F.mul(F.mul(F.sub(F.exp(tau, n), F.one), nInv), factor);
   const last = dropLast ? F.mul(F.mul(F.exp(tau, n - 1), nInv), factor) : F.zero;
