@@ -501,6 +501,37 @@ for (const kernel of KERNELS) describe(`${kernel} build`, () => {
       }
     }, 60_000);
 
+    it('snarkjs points, which the shared pool reads as they are (G1, G2; both paths, msmBytes and a stream; infinity; bad points named)', async () => {
+      for (const name of ['bn254', 'bls12-381']) {
+        for (const C of [curves[name], curves[name].g2]) {
+          const n = 301;
+          const PB = C.pointBytes;
+          const pts = C.randomPointsBytes(n, { seed: 31 });
+          pts.fill(0, 5 * PB, 6 * PB); // infinity
+          const sc = C.randomScalarsBytes(n, { seed: 32 });
+          const reference = C.msmBytes(pts, sc);
+          const input = C.encodePoint(pts, 'snarkjs');
+          expect(hex(input.subarray(5 * PB, 6 * PB))).toBe('00'.repeat(PB));
+          const at = (i, change) => {
+            const bad = input.slice();
+            change(bad.subarray(i * PB, (i + 1) * PB));
+            return bad;
+          };
+          for (const sharedMemory of [true, false]) {
+            const what = `${name} ${C === curves[name] ? 'G1' : 'G2'} shared ${sharedMemory}`;
+            const pool = await C.threads({ count: 2, sharedMemory });
+            pools.push(pool);
+            expect(hex(await pool.msmBytes(input, sc, { pointFormat: 'snarkjs', resultFormat: 'native' })), what).toBe(hex(reference));
+            const stream = { points: [input.subarray(0, 100 * PB + 7), input.subarray(100 * PB + 7)], scalars: [sc.subarray(0, 32 * 200), sc.subarray(32 * 200)] };
+            expect(hex(await pool.msmStream(stream, { pointFormat: 'snarkjs', resultFormat: 'native' })), what).toBe(hex(reference));
+            // in the second thread's share: the caller's index
+            await expect(pool.msmBytes(at(250, (q) => q.fill(0xff, 0, curves[name].coordinateBytes)), sc, { pointFormat: 'snarkjs' }), what).rejects.toThrow(/^points\[250\]: x(\.c0)? coordinate is >= p \(as a Montgomery value\)$/);
+            await expect(pool.msmBytes(at(260, (q) => (q[PB / 2] ^= 1)), sc, { pointFormat: 'snarkjs' }), what).rejects.toThrow(/^points\[260\]: point is not on the curve$/);
+          }
+        }
+      }
+    });
+
     it('n = 0 in a format gives infinity in that format, synchronously and on both pool paths', async () => {
       const curve = curves['bls12-381'];
       const empty = new Uint8Array(0);

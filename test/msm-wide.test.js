@@ -118,19 +118,23 @@ describe('the wide build in an engine with wide arithmetic', () => {
     }, 300_000);
   }
 
-  it('the thread pool on both paths (shared memory and messages), G1 and G2 of BLS12-381, against @noble/curves', async (ctx) => {
+  it('the thread pool on both paths (shared memory and messages), G1 and G2 of BLS12-381, against @noble/curves; snarkjs points', async (ctx) => {
     if (!engine.where) ctx.skip();
     const curve = await loadCurve('bls12-381');
     const cases = [['G1', curve], ['G2', curve.g2]].map(([group, c]) => ({ group, c, ...inputsOf(c, { random: 700, seed: 31 })[2] }));
+    // the same inputs in snarkjs' Montgomery form, which the shared path's threads read as they are (g_fromScaledBytes)
+    const snarkjs = { pointFormat: 'snarkjs', resultFormat: 'native' };
+    const runs = [
+      ...cases.map(({ group, pointBytes, scalarBytes }) => ({ group, points: [...pointBytes], scalars: [...scalarBytes] })),
+      ...cases.map(({ group, c, pointBytes, scalarBytes }) => ({ group, points: [...c.encodePoint(pointBytes, 'snarkjs')], scalars: [...scalarBytes], options: snarkjs })),
+    ];
     for (const sharedMemory of [true, false]) {
-      const { kernel, results, poolShared } = await engine.suite('wideMsm', {
-        curve: 'bls12-381', kernel: 'wide', pool: { count: 2, sharedMemory },
-        runs: cases.map(({ group, pointBytes, scalarBytes }) => ({ group, points: [...pointBytes], scalars: [...scalarBytes] })),
-      });
+      const { kernel, results, poolShared } = await engine.suite('wideMsm', { curve: 'bls12-381', kernel: 'wide', pool: { count: 2, sharedMemory }, runs });
       expect([kernel, poolShared]).toEqual(['wide', sharedMemory]);
-      for (const [i, { group, c, pointBytes, scalarBytes }] of cases.entries()) {
-        expect(results[i].error, `${group} shared ${sharedMemory}`).toBeUndefined();
-        expect(show(c.decodePoint(Uint8Array.from(results[i]))), `${group} shared ${sharedMemory}`).toBe(show(await nobleMsm(c.params, pointBytes, scalarBytes)));
+      for (const [i, { group, c, pointBytes, scalarBytes }] of [...cases, ...cases].entries()) {
+        const what = `${group} shared ${sharedMemory}${i >= cases.length ? ' snarkjs points' : ''}`;
+        expect(results[i].error, what).toBeUndefined();
+        expect(show(c.decodePoint(Uint8Array.from(results[i]))), what).toBe(show(await nobleMsm(c.params, pointBytes, scalarBytes)));
       }
     }
   }, 300_000);

@@ -21,20 +21,20 @@ export async function wideFieldEquivalence({ bytes, shape, minPages, label, pair
 }
 
 /**
- * MSMs on one loaded build: spec { curve, kernel, runs: [{ group: 'G1' | 'G2', points, scalars }], pool } (bytes as
- * arrays); with pool ({ count, sharedMemory }) on a thread pool of that group. Returns { kernel, results: [bytes
+ * MSMs on one loaded build: spec { curve, kernel, runs: [{ group: 'G1' | 'G2', points, scalars, options? }], pool }
+ * (bytes as arrays; options: msmBytes' formats); with pool ({ count, sharedMemory }) on a thread pool of that group. Returns { kernel, results: [bytes
  * as an array, or { error } when the MSM threw], poolShared (the pool's path) }.
  */
 export async function wideMsm({ curve: name, kernel, runs, pool: poolOptions }) {
   const curve = await loadCurve(name, { kernel });
   const results = [];
   let poolShared;
-  for (const { group, points, scalars } of runs) {
+  for (const { group, points, scalars, options } of runs) {
     const c = group === 'G2' ? curve.g2 : curve;
     const pool = poolOptions ? await c.threads(poolOptions) : null;
     try {
       poolShared ??= pool?.sharedMemory;
-      const out = pool ? await pool.msmBytes(Uint8Array.from(points), Uint8Array.from(scalars)) : c.msmBytes(Uint8Array.from(points), Uint8Array.from(scalars));
+      const out = await (pool ?? c).msmBytes(Uint8Array.from(points), Uint8Array.from(scalars), options);
       results.push([...out]);
     } catch (e) {
       results.push({ error: `${e.name}: ${e.message}` });

@@ -45,7 +45,7 @@ function scratch(E) {
 /**
  * @param fieldParams from deriveFieldParams
  * @param options.fp the field's name function (op -> WAT name)
- * @param options.layout addresses of curve constants: a, b (and beta when GLV applies)
+ * @param options.layout addresses of curve constants: a, b, r2 = R^2 (and beta when GLV applies)
  * @param options.aIsZero skip the a-terms
  * @param options.base for coordinates in F_p2: { fp, E } of the base field F_p. batchAdd then inverts the norms
  *   N(d) = d conj(d) in F_p (one batch over F_p) and takes 1/d = conj(d) / N(d): 7 base products per pair for
@@ -319,11 +319,13 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
 
   if (codec) {
     const B = fieldParams.bytes;
-    const fn = new Func(g('fromBytes'), {
-      params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32']], result: 'i32', exportName: g('fromBytes'),
-      doc: `${g('fromBytes')}(dst, src, count): decode count affine points, each x | y as ${B}-byte little-endian integers
-(all zero = infinity), into Montgomery-form points at dst. Returns -1 when all are valid, else
-4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.`,
+    const fn = new Func(g('fromScaledBytes'), {
+      params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32'], ['scale', 'i32']], result: 'i32', exportName: g('fromScaledBytes'),
+      doc: `${g('fromScaledBytes')}(dst, src, count, scale): decode count affine points, each x | y as ${B}-byte little-endian
+integers v < p (all zero = infinity), into Montgomery-form points at dst: each base-field part becomes v K / R, K the
+base-field element at scale (normal limbs). K = R^2 reads normal form (g_fromBytes); K = R^2 / 2^k reads values
+already multiplied by 2^k (snarkjs' Montgomery form), with no conversion pass before. Returns -1 when all are valid,
+else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.`,
     });
     fn.local('i', 'i32');
     fn.local('orAll', 'i32');
@@ -350,9 +352,15 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
             [
               if_(i32.eqz(call(fp('fromBytes'), X('dst'), local.get('src'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 1)))`]),
               if_(i32.eqz(call(fp('fromBytes'), Y('dst'), i32.add(local.get('src'), i32.const(B)))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))`]),
-              batched
-                ? [comment('to Montgomery form: x R = mont(x, R^2), and y'), call(fp('mul2'), X('dst'), X('dst'), i32.const(layout.r2), Y('dst'), Y('dst'), i32.const(layout.r2))]
-                : [call(fp('toMontgomery'), X('dst'), X('dst')), call(fp('toMontgomery'), Y('dst'), Y('dst'))],
+              comment('to Montgomery form: mont(v, K) for every base-field part of x and y'),
+              base
+                ? [X, Y].flatMap((C) => [0, 1].map((k) => {
+                  const part = k ? i32.add(C('dst'), i32.const(k * base.E)) : C('dst');
+                  return call(base.fp('mul'), part, part, local.get('scale'));
+                }))
+                : batched
+                  ? call(fp('mul2'), X('dst'), X('dst'), local.get('scale'), Y('dst'), Y('dst'), local.get('scale'))
+                  : [call(fp('mul'), X('dst'), X('dst'), local.get('scale')), call(fp('mul'), Y('dst'), Y('dst'), local.get('scale'))],
               setInf('dst', 0),
               if_(i32.eqz(call(g('isOnCurve'), local.get('dst'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 3)))`]),
             ],
@@ -366,6 +374,12 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
       i32.const(-1),
     );
     funcs.push(fn);
+    const plain = new Func(g('fromBytes'), {
+      params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32']], result: 'i32', exportName: g('fromBytes'),
+      doc: `${g('fromBytes')}(dst, src, count): ${g('fromScaledBytes')} with K = R^2: points in normal form.`,
+    });
+    plain.push(call(g('fromScaledBytes'), local.get('dst'), local.get('src'), local.get('count'), i32.const(layout.r2)));
+    funcs.push(plain);
   }
   if (codec) {
     const B = fieldParams.bytes;

@@ -164,11 +164,12 @@ export function checkMsmInputs(P, pointBytes, scalarBytes) {
 
 /**
  * count points from their byte encoding at `staging` to affine points at `dst`, checked in Wasm (coordinates
- * < p, on the curve). `first` is the index of the first one in the caller's input, for the error.
+ * < p, on the curve). `first` is the index of the first one in the caller's input, for the error. scale: 0 for
+ * the native encoding, else the address of g_fromScaledBytes' K (snarkjs points as they are: SharedChunks).
  */
-export function convertPoints(ctx, dst, staging, count, first = 0) {
-  const bad = ctx.ex.g_fromBytes(dst, staging, count);
-  if (bad !== -1) throw inputError('points', first + (bad >> 2), `: ${BAD_POINT_REASON[bad & 3]}`);
+export function convertPoints(ctx, dst, staging, count, first = 0, scale = 0) {
+  const bad = scale ? ctx.ex.g_fromScaledBytes(dst, staging, count, scale) : ctx.ex.g_fromBytes(dst, staging, count);
+  if (bad !== -1) throw inputError('points', first + (bad >> 2), `: ${BAD_POINT_REASON[bad & 3]}${scale && (bad & 3) < 3 ? ' (as a Montgomery value)' : ''}`);
 }
 
 /**

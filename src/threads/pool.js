@@ -97,6 +97,8 @@ export class MsmPool {
     let run = this.#queue.then(() =>
       this.#exclusive(options, async (progress) => {
         if (!this.sharedMemory) return path.msm(pointBytes, scalarBytes, n, options, progress, pointFormat);
+        // snarkjs points are read as they are by the threads' prepare; the other formats are decoded first
+        if (pointFormat?.kind === 'snarkjs') return path.msmBytes(pointBytes, scalarBytes, n, options, progress, pointFormat);
         if (pointFormat) pointBytes = await path.decodePoints(pointBytes, pointFormat, n, options.timings, 0, false);
         return path.msmBytes(pointBytes, scalarBytes, n, options, progress);
       }),
@@ -133,7 +135,7 @@ export class MsmPool {
         const sink = path.chunks(Infinity, options, progress, pointFormat);
         const read = { ...checked, signal, scalarLayout: checked.formats?.scalar, room: () => sink.room };
         await readStream(P, source, read, async (points, scalars, count, first) => {
-          if (pointFormat && this.sharedMemory) points = await path.decodePoints(points, pointFormat, count, options.timings, first, false);
+          if (this.sharedMemory && pointFormat && pointFormat.kind !== 'snarkjs') points = await path.decodePoints(points, pointFormat, count, options.timings, first, false);
           await sink.append(points, scalars, count, first);
         });
         return sink.finish();

@@ -14,6 +14,7 @@ import { allocInputs, allocLane, allocWork, chunkIO, pairsOf } from '../msm/layo
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { RESIDENT_BYTES } from '../instance.js';
+import { Field } from '../field.js';
 import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
@@ -142,22 +143,25 @@ export class SharedPath {
   /**
    * An MSM over chunks added one after another (msmBytes adds its whole input; a stream adds what comes), in the
    * pool's memory. n: the points to come, or Infinity. options: { window, maxMemory, checkSubgroup, timings }.
-   * scalarBits: the largest scalar's bit length when all are known (plan.js msmShape).
+   * pointFormat: the snarkjs layout (its points are converted by the threads as they check them), else native points. scalarBits: the largest scalar's bit length when all are known (plan.js msmShape).
    */
-  chunks(n, options, progress, scalarBits) {
+  chunks(n, options, progress, pointFormat, scalarBits) {
     // a memory that cannot grow past maximumBytes: no plan may count on more
     const plan = planMsm(this.#curve.params, n, {
       window: options.window, maxMemory: options.maxMemory === undefined ? undefined : Math.min(options.maxMemory, this.#maximumBytes),
       workingSet: Math.min(DEFAULT_WORKING_SET, this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
       checkSubgroup: !!options.checkSubgroup, scalarBits,
     });
-    return new SharedChunks(this, plan, n, options, progress);
+    return new SharedChunks(this, plan, n, options, progress, pointFormat);
   }
 
-  /** The MSM of native inputs in the pool's memory, planned for the largest scalar's bits: its chunks appended in turn. */
-  async msmBytes(pointBytes, scalarBytes, n, options, progress) {
+  /**
+   * The MSM of native inputs (or snarkjs points, see chunks) in the pool's memory, planned for
+   * the largest scalar's bits: its chunks appended in turn.
+   */
+  async msmBytes(pointBytes, scalarBytes, n, options, progress, pointFormat) {
     const P = this.#curve.params;
-    const sink = this.chunks(n, options, progress, scalarBitLength(scalarBytes, P.scalarBytes, n));
+    const sink = this.chunks(n, options, progress, pointFormat, scalarBitLength(scalarBytes, P.scalarBytes, n));
     const PB = 2 * P.field.bytes;
     const S = P.scalarBytes;
     for (let first = 0; first < n; ) {
@@ -296,8 +300,9 @@ class SharedChunks {
   #done = 0;
   #chunkFirst = 0; // index in the whole input of the chunk's first point
   #reduced = false;
+  #scale = 0; // address of g_fromScaledBytes' K for snarkjs points, 0 for native
 
-  constructor(path, plan, n, options, progress) {
+  constructor(path, plan, n, options, progress, pointFormat) {
     this.#path = path;
     this.#plan = plan;
     this.#n = n;
@@ -308,6 +313,14 @@ class SharedChunks {
     this.#inputs = allocInputs(shared.instance.heap, shared.instance.params, plan.chunkPoints, {
       stagingPoints: plan.chunkPoints, subgroupScratch: options.checkSubgroup ? path.count : 0,
     });
+    if (pointFormat?.kind === 'snarkjs') {
+      // mont(v, K) = v / 2^(8 Bp) * R: snarkjs' Montgomery form to this build's in the product the check makes anyway
+      const { exports, heap, params: P } = shared.instance;
+      const fp = new Field(exports, P.field.base ?? P.field, heap, 'fp');
+      const R = 1n << BigInt(fp.n * fp.w);
+      this.#scale = fp.alloc();
+      fp.writeLimbs(this.#scale, (R * R * pointFormat.Rinv) % fp.p);
+    }
   }
 
   get room() {
@@ -372,7 +385,7 @@ class SharedChunks {
       (t) => {
         const [first, end] = ranges[t];
         if (end === first) return null;
-        return { args: { io, staging: this.#inputs.staging, first, count: end - first, checkSubgroup, jac: this.#inputs.subgroup[t] } };
+        return { args: { io, staging: this.#inputs.staging, scale: this.#scale, first, count: end - first, checkSubgroup, jac: this.#inputs.subgroup[t] } };
       },
       { offsetOf: () => this.#chunkFirst },
     );

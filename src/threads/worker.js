@@ -66,10 +66,10 @@ export function serveThread(port) {
      * Shared memory: check and convert points [first, first + count), GLV and digits of those pairs; returns
      * their nonzero digits per window (for the weighted split).
      */
-    prepare({ io, staging, first, count, checkSubgroup, jac }) {
+    prepare({ io, staging, scale, first, count, checkSubgroup, jac }) {
       const P = ctx.params;
       const points = io.points + first * P.affineBytes;
-      convertPoints(ctx, points, staging + first * 2 * P.field.bytes, count, first);
+      convertPoints(ctx, points, staging + first * 2 * P.field.bytes, count, first, scale);
       if (checkSubgroup) checkSubgroupRange(ctx, jac, points, count, first);
       prepareRange(ctx, io, first, count);
       publish();

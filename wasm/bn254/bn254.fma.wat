@@ -2758,10 +2758,12 @@
     (global.set $sp (i32.add (global.get $sp) (i32.const 760)))
   )
 
-  ;; g_fromBytes(dst, src, count): decode count affine points, each x | y as 32-byte little-endian integers
-  ;; (all zero = infinity), into Montgomery-form points at dst. Returns -1 when all are valid, else
-  ;; 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.
-  (func $g_fromBytes (export "g_fromBytes") (param $dst i32) (param $src i32) (param $count i32) (result i32)
+  ;; g_fromScaledBytes(dst, src, count, scale): decode count affine points, each x | y as 32-byte little-endian
+  ;; integers v < p (all zero = infinity), into Montgomery-form points at dst: each base-field part becomes v K / R, K the
+  ;; base-field element at scale (normal limbs). K = R^2 reads normal form (g_fromBytes); K = R^2 / 2^k reads values
+  ;; already multiplied by 2^k (snarkjs' Montgomery form), with no conversion pass before. Returns -1 when all are valid,
+  ;; else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.
+  (func $g_fromScaledBytes (export "g_fromScaledBytes") (param $dst i32) (param $src i32) (param $count i32) (param $scale i32) (result i32)
     (local $i i32)
     (local $orAll i32)
     (local $k i32)
@@ -2797,8 +2799,8 @@
                 (return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))
               )
             )
-            ;; to Montgomery form: x R = mont(x, R^2), and y
-            (call $fp_mul2 (local.get $dst) (local.get $dst) (i32.const 16) (i32.add (local.get $dst) (i32.const 40)) (i32.add (local.get $dst) (i32.const 40)) (i32.const 16))
+            ;; to Montgomery form: mont(v, K) for every base-field part of x and y
+            (call $fp_mul2 (local.get $dst) (local.get $dst) (local.get $scale) (i32.add (local.get $dst) (i32.const 40)) (i32.add (local.get $dst) (i32.const 40)) (local.get $scale))
             (i32.store offset=80 (local.get $dst) (i32.const 0))
             (if (i32.eqz (call $g_isOnCurve (local.get $dst)))
               (then
@@ -2814,6 +2816,11 @@
       )
     )
     (i32.const -1)
+  )
+
+  ;; g_fromBytes(dst, src, count): g_fromScaledBytes with K = R^2: points in normal form.
+  (func $g_fromBytes (export "g_fromBytes") (param $dst i32) (param $src i32) (param $count i32) (result i32)
+    (call $g_fromScaledBytes (local.get $dst) (local.get $src) (local.get $count) (i32.const 16))
   )
 
   ;; g_toBytes(dst, pt): encode an affine point as x | y (32-byte little-endian each, canonical), infinity as zeros.
@@ -3815,10 +3822,12 @@
     (global.set $sp (i32.add (global.get $sp) (i32.const 240)))
   )
 
-  ;; g2_fromBytes(dst, src, count): decode count affine points, each x | y as 64-byte little-endian integers
-  ;; (all zero = infinity), into Montgomery-form points at dst. Returns -1 when all are valid, else
-  ;; 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.
-  (func $g2_fromBytes (export "g2_fromBytes") (param $dst i32) (param $src i32) (param $count i32) (result i32)
+  ;; g2_fromScaledBytes(dst, src, count, scale): decode count affine points, each x | y as 64-byte little-endian
+  ;; integers v < p (all zero = infinity), into Montgomery-form points at dst: each base-field part becomes v K / R, K the
+  ;; base-field element at scale (normal limbs). K = R^2 reads normal form (g_fromBytes); K = R^2 / 2^k reads values
+  ;; already multiplied by 2^k (snarkjs' Montgomery form), with no conversion pass before. Returns -1 when all are valid,
+  ;; else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.
+  (func $g2_fromScaledBytes (export "g2_fromScaledBytes") (param $dst i32) (param $src i32) (param $count i32) (param $scale i32) (result i32)
     (local $i i32)
     (local $orAll i32)
     (local $k i32)
@@ -3854,8 +3863,11 @@
                 (return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))
               )
             )
-            (call $fp2_toMontgomery (local.get $dst) (local.get $dst))
-            (call $fp2_toMontgomery (i32.add (local.get $dst) (i32.const 80)) (i32.add (local.get $dst) (i32.const 80)))
+            ;; to Montgomery form: mont(v, K) for every base-field part of x and y
+            (call $fp_mul (local.get $dst) (local.get $dst) (local.get $scale))
+            (call $fp_mul (i32.add (local.get $dst) (i32.const 40)) (i32.add (local.get $dst) (i32.const 40)) (local.get $scale))
+            (call $fp_mul (i32.add (local.get $dst) (i32.const 80)) (i32.add (local.get $dst) (i32.const 80)) (local.get $scale))
+            (call $fp_mul (i32.add (i32.add (local.get $dst) (i32.const 80)) (i32.const 40)) (i32.add (i32.add (local.get $dst) (i32.const 80)) (i32.const 40)) (local.get $scale))
             (i32.store offset=160 (local.get $dst) (i32.const 0))
             (if (i32.eqz (call $g2_isOnCurve (local.get $dst)))
               (then
@@ -3871,6 +3883,11 @@
       )
     )
     (i32.const -1)
+  )
+
+  ;; g2_fromBytes(dst, src, count): g2_fromScaledBytes with K = R^2: points in normal form.
+  (func $g2_fromBytes (export "g2_fromBytes") (param $dst i32) (param $src i32) (param $count i32) (result i32)
+    (call $g2_fromScaledBytes (local.get $dst) (local.get $src) (local.get $count) (i32.const 16))
   )
 
   ;; g2_toBytes(dst, pt): encode an affine point as x | y (64-byte little-endian each, canonical), infinity as zeros.

@@ -2030,10 +2030,12 @@
     (global.set $sp (i32.add (global.get $sp) (i32.const 108)))
   )
 
-  ;; g_fromBytes(dst, src, count): decode count affine points, each x | y as 32-byte little-endian integers
-  ;; (all zero = infinity), into Montgomery-form points at dst. Returns -1 when all are valid, else
-  ;; 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.
-  (func $g_fromBytes (export "g_fromBytes") (param $dst i32) (param $src i32) (param $count i32) (result i32)
+  ;; g_fromScaledBytes(dst, src, count, scale): decode count affine points, each x | y as 32-byte little-endian
+  ;; integers v < p (all zero = infinity), into Montgomery-form points at dst: each base-field part becomes v K / R, K the
+  ;; base-field element at scale (normal limbs). K = R^2 reads normal form (g_fromBytes); K = R^2 / 2^k reads values
+  ;; already multiplied by 2^k (snarkjs' Montgomery form), with no conversion pass before. Returns -1 when all are valid,
+  ;; else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.
+  (func $g_fromScaledBytes (export "g_fromScaledBytes") (param $dst i32) (param $src i32) (param $count i32) (param $scale i32) (result i32)
     (local $i i32)
     (local $orAll i32)
     (local $k i32)
@@ -2069,8 +2071,9 @@
                 (return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))
               )
             )
-            (call $fp_toMontgomery (local.get $dst) (local.get $dst))
-            (call $fp_toMontgomery (i32.add (local.get $dst) (i32.const 36)) (i32.add (local.get $dst) (i32.const 36)))
+            ;; to Montgomery form: mont(v, K) for every base-field part of x and y
+            (call $fp_mul (local.get $dst) (local.get $dst) (local.get $scale))
+            (call $fp_mul (i32.add (local.get $dst) (i32.const 36)) (i32.add (local.get $dst) (i32.const 36)) (local.get $scale))
             (i32.store offset=72 (local.get $dst) (i32.const 0))
             (if (i32.eqz (call $g_isOnCurve (local.get $dst)))
               (then
@@ -2086,6 +2089,11 @@
       )
     )
     (i32.const -1)
+  )
+
+  ;; g_fromBytes(dst, src, count): g_fromScaledBytes with K = R^2: points in normal form.
+  (func $g_fromBytes (export "g_fromBytes") (param $dst i32) (param $src i32) (param $count i32) (result i32)
+    (call $g_fromScaledBytes (local.get $dst) (local.get $src) (local.get $count) (i32.const 16))
   )
 
   ;; g_toBytes(dst, pt): encode an affine point as x | y (32-byte little-endian each, canonical), infinity as zeros.
