@@ -73,33 +73,33 @@ function allBelow(pages, rBytes) {
   return true;
 }
 
+/** The bytes of a (as they are where word-aligned, else a copy) as 32-bit words: a.length is a multiple of 4. */
+const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(a.slice().buffer) : new Uint32Array(a.buffer, a.byteOffset, a.length / 4));
+
 /**
  * The pairs whose scalar is not zero, copied, when zeros are at least a quarter of them (else the arrays as they
  * are). Circom witnesses are mostly bits and FFLONK's scalars end in long zero runs: a shorter MSM, the same sum.
+ * Word loops, not a subarray per pair: this runs on the caller's thread before every routed MSM.
  */
 function withoutZeroScalars(points, scalars, pointBytes) {
   const n = scalars.length / 32;
-  const nonzero = new Uint8Array(n);
+  const S = wordsOf(scalars);
+  const kept = new Int32Array(n);
   let count = 0;
-  for (let i = 0; i < n; i++) {
-    const o = 32 * i;
-    let k = 0;
-    while (k < 32 && scalars[o + k] === 0) k++;
-    if (k < 32) {
-      nonzero[i] = 1;
-      count++;
-    }
+  for (let i = 0, o = 0; i < n; i++, o += 8) {
+    if (S[o] | S[o + 1] | S[o + 2] | S[o + 3] | S[o + 4] | S[o + 5] | S[o + 6] | S[o + 7]) kept[count++] = i;
   }
   if (4 * (n - count) < n) return { points, scalars };
-  const keptPoints = new Uint8Array(count * pointBytes);
-  const keptScalars = new Uint8Array(count * 32);
-  for (let i = 0, j = 0; i < n; i++) {
-    if (!nonzero[i]) continue;
-    keptPoints.set(points.subarray(i * pointBytes, (i + 1) * pointBytes), j * pointBytes);
-    keptScalars.set(scalars.subarray(32 * i, 32 * i + 32), 32 * j);
-    j++;
+  const W = pointBytes / 4;
+  const Pw = wordsOf(points);
+  const keptPoints = new Uint32Array(count * W);
+  const keptScalars = new Uint32Array(count * 8);
+  for (let j = 0; j < count; j++) {
+    const i = kept[j];
+    for (let k = 0; k < 8; k++) keptScalars[8 * j + k] = S[8 * i + k];
+    for (let k = 0; k < W; k++) keptPoints[W * j + k] = Pw[W * i + k];
   }
-  return { points: keptPoints, scalars: keptScalars };
+  return { points: new Uint8Array(keptPoints.buffer), scalars: new Uint8Array(keptScalars.buffer) };
 }
 
 function checkFfCurve(ffCurve) {
