@@ -210,6 +210,9 @@ for (const name of CURVES) {
         try {
           expect(await pool.msmBytes(P, S, { maxMemory: 4 * least })).toEqual(want);
           expect(await pool.msmStream({ points: P, scalars: S })).toEqual(want);
+          // a stream in the curve's encoding, decoded by the pool as it comes
+          const format = Object.keys(curve.pointFormats).find((f) => f !== 'native');
+          expect(await pool.msmStream({ points: curve.encodePoint(P, format), scalars: S }, { pointFormat: format, resultFormat: 'native' })).toEqual(want);
           const pacc = pool.msmAccumulator();
           expect(await pacc.result()).toEqual(curve.encodePoints([ed.ZERO]));
         } finally {
