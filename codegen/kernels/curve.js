@@ -7,7 +7,7 @@
 //   Jacobian point = X | Y | Z (E bytes each), infinity when Z = 0                        -> 3E bytes
 // E = elementBytes of the base field; coordinates in Montgomery form, range [0, 2p).
 
-import { Func, i32, local, comment, op, loop, block, br, br_if, if_, select } from '../wat/index.js';
+import { Func, i32, i64, local, comment, op, loop, block, br, br_if, if_, select } from '../wat/index.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 
@@ -40,6 +40,13 @@ function scratch(E) {
     release: (k) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${k * E})))`,
     slot: (i) => i32.add('(global.get $sp)', i32.const(i * E)),
   };
+}
+
+/** 1 when the `bytes` bytes at local `ptr` are all zero, else 0: one OR of i64 words (then of the last bytes), unrolled. */
+export function allZero(ptr, bytes) {
+  const words = Array.from({ length: Math.floor(bytes / 8) }, (_, k) => i64.load(local.get(ptr), 8 * k));
+  for (let k = 8 * words.length; k < bytes; k++) words.push(i64.extend_i32_u(i32.load8_u(local.get(ptr), k)));
+  return i64.eqz(words.reduce((acc, w) => i64.or(acc, w)));
 }
 
 /**
@@ -328,26 +335,16 @@ already multiplied by 2^k (snarkjs' Montgomery form), with no conversion pass be
 else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.`,
     });
     fn.local('i', 'i32');
-    fn.local('orAll', 'i32');
-    fn.local('k', 'i32');
+    fn.local('zero', 'i32');
     fn.push(
       local.set('i', i32.const(0)),
       block('done', [
         loop('next', [
           br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
-          comment('all-zero encoding = infinity'),
-          local.set('orAll', i32.const(0)),
-          local.set('k', i32.const(0)),
-          block('scanDone', [
-            loop('scan', [
-              br_if('scanDone', i32.ge_u(local.get('k'), i32.const(2 * B))),
-              local.set('orAll', i32.or(local.get('orAll'), i32.load8_u(i32.add(local.get('src'), local.get('k'))))),
-              local.set('k', i32.add(local.get('k'), i32.const(1))),
-              br('scan'),
-            ]),
-          ]),
+          comment(`all-zero encoding = infinity: the OR of its ${2 * B} bytes, 8 at a time`),
+          local.set('zero', allZero('src', 2 * B)),
           if_(
-            i32.eqz(local.get('orAll')),
+            local.get('zero'),
             [call(fp('setZero'), X('dst')), call(fp('setZero'), Y('dst')), setInf('dst', 1)],
             [
               if_(i32.eqz(call(fp('fromBytes'), X('dst'), local.get('src'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 1)))`]),

@@ -7,7 +7,7 @@
 // the Montgomery form, and the model's coefficients (teA, teD or montA, montB).
 
 import { Func, i32, local, comment, op, loop, block, br, br_if, if_ } from '../wat/index.js';
-import { curveSizes } from './curve.js';
+import { allZero, curveSizes } from './curve.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 
@@ -173,7 +173,7 @@ integers (all zero = the point at infinity), checked on B v^2 = u^3 + A u^2 + u,
 (u / B + A / (3B), v / B) on the short-Weierstrass curve at dst (Montgomery form). Returns -1 when all are valid,
 else 4 * index + reason for the first bad one: 1 = u >= p, 2 = v >= p, 3 = not on the curve.`,
     });
-    for (const l of ['i', 'k', 'orAll', 'd', 's', 't0', 't1']) fn.local(l, 'i32');
+    for (const l of ['i', 'd', 's', 't0', 't1']) fn.local(l, 'i32');
     const fail = (reason) => [S.release(2), bad(reason)];
     fn.push(
       S.reserve(2),
@@ -185,18 +185,8 @@ else 4 * index + reason for the first bad one: 1 = u >= p, 2 = v >= p, 3 = not o
           br_if('done', i32.ge_u(get('i'), get('count'))),
           local.set('d', i32.add(get('dst'), i32.mul(get('i'), i32.const(affineBytes)))),
           local.set('s', i32.add(get('src'), i32.mul(get('i'), i32.const(2 * B)))),
-          local.set('orAll', i32.const(0)),
-          local.set('k', i32.const(0)),
-          block('scanned', [
-            loop('scan', [
-              br_if('scanned', i32.ge_u(get('k'), i32.const(2 * B))),
-              local.set('orAll', i32.or(get('orAll'), i32.load8_u(i32.add(get('s'), get('k'))))),
-              local.set('k', i32.add(get('k'), i32.const(1))),
-              br('scan'),
-            ]),
-          ]),
           if_(
-            i32.eqz(get('orAll')),
+            allZero('s', 2 * B),
             [call(fp('setZero'), X('d')), call(fp('setZero'), Y('d')), setInf('d', 1)],
             [
               ...decode('d', 's', fail),

@@ -2360,24 +2360,14 @@
   ;; else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.
   (func $g_fromScaledBytes (export "g_fromScaledBytes") (param $dst i32) (param $src i32) (param $count i32) (param $scale i32) (result i32)
     (local $i i32)
-    (local $orAll i32)
-    (local $k i32)
+    (local $zero i32)
     (local.set $i (i32.const 0))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        ;; all-zero encoding = infinity
-        (local.set $orAll (i32.const 0))
-        (local.set $k (i32.const 0))
-        (block $scanDone
-          (loop $scan
-            (br_if $scanDone (i32.ge_u (local.get $k) (i32.const 96)))
-            (local.set $orAll (i32.or (local.get $orAll) (i32.load8_u (i32.add (local.get $src) (local.get $k)))))
-            (local.set $k (i32.add (local.get $k) (i32.const 1)))
-            (br $scan)
-          )
-        )
-        (if (i32.eqz (local.get $orAll))
+        ;; all-zero encoding = infinity: the OR of its 96 bytes, 8 at a time
+        (local.set $zero (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.load (local.get $src)) (i64.load offset=8 (local.get $src))) (i64.load offset=16 (local.get $src))) (i64.load offset=24 (local.get $src))) (i64.load offset=32 (local.get $src))) (i64.load offset=40 (local.get $src))) (i64.load offset=48 (local.get $src))) (i64.load offset=56 (local.get $src))) (i64.load offset=64 (local.get $src))) (i64.load offset=72 (local.get $src))) (i64.load offset=80 (local.get $src))) (i64.load offset=88 (local.get $src)))))
+        (if (local.get $zero)
           (then
             (call $fp_setZero (local.get $dst))
             (call $fp_setZero (i32.add (local.get $dst) (i32.const 48)))
@@ -3355,24 +3345,14 @@
   ;; else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.
   (func $g2_fromScaledBytes (export "g2_fromScaledBytes") (param $dst i32) (param $src i32) (param $count i32) (param $scale i32) (result i32)
     (local $i i32)
-    (local $orAll i32)
-    (local $k i32)
+    (local $zero i32)
     (local.set $i (i32.const 0))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        ;; all-zero encoding = infinity
-        (local.set $orAll (i32.const 0))
-        (local.set $k (i32.const 0))
-        (block $scanDone
-          (loop $scan
-            (br_if $scanDone (i32.ge_u (local.get $k) (i32.const 192)))
-            (local.set $orAll (i32.or (local.get $orAll) (i32.load8_u (i32.add (local.get $src) (local.get $k)))))
-            (local.set $k (i32.add (local.get $k) (i32.const 1)))
-            (br $scan)
-          )
-        )
-        (if (i32.eqz (local.get $orAll))
+        ;; all-zero encoding = infinity: the OR of its 192 bytes, 8 at a time
+        (local.set $zero (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.load (local.get $src)) (i64.load offset=8 (local.get $src))) (i64.load offset=16 (local.get $src))) (i64.load offset=24 (local.get $src))) (i64.load offset=32 (local.get $src))) (i64.load offset=40 (local.get $src))) (i64.load offset=48 (local.get $src))) (i64.load offset=56 (local.get $src))) (i64.load offset=64 (local.get $src))) (i64.load offset=72 (local.get $src))) (i64.load offset=80 (local.get $src))) (i64.load offset=88 (local.get $src))) (i64.load offset=96 (local.get $src))) (i64.load offset=104 (local.get $src))) (i64.load offset=112 (local.get $src))) (i64.load offset=120 (local.get $src))) (i64.load offset=128 (local.get $src))) (i64.load offset=136 (local.get $src))) (i64.load offset=144 (local.get $src))) (i64.load offset=152 (local.get $src))) (i64.load offset=160 (local.get $src))) (i64.load offset=168 (local.get $src))) (i64.load offset=176 (local.get $src))) (i64.load offset=184 (local.get $src)))))
+        (if (local.get $zero)
           (then
             (call $fp2_setZero (local.get $dst))
             (call $fp2_setZero (i32.add (local.get $dst) (i32.const 96)))
