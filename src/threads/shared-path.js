@@ -143,7 +143,8 @@ export class SharedPath {
   /**
    * An MSM over chunks added one after another (msmBytes adds its whole input; a stream adds what comes), in the
    * pool's memory. n: the points to come, or Infinity. options: { window, maxMemory, checkSubgroup, timings }.
-   * pointFormat: the snarkjs layout (its points are converted by the threads as they check them), else native points. scalarBits: the largest scalar's bit length when all are known (plan.js msmShape).
+   * pointFormat: the snarkjs layout (its points are converted by the threads as they check them), else native
+   * points. scalarBits: the largest scalar's bit length when all are known (plan.js msmShape).
    */
   chunks(n, options, progress, pointFormat, scalarBits) {
     // a memory that cannot grow past maximumBytes: no plan may count on more
@@ -155,10 +156,7 @@ export class SharedPath {
     return new SharedChunks(this, plan, n, options, progress, pointFormat);
   }
 
-  /**
-   * The MSM of native inputs (or snarkjs points, see chunks) in the pool's memory, planned for
-   * the largest scalar's bits: its chunks appended in turn.
-   */
+  /** The MSM of native (or snarkjs, see chunks) inputs in the pool's memory, planned for the largest scalar's bits. */
   async msmBytes(pointBytes, scalarBytes, n, options, progress, pointFormat) {
     const P = this.#curve.params;
     const sink = this.chunks(n, options, progress, pointFormat, scalarBitLength(scalarBytes, P.scalarBytes, n));
