@@ -1,5 +1,6 @@
-// Curve kernels over the field module's functions (prefix `fp`): affine points for the batched hot path,
-// Jacobian points for the few steps that cannot be batched. y^2 = x^3 + a*x + b.
+// Curve kernels over the field module's functions (prefix `fp`): affine points for the batched hot path (here),
+// points from and to bytes (curve-codec.js), Jacobian points for the few steps that cannot be batched
+// (curve-jacobian.js). y^2 = x^3 + a*x + b.
 //
 // Memory layout (documented once, used by src/curve.js):
 //   affine point   = x (E bytes) | y (E bytes) | infinity flag (u32) | padding            -> affineBytes
@@ -7,7 +8,9 @@
 //   Jacobian point = X | Y | Z (E bytes each), infinity when Z = 0                        -> 3E bytes
 // E = elementBytes of the base field; coordinates in Montgomery form, range [0, 2p).
 
-import { Func, i32, i64, local, comment, op, loop, block, br, br_if, if_, select } from '../wat/index.js';
+import { Func, i32, local, comment, op, loop, block, br, br_if, if_, select } from '../wat/index.js';
+import { codecKernels } from './curve-codec.js';
+import { jacobianKernels } from './curve-jacobian.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 
@@ -42,13 +45,6 @@ function scratch(E) {
   };
 }
 
-/** 1 when the `bytes` bytes at local `ptr` are all zero, else 0: one OR of i64 words (then of the last bytes), unrolled. */
-export function allZero(ptr, bytes) {
-  const words = Array.from({ length: Math.floor(bytes / 8) }, (_, k) => i64.load(local.get(ptr), 8 * k));
-  for (let k = 8 * words.length; k < bytes; k++) words.push(i64.extend_i32_u(i32.load8_u(local.get(ptr), k)));
-  return i64.eqz(words.reduce((acc, w) => i64.or(acc, w)));
-}
-
 /**
  * @param fieldParams from deriveFieldParams
  * @param options.fp the field's name function (op -> WAT name)
@@ -71,6 +67,7 @@ export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism
   const INF = (p) => i32.load(local.get(p), infOffset);
   const setInf = (p, v) => i32.store(local.get(p), i32.const(v), infOffset);
   const funcs = [];
+  const ctx = { fieldParams, fp, layout, aIsZero, base, batched, g, S, X, Y, Z, INF, setInf, call, E, affineBytes };
 
   // --- affine -----------------------------------------------------------------------------------
   {
@@ -324,226 +321,8 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
     }
   }
 
-  if (codec) {
-    const B = fieldParams.bytes;
-    const fn = new Func(g('fromScaledBytes'), {
-      params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32'], ['scale', 'i32']], result: 'i32', exportName: g('fromScaledBytes'),
-      doc: `${g('fromScaledBytes')}(dst, src, count, scale): decode count affine points, each x | y as ${B}-byte little-endian
-integers v < p (all zero = infinity), into Montgomery-form points at dst: each base-field part becomes v K / R, K the
-base-field element at scale (normal limbs). K = R^2 reads normal form (g_fromBytes); K = R^2 / 2^k reads values
-already multiplied by 2^k (snarkjs' Montgomery form), with no conversion pass before. Returns -1 when all are valid,
-else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.`,
-    });
-    fn.local('i', 'i32');
-    fn.local('zero', 'i32');
-    fn.push(
-      local.set('i', i32.const(0)),
-      block('done', [
-        loop('next', [
-          br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
-          comment(`all-zero encoding = infinity: the OR of its ${2 * B} bytes, 8 at a time`),
-          local.set('zero', allZero('src', 2 * B)),
-          if_(
-            local.get('zero'),
-            [call(fp('setZero'), X('dst')), call(fp('setZero'), Y('dst')), setInf('dst', 1)],
-            [
-              if_(i32.eqz(call(fp('fromBytes'), X('dst'), local.get('src'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 1)))`]),
-              if_(i32.eqz(call(fp('fromBytes'), Y('dst'), i32.add(local.get('src'), i32.const(B)))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))`]),
-              comment('to Montgomery form: mont(v, K) for every base-field part of x and y'),
-              base
-                ? [X, Y].flatMap((C) => [0, 1].map((k) => {
-                  const part = k ? i32.add(C('dst'), i32.const(k * base.E)) : C('dst');
-                  return call(base.fp('mul'), part, part, local.get('scale'));
-                }))
-                : batched
-                  ? call(fp('mul2'), X('dst'), X('dst'), local.get('scale'), Y('dst'), Y('dst'), local.get('scale'))
-                  : [call(fp('mul'), X('dst'), X('dst'), local.get('scale')), call(fp('mul'), Y('dst'), Y('dst'), local.get('scale'))],
-              setInf('dst', 0),
-              if_(i32.eqz(call(g('isOnCurve'), local.get('dst'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 3)))`]),
-            ],
-          ),
-          local.set('src', i32.add(local.get('src'), i32.const(2 * B))),
-          local.set('dst', i32.add(local.get('dst'), i32.const(affineBytes))),
-          local.set('i', i32.add(local.get('i'), i32.const(1))),
-          br('next'),
-        ]),
-      ]),
-      i32.const(-1),
-    );
-    funcs.push(fn);
-    const plain = new Func(g('fromBytes'), {
-      params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32']], result: 'i32', exportName: g('fromBytes'),
-      doc: `${g('fromBytes')}(dst, src, count): ${g('fromScaledBytes')} with K = R^2: points in normal form.`,
-    });
-    plain.push(call(g('fromScaledBytes'), local.get('dst'), local.get('src'), local.get('count'), i32.const(layout.r2)));
-    funcs.push(plain);
-  }
-  if (codec) {
-    const B = fieldParams.bytes;
-    const fn = new Func(g('toBytes'), {
-      params: [['dst', 'i32'], ['pt', 'i32']], exportName: g('toBytes'),
-      result: 'i32',
-      doc: `${g('toBytes')}(dst, pt): encode an affine point as x | y (${B}-byte little-endian each, canonical), infinity as zeros.
-Returns 1 (every point has this encoding; the other models' g_toBytes can return 0).`,
-    });
-    fn.local('t', 'i32');
-    fn.push(
-      S.reserve(1),
-      local.set('t', S.slot(0)),
-      if_(
-        INF('pt'),
-        [call(fp('setZero'), local.get('t')), call(fp('toBytes'), local.get('dst'), local.get('t')), call(fp('toBytes'), i32.add(local.get('dst'), i32.const(B)), local.get('t'))],
-        [
-          call(fp('fromMontgomery'), local.get('t'), X('pt')),
-          call(fp('toBytes'), local.get('dst'), local.get('t')),
-          call(fp('fromMontgomery'), local.get('t'), Y('pt')),
-          call(fp('toBytes'), i32.add(local.get('dst'), i32.const(B)), local.get('t')),
-        ],
-      ),
-      S.release(1),
-      i32.const(1),
-    );
-    funcs.push(fn);
-  }
-
-  // --- Jacobian ---------------------------------------------------------------------------------
-  {
-    const fn = new Func(g('jacFromAffine'), {
-      params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacFromAffine'),
-      doc: `${g('jacFromAffine')}(out, pt): Jacobian (x, y, 1), or Z = 0 for infinity.`,
-    });
-    fn.push(
-      if_(INF('pt'), [call(fp('setOne'), X('out')), call(fp('setOne'), Y('out')), call(fp('setZero'), Z('out'))], [
-        call(fp('copy'), X('out'), X('pt')),
-        call(fp('copy'), Y('out'), Y('pt')),
-        call(fp('setOne'), Z('out')),
-      ]),
-    );
-    funcs.push(fn);
-  }
-  {
-    const fn = new Func(g('jacToAffine'), {
-      params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacToAffine'),
-      doc: `${g('jacToAffine')}(out, pt): affine (X/Z^2, Y/Z^3) with one inversion; Z = 0 gives infinity.
-Coordinates canonical [0, p).`,
-    });
-    fn.local('zi', 'i32');
-    fn.local('zz', 'i32');
-    fn.push(
-      if_(call(fp('isZero'), Z('pt')), [call(fp('setZero'), X('out')), call(fp('setZero'), Y('out')), setInf('out', 1), '(return)']),
-      S.reserve(2),
-      local.set('zi', S.slot(0)),
-      local.set('zz', S.slot(1)),
-      call(fp('inv'), local.get('zi'), Z('pt')),
-      call(fp('sqr'), local.get('zz'), local.get('zi')),
-      call(fp('mul'), Y('out'), Y('pt'), local.get('zz')),
-      call(fp('mul'), Y('out'), Y('out'), local.get('zi')),
-      call(fp('mul'), X('out'), X('pt'), local.get('zz')),
-      call(fp('reduce'), X('out'), X('out')),
-      call(fp('reduce'), Y('out'), Y('out')),
-      setInf('out', 0),
-      S.release(2),
-    );
-    funcs.push(fn);
-  }
-  {
-    const fn = new Func(g('jacDouble'), {
-      params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacDouble'),
-      doc: `${g('jacDouble')}(out, pt): out = 2 pt (Jacobian). out may alias pt.
-XX = X^2, YY = Y^2, S = 4 X YY, M = 3 XX + a Z^4, X3 = M^2 - 2S, Y3 = M (S - X3) - 8 YY^2, Z3 = 2 Y Z.`,
-    });
-    for (const l of ['xx', 'yy', 's', 'm', 't']) fn.local(l, 'i32');
-    fn.push(
-      S.reserve(5),
-      local.set('xx', S.slot(0)), local.set('yy', S.slot(1)), local.set('s', S.slot(2)), local.set('m', S.slot(3)), local.set('t', S.slot(4)),
-      call(fp('sqr'), local.get('xx'), X('pt')),
-      call(fp('sqr'), local.get('yy'), Y('pt')),
-      call(fp('mul'), local.get('s'), X('pt'), local.get('yy')),
-      call(fp('add'), local.get('s'), local.get('s'), local.get('s')),
-      call(fp('add'), local.get('s'), local.get('s'), local.get('s')),
-      call(fp('add'), local.get('m'), local.get('xx'), local.get('xx')),
-      call(fp('add'), local.get('m'), local.get('m'), local.get('xx')),
-      aIsZero ? [] : [
-        call(fp('sqr'), local.get('t'), Z('pt')),
-        call(fp('sqr'), local.get('t'), local.get('t')),
-        call(fp('mul'), local.get('t'), local.get('t'), i32.const(layout.curveA)),
-        call(fp('add'), local.get('m'), local.get('m'), local.get('t')),
-      ],
-      comment('Z3 = 2 Y Z first, before Y is overwritten'),
-      call(fp('mul'), Z('out'), Y('pt'), Z('pt')),
-      call(fp('add'), Z('out'), Z('out'), Z('out')),
-      call(fp('sqr'), local.get('t'), local.get('m')),
-      call(fp('sub'), local.get('t'), local.get('t'), local.get('s')),
-      call(fp('sub'), X('out'), local.get('t'), local.get('s')),
-      call(fp('sub'), local.get('t'), local.get('s'), X('out')),
-      call(fp('mul'), local.get('t'), local.get('t'), local.get('m')),
-      call(fp('sqr'), local.get('yy'), local.get('yy')),
-      call(fp('add'), local.get('yy'), local.get('yy'), local.get('yy')),
-      call(fp('add'), local.get('yy'), local.get('yy'), local.get('yy')),
-      call(fp('add'), local.get('yy'), local.get('yy'), local.get('yy')),
-      call(fp('sub'), Y('out'), local.get('t'), local.get('yy')),
-      S.release(5),
-    );
-    funcs.push(fn);
-  }
-  {
-    const fn = new Func(g('jacAdd'), {
-      params: [['out', 'i32'], ['p1', 'i32'], ['p2', 'i32']], exportName: g('jacAdd'),
-      doc: `${g('jacAdd')}(out, p1, p2): out = p1 + p2 (Jacobian), complete: infinity, p1 = p2 and p1 = -p2 handled.
-out may alias p1 or p2.`,
-    });
-    for (const l of ['z1z1', 'z2z2', 'u1', 'u2', 's1', 's2', 'h', 'r', 'hh', 'hhh', 'v']) fn.local(l, 'i32');
-    const Pz = (p) => i32.add(local.get(p), i32.const(2 * E));
-    fn.push(
-      if_(call(fp('isZero'), Pz('p1')), [call(g('jacCopy'), local.get('out'), local.get('p2')), '(return)']),
-      if_(call(fp('isZero'), Pz('p2')), [call(g('jacCopy'), local.get('out'), local.get('p1')), '(return)']),
-      S.reserve(11),
-      ...['z1z1', 'z2z2', 'u1', 'u2', 's1', 's2', 'h', 'r', 'hh', 'hhh', 'v'].map((l, i) => local.set(l, S.slot(i))),
-      call(fp('sqr'), local.get('z1z1'), Pz('p1')),
-      call(fp('sqr'), local.get('z2z2'), Pz('p2')),
-      call(fp('mul'), local.get('u1'), X('p1'), local.get('z2z2')),
-      call(fp('mul'), local.get('u2'), X('p2'), local.get('z1z1')),
-      call(fp('mul'), local.get('s1'), Y('p1'), Pz('p2')),
-      call(fp('mul'), local.get('s1'), local.get('s1'), local.get('z2z2')),
-      call(fp('mul'), local.get('s2'), Y('p2'), Pz('p1')),
-      call(fp('mul'), local.get('s2'), local.get('s2'), local.get('z1z1')),
-      call(fp('sub'), local.get('h'), local.get('u2'), local.get('u1')),
-      call(fp('sub'), local.get('r'), local.get('s2'), local.get('s1')),
-      if_(call(fp('isZero'), local.get('h')), [
-        if_(
-          call(fp('isZero'), local.get('r')),
-          [comment('same point: double'), call(g('jacDouble'), local.get('out'), local.get('p1'))],
-          [comment('opposite points: infinity'), call(fp('setOne'), X('out')), call(fp('setOne'), Y('out')), call(fp('setZero'), Z('out'))],
-        ),
-        S.release(11),
-        '(return)',
-      ]),
-      comment('X3 = r^2 - H^3 - 2 U1 H^2, Y3 = r (U1 H^2 - X3) - S1 H^3, Z3 = Z1 Z2 H'),
-      call(fp('sqr'), local.get('hh'), local.get('h')),
-      call(fp('mul'), local.get('hhh'), local.get('h'), local.get('hh')),
-      call(fp('mul'), local.get('v'), local.get('u1'), local.get('hh')),
-      call(fp('mul'), Z('out'), Pz('p1'), Pz('p2')),
-      call(fp('mul'), Z('out'), Z('out'), local.get('h')),
-      call(fp('sqr'), local.get('u2'), local.get('r')),
-      call(fp('sub'), local.get('u2'), local.get('u2'), local.get('hhh')),
-      call(fp('sub'), local.get('u2'), local.get('u2'), local.get('v')),
-      call(fp('sub'), X('out'), local.get('u2'), local.get('v')),
-      call(fp('sub'), local.get('v'), local.get('v'), X('out')),
-      call(fp('mul'), local.get('v'), local.get('v'), local.get('r')),
-      call(fp('mul'), local.get('s1'), local.get('s1'), local.get('hhh')),
-      call(fp('sub'), Y('out'), local.get('v'), local.get('s1')),
-      S.release(11),
-    );
-    const copy = new Func(g('jacCopy'), { params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacCopy'), doc: `${g('jacCopy')}(out, pt): out = pt.` });
-    copy.push(call(fp('copy'), X('out'), X('pt')), call(fp('copy'), Y('out'), Y('pt')), call(fp('copy'), Z('out'), Z('pt')));
-    const neg = new Func(g('jacNeg'), { params: [['out', 'i32'], ['pt', 'i32']], exportName: g('jacNeg'), doc: `${g('jacNeg')}(out, pt): out = -pt (Y negated). out may alias pt.` });
-    neg.push(call(fp('copy'), X('out'), X('pt')), call(fp('neg'), Y('out'), Y('pt')), call(fp('copy'), Z('out'), Z('pt')));
-    const isInf = new Func(g('jacIsInfinity'), {
-      params: [['pt', 'i32']], result: 'i32', exportName: g('jacIsInfinity'), doc: `${g('jacIsInfinity')}(pt): 1 if pt is the point at infinity (Z = 0), else 0.`,
-    });
-    isInf.push(call(fp('isZero'), Z('pt')));
-    funcs.push(copy, neg, isInf, fn);
-  }
+  if (codec) funcs.push(...codecKernels(ctx));
+  funcs.push(...jacobianKernels(ctx));
   return funcs;
 }
 

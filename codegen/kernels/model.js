@@ -7,7 +7,8 @@
 // the Montgomery form, and the model's coefficients (teA, teD or montA, montB).
 
 import { Func, i32, local, comment, op, loop, block, br, br_if, if_ } from '../wat/index.js';
-import { allZero, curveSizes } from './curve.js';
+import { curveSizes } from './curve.js';
+import { allZero } from './curve-codec.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 

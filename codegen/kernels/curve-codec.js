@@ -1,0 +1,101 @@
+// The curve kernels that read and write points as bytes (codegen/kernels/curve.js's codec part):
+// g_fromScaledBytes / g_fromBytes (x | y little-endian, all zero = infinity, into Montgomery-form affine points,
+// checked: coordinates < p, on the curve) and g_toBytes. Twisted-Edwards and Montgomery-form curves have their own
+// (codegen/kernels/model.js).
+
+import { Func, i32, i64, local, comment, loop, block, br, br_if, if_ } from '../wat/index.js';
+
+/** 1 when the `bytes` bytes at local `ptr` are all zero, else 0: one OR of i64 words (then of the last bytes), unrolled. */
+export function allZero(ptr, bytes) {
+  const words = Array.from({ length: Math.floor(bytes / 8) }, (_, k) => i64.load(local.get(ptr), 8 * k));
+  for (let k = 8 * words.length; k < bytes; k++) words.push(i64.extend_i32_u(i32.load8_u(local.get(ptr), k)));
+  return i64.eqz(words.reduce((acc, w) => i64.or(acc, w)));
+}
+
+/** g_fromScaledBytes, g_fromBytes and g_toBytes over curveKernels' context (its helpers and options). */
+export function codecKernels({ fieldParams, fp, layout, base, batched, g, S, X, Y, INF, setInf, call, affineBytes }) {
+  const funcs = [];
+  {
+    const B = fieldParams.bytes;
+    const fn = new Func(g('fromScaledBytes'), {
+      params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32'], ['scale', 'i32']], result: 'i32', exportName: g('fromScaledBytes'),
+      doc: `${g('fromScaledBytes')}(dst, src, count, scale): decode count affine points, each x | y as ${B}-byte little-endian
+integers v < p (all zero = infinity), into Montgomery-form points at dst: each base-field part becomes v K / R, K the
+base-field element at scale (normal limbs). K = R^2 reads normal form (g_fromBytes); K = R^2 / 2^k reads values
+already multiplied by 2^k (snarkjs' Montgomery form), with no conversion pass before. Returns -1 when all are valid,
+else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not on the curve.`,
+    });
+    fn.local('i', 'i32');
+    fn.local('zero', 'i32');
+    fn.push(
+      local.set('i', i32.const(0)),
+      block('done', [
+        loop('next', [
+          br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+          comment(`all-zero encoding = infinity: the OR of its ${2 * B} bytes, 8 at a time`),
+          local.set('zero', allZero('src', 2 * B)),
+          if_(
+            local.get('zero'),
+            [call(fp('setZero'), X('dst')), call(fp('setZero'), Y('dst')), setInf('dst', 1)],
+            [
+              if_(i32.eqz(call(fp('fromBytes'), X('dst'), local.get('src'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 1)))`]),
+              if_(i32.eqz(call(fp('fromBytes'), Y('dst'), i32.add(local.get('src'), i32.const(B)))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))`]),
+              comment('to Montgomery form: mont(v, K) for every base-field part of x and y'),
+              base
+                ? [X, Y].flatMap((C) => [0, 1].map((k) => {
+                  const part = k ? i32.add(C('dst'), i32.const(k * base.E)) : C('dst');
+                  return call(base.fp('mul'), part, part, local.get('scale'));
+                }))
+                : batched
+                  ? call(fp('mul2'), X('dst'), X('dst'), local.get('scale'), Y('dst'), Y('dst'), local.get('scale'))
+                  : [call(fp('mul'), X('dst'), X('dst'), local.get('scale')), call(fp('mul'), Y('dst'), Y('dst'), local.get('scale'))],
+              setInf('dst', 0),
+              if_(i32.eqz(call(g('isOnCurve'), local.get('dst'))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 3)))`]),
+            ],
+          ),
+          local.set('src', i32.add(local.get('src'), i32.const(2 * B))),
+          local.set('dst', i32.add(local.get('dst'), i32.const(affineBytes))),
+          local.set('i', i32.add(local.get('i'), i32.const(1))),
+          br('next'),
+        ]),
+      ]),
+      i32.const(-1),
+    );
+    funcs.push(fn);
+    const plain = new Func(g('fromBytes'), {
+      params: [['dst', 'i32'], ['src', 'i32'], ['count', 'i32']], result: 'i32', exportName: g('fromBytes'),
+      doc: `${g('fromBytes')}(dst, src, count): ${g('fromScaledBytes')} with K = R^2: points in normal form.`,
+    });
+    plain.push(call(g('fromScaledBytes'), local.get('dst'), local.get('src'), local.get('count'), i32.const(layout.r2)));
+    funcs.push(plain);
+  }
+  {
+    const B = fieldParams.bytes;
+    const fn = new Func(g('toBytes'), {
+      params: [['dst', 'i32'], ['pt', 'i32']], exportName: g('toBytes'),
+      result: 'i32',
+      doc: `${g('toBytes')}(dst, pt): encode an affine point as x | y (${B}-byte little-endian each, canonical), infinity as zeros.
+Returns 1 (every point has this encoding; the other models' g_toBytes can return 0).`,
+    });
+    fn.local('t', 'i32');
+    fn.push(
+      S.reserve(1),
+      local.set('t', S.slot(0)),
+      if_(
+        INF('pt'),
+        [call(fp('setZero'), local.get('t')), call(fp('toBytes'), local.get('dst'), local.get('t')), call(fp('toBytes'), i32.add(local.get('dst'), i32.const(B)), local.get('t'))],
+        [
+          call(fp('fromMontgomery'), local.get('t'), X('pt')),
+          call(fp('toBytes'), local.get('dst'), local.get('t')),
+          call(fp('fromMontgomery'), local.get('t'), Y('pt')),
+          call(fp('toBytes'), i32.add(local.get('dst'), i32.const(B)), local.get('t')),
+        ],
+      ),
+      S.release(1),
+      i32.const(1),
+    );
+    funcs.push(fn);
+  }
+
+  return funcs;
+}
