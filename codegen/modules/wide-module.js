@@ -2,12 +2,12 @@
 // (the curve modules come later). Elements are n u64 words of 64-bit limbs (deriveWideParams).
 
 import { Module, Func, i32, local, loop, br_if, call } from '../wat/index.js';
-import { deriveWideParams, wideMontgomeryMul } from '../kernels/field-mul-wide.js';
+import { deriveWideParams, wideMontgomeryMul, SCANNING_SQUARE_MIN_LIMBS } from '../kernels/field-mul-wide.js';
 import { compileWideWat } from '../compile.js';
 import { toLimbs, fromLimbs } from '../params/field.js';
 
 /**
- * WAT text with `mulWide(out, x, y)`, `sqrWide(out, x)` and, with `chainKernels`, `mulWideChain(x, y, k)`:
+ * WAT text with `mulWide(out, x, y)`, `sqrWide(out, x)` (`sqrWideAlt`: the other squaring form) and, with `chainKernels`, `mulWideChain(x, y, k)`:
  * x = x * y / R, k times (one dependent chain: its time per product is the latency), and `mulWideChain4(x, y, k)`:
  * the same on four consecutive elements, one call each per step (four chains: throughput when four products
  * are ready, as in a batch of point additions); `mulWide2` (two products interleaved) and `mulWide2Chain4`: the
@@ -24,6 +24,8 @@ export function wideModuleWat(p, { chainKernels = false, generator = 'codegen/mo
   const m = new Module({ header, memory: { import: ['env', 'memory'], minPages: 1 } });
   m.add(wideMontgomeryMul(fp, { name: 'mulWide' }));
   m.add(wideMontgomeryMul(fp, { name: 'sqrWide', square: true }));
+  // the squaring the curve modules do not take at this n, so that tests check both forms on every prime
+  m.add(wideMontgomeryMul(fp, { name: 'sqrWideAlt', square: true, squareForm: fp.n >= SCANNING_SQUARE_MIN_LIMBS ? 'product' : 'scanning' }));
   m.add(wideMontgomeryMul(fp, { name: 'mulWide2', lanes: 2 }));
   if (chainKernels) {
     const at = (ptr, l) => (l ? i32.add(local.get(ptr), i32.const(l * fp.elementBytes)) : local.get(ptr));
