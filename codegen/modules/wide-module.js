@@ -11,7 +11,7 @@ import { toLimbs, fromLimbs } from '../params/field.js';
  * x = x * y / R, k times (one dependent chain: its time per product is the latency), and `mulWideChain4(x, y, k)`:
  * the same on four consecutive elements, one call each per step (four chains: throughput when four products
  * are ready, as in a batch of point additions); `mulWide2` (two products interleaved) and `mulWide2Chain4`: the
- * four chains through it.
+ * four chains through it; `sqrWideChain(x, k)`: x = x^2 / R, k times.
  */
 export function wideModuleWat(p, { chainKernels = false, generator = 'codegen/modules/wide-module.js' } = {}) {
   const fp = deriveWideParams(p);
@@ -41,6 +41,9 @@ export function wideModuleWat(p, { chainKernels = false, generator = 'codegen/mo
     chain('mulWideChain', 1, 'mulWideChain(x, y, k): x = x * y / R, k >= 1 times: one dependent chain (benchmarks).');
     chain('mulWideChain4', 4, 'mulWideChain4(x, y, k): x_l = x_l * y_l / R (l < 4), k >= 1 times: four chains (benchmarks).');
     chain('mulWide2Chain4', 4, 'mulWide2Chain4(x, y, k): the same four chains, two mulWide2 calls per step (benchmarks).', 'mulWide2', 2);
+    const sqrChain = new Func('sqrWideChain', { params: [['x', 'i32'], ['k', 'i32']], exportName: 'sqrWideChain', doc: 'sqrWideChain(x, k): x = x^2 / R, k >= 1 times: one dependent chain of squarings (benchmarks).' });
+    sqrChain.push(loop('chain', [call('sqrWide', local.get('x'), local.get('x')), br_if('chain', local.tee('k', i32.sub(local.get('k'), i32.const(1))))]));
+    m.add(sqrChain);
   }
   return { wat: m.render(), fp };
 }
