@@ -11,11 +11,14 @@
 // layout accepts, with the bounds proven rather than assumed.
 //
 // What was measured (Chromium 156, AMD EPYC Zen 4, ns per product, one dependent chain; bench/README.md, "Wide
-// kernel"): the code V8 emits is bound by its instruction count and spills more than by latency (four
-// independent chains run no faster than one), so what helps is fewer instructions and registers:
+// kernel", with V8's machine code read from a --perf-prof jitdump): four independent chains run no faster than
+// one (a product is about 270 / 600 x86 instructions, near the out-of-order window), and what helped is fewer
+// spills and register copies; fewer instructions alone did not (the swap below):
 // - x_j read from memory at each use rather than held in n locals, and each step's sum written
 //   C + (t_j + x_j y_i) (the carry as the first operand of the second add128: V8 then adds into t_j's register
-//   instead of copying rax): BLS12-381 44.2 -> 42.6, BN254 unchanged (19.9-20.0); kept.
+//   instead of copying rax): BLS12-381 44.2 -> 42.6, BN254 unchanged (19.9-20.0); kept. The reduce's operands
+//   swapped (p_j into rax, m read from the stack by the mul): 15 / 45 fewer instructions, yet slower (BN254
+//   20.4, BLS12-381 45.8): not kept.
 // - gnark's no-carry order (the multiply and the reduce of a step interleaved per limb, two carries A and C,
 //   t_(n-1) = A + C): BN254 19.9, BLS12-381 42.8 with the above: no faster, not kept (the CIOS above already
 //   has no t_(n+1)).
