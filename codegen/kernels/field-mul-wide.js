@@ -87,7 +87,7 @@ function scanningSquareBounds(n) {
   const columns = [];
   let carry = 0n;
   for (let k = 0; k <= 2 * n - 2; k++) {
-    const terms = columnTerms(n, k, true);
+    const terms = squareColumn(n, k);
     let L = 2n * BigInt(terms.cross.length) * lo + carry;
     let H = 2n * BigInt(terms.cross.length) * hi;
     const plain = (terms.diagonal ? 1 : 0) + terms.reduce.length + (k < n ? 1 : 0);
@@ -101,19 +101,13 @@ function scanningSquareBounds(n) {
   return columns;
 }
 
-/** Column k of x y + M p: the (i, j) of its products x_i y_j, and the i of its m_i p_(k-i) (i < k). */
-function columnTerms(n, k, square) {
-  const first = Math.max(0, k - n + 1);
-  const last = Math.min(k, n - 1);
+/** Column k of x^2 + M p: its cross products x_i x_j (i < j), whether x_(k/2)^2 is in it, the i of its m_i p_(k-i). */
+function squareColumn(n, k) {
   const cross = [];
-  const all = [];
-  for (let i = first; i <= last; i++) {
-    all.push([i, k - i]);
-    if (i < k - i) cross.push([i, k - i]);
-  }
+  for (let i = Math.max(0, k - n + 1); i < k - i; i++) cross.push([i, k - i]);
   const reduce = [];
-  for (let i = first; i <= Math.min(k - 1, n - 1); i++) reduce.push(i);
-  return square ? { cross, diagonal: k % 2 === 0 && k / 2 <= n - 1, reduce } : { all, reduce };
+  for (let i = Math.max(0, k - n + 1); i <= Math.min(k - 1, n - 1); i++) reduce.push(i);
+  return { cross, diagonal: k % 2 === 0, reduce };
 }
 
 /**
@@ -218,7 +212,7 @@ function scanningSquareUnits(fn, fp, { s, comments }) {
     return u;
   };
   for (let k = 0; k <= 2 * n - 2; k++) {
-    const { cross, diagonal, reduce } = columnTerms(n, k, true);
+    const { cross, diagonal, reduce } = squareColumn(n, k);
     units.push(note(`column ${k}: 2 (cross products) + carry${diagonal ? ` + x_${k / 2}^2` : ''} + m p`));
     if (cross.length) {
       const carry = !lEmpty;
