@@ -11,7 +11,7 @@
 //                                                     // and mulChain4 (four chains); memory imported as env.memory
 //     fma: { bytes, W, n, elementBytes },             // fmaModuleWat(p, { chainKernels: true }); the same import
 //     wide: { bytes, n, elementBytes } }              // optional: wideModuleWat(p, { chainKernels: true }) (mulWideChain,
-//                                                     // mulWideChain4, mulWide2Chain4), for
+//                                                     // mulWideChain4, mulWide2Chain4, sqrWideChain), for
 //                                                     // engines with wide arithmetic (Chromium with its flag)
 // bytes: a Uint8Array or an array of byte values (what crosses into the page).
 
@@ -97,6 +97,16 @@ function check(spec, { p, int, fma, wide }) {
   int.exports.mulChain4(int.x, int.y, CHECK_STEPS);
   fma.exports.mulFmaChain(fma.x, fma.y, CHECK_STEPS);
   wide?.exports.mulWide2Chain4(wide.x, wide.y, CHECK_STEPS);
+  if (wide) {
+    // the squaring chain on a fifth element: x = x^2 / R
+    const at = wide.x + 4 * wide.E;
+    wide.write(at, xs[1]);
+    wide.exports.sqrWideChain(at, CHECK_STEPS);
+    const Rinv = modInv(wide.R % p, p);
+    let x = xs[1];
+    for (let i = 0; i < CHECK_STEPS; i++) x = (x * x * Rinv) % p;
+    if ((wide.read(at) - x) % p !== 0n) throw new Error(`${spec.curve} wide: wrong square (${engineName()})`);
+  }
   for (const [label, k] of kernels) {
     const Rinv = modInv(k.R % p, p);
     for (let l = 0; l < 4; l++) {
@@ -127,14 +137,15 @@ export async function measureKernels(spec, { timeMs = 500, steps = STEPS, engine
     bench.add('wide latency', () => wide.exports.mulWideChain(wide.x, wide.y, steps));
     bench.add('wide throughput', () => wide.exports.mulWideChain4(wide.x, wide.y, steps));
     bench.add('wide paired throughput', () => wide.exports.mulWide2Chain4(wide.x, wide.y, steps));
+    bench.add('wide square latency', () => wide.exports.sqrWideChain(wide.x + 4 * wide.E, steps));
   }
   await bench.run();
   const ns = (task, products) => (task.result.latency.p50 * 1e6) / (steps * products);
-  const [il, it, fl, ft, wl, wt, w2] = bench.tasks;
+  const [il, it, fl, ft, wl, wt, w2, ws] = bench.tasks;
   return {
     engine, curve: spec.curve, int: `w=${spec.int.w}, n=${spec.int.n}`, fma: `W=${spec.fma.W}, n=${spec.fma.n}`,
     intLatency: ns(il, 1), intThroughput: ns(it, 4), fmaPairLatency: ns(fl, 1), fmaThroughput: ns(ft, 4),
-    ...(wide ? { wide: `w=64, n=${spec.wide.n}`, wideLatency: ns(wl, 1), wideThroughput: ns(wt, 4), widePairedThroughput: ns(w2, 4) } : {}),
+    ...(wide ? { wide: `w=64, n=${spec.wide.n}`, wideLatency: ns(wl, 1), wideThroughput: ns(wt, 4), widePairedThroughput: ns(w2, 4), wideSquareLatency: ns(ws, 1) } : {}),
   };
 }
 
@@ -143,9 +154,9 @@ export function formatTable(rows) {
   const wideRows = rows.filter((r) => r.wide);
   const wideTable = wideRows.length === 0 ? [] : [
     '',
-    '| engine | field | wide | wide latency (1 chain) | FMA pair latency (1 step of 2 chains) | FMA / wide latency | wide throughput (4 chains) | wide paired throughput (4 chains, 2 per call) | FMA throughput (4 chains) | FMA / best wide throughput |',
-    '|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|',
-    ...wideRows.map((r) => `| ${r.engine} | ${r.curve} | ${r.wide} | ${r.wideLatency.toFixed(1)} | ${r.fmaPairLatency.toFixed(1)} | ${(r.fmaPairLatency / r.wideLatency).toFixed(2)}x | ${r.wideThroughput.toFixed(1)} | ${r.widePairedThroughput.toFixed(1)} | ${r.fmaThroughput.toFixed(1)} | ${(r.fmaThroughput / Math.min(r.wideThroughput, r.widePairedThroughput)).toFixed(2)}x |`),
+    '| engine | field | wide | wide latency (1 chain) | wide square latency (1 chain) | FMA pair latency (1 step of 2 chains) | FMA / wide latency | wide throughput (4 chains) | wide paired throughput (4 chains, 2 per call) | FMA throughput (4 chains) | FMA / best wide throughput |',
+    '|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...wideRows.map((r) => `| ${r.engine} | ${r.curve} | ${r.wide} | ${r.wideLatency.toFixed(1)} | ${r.wideSquareLatency.toFixed(1)} | ${r.fmaPairLatency.toFixed(1)} | ${(r.fmaPairLatency / r.wideLatency).toFixed(2)}x | ${r.wideThroughput.toFixed(1)} | ${r.widePairedThroughput.toFixed(1)} | ${r.fmaThroughput.toFixed(1)} | ${(r.fmaThroughput / Math.min(r.wideThroughput, r.widePairedThroughput)).toFixed(2)}x |`),
   ];
   return [
     '| engine | field | integer | integer latency | integer throughput (4 chains) | FMA | FMA pair latency (2 products) | FMA throughput (4 chains) | FMA / integer throughput |',

@@ -21,8 +21,8 @@
 //
 // --wide (implies --browser): Chromium runs with --js-flags=--wasm-wide-arithmetic and the page also checks and
 // times the wide-arithmetic product (codegen/kernels/field-mul-wide.js, 64-bit limbs): its latency (one chain)
-// and throughput (four chains, one call each per step), in a second table beside the FMA figures of the same
-// page. Node rows carry no wide figures (no Node validates the opcodes yet).
+// and throughput (four chains, one call each per step) and its squaring's latency (one chain), in a second
+// table beside the FMA figures of the same page. Node rows carry no wide figures (no Node validates the opcodes yet).
 
 import os from 'node:os';
 import { readFileSync } from 'node:fs';

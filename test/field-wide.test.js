@@ -8,7 +8,7 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import binaryen from 'binaryen';
-import { deriveWideParams, wideMontgomeryBounds, wideMontgomeryMul } from '../codegen/kernels/field-mul-wide.js';
+import { deriveWideParams, wideMontgomeryBounds, wideMontgomeryMul, SCANNING_SQUARE_MIN_LIMBS } from '../codegen/kernels/field-mul-wide.js';
 import { wideModuleWat, wideModuleBytes } from '../codegen/modules/wide-module.js';
 import { deriveFieldParams } from '../codegen/params/field.js';
 import { fieldModuleWat } from '../codegen/modules/field-module.js';
@@ -46,8 +46,10 @@ describe('wide kernel parameters and bounds (generation time)', () => {
   it('proves every step of the product for every prime, with the output below 2p', () => {
     for (const { name, p } of widePrimes()) {
       const fp = deriveWideParams(p);
-      const { steps, outMax } = wideMontgomeryBounds(fp);
+      const { steps, outMax, columns } = wideMontgomeryBounds(fp);
       expect(steps, name).toHaveLength(fp.n);
+      expect(columns, name).toHaveLength(2 * fp.n - 1); // the scanning squaring's columns
+      for (const c of columns) expect(c.L < 1n << 128n && c.H < 1n << 128n && c.carry < 1n << 128n, name).toBe(true);
       expect(outMax < 2n * p, name).toBe(true);
       for (const s of steps) expect(s.afterReduce < fp.R && s.afterMultiply < fp.R << 64n, name).toBe(true);
     }
@@ -62,6 +64,14 @@ describe('wide kernel parameters and bounds (generation time)', () => {
     expect(() => wideMontgomeryBounds(deriveFieldParams({ p: BN254_P }))).toThrow(/wide layout/);
     expect(() => deriveWideParams(10)).toThrow(RangeError);
     expect(() => wideMontgomeryMul(deriveWideParams(BN254_P), { lanes: 4 })).toThrow(/lanes must be 1 or 2/);
+    expect(() => wideMontgomeryMul(deriveWideParams(BN254_P), { square: true, squareForm: 'karatsuba' })).toThrow(/squareForm/);
+  });
+
+  it('squares by product scanning from SCANNING_SQUARE_MIN_LIMBS limbs up (BLS12-381), by the product below (BN254)', () => {
+    const doc = (p) => wideMontgomeryMul(deriveWideParams(p), { name: 's', square: true }).render();
+    expect(SCANNING_SQUARE_MIN_LIMBS).toBe(6);
+    expect(doc(BLS12_381_P)).toContain('product scanning');
+    expect(doc(BN254_P)).toContain('CIOS');
   });
 
   it('writes the WAT with the wide opcodes, which binaryen assembles and wabt cannot parse', async () => {
@@ -112,6 +122,8 @@ function checkRun(name, p, fp, values, r) {
       expectProduct(r.paired[i * V + j][1], values[j], values[(i + 1) % V], 'mulWide2 (second)');
     }
     expectProduct(r.squares[i], values[i], values[i], 'sqrWide');
+    expectProduct(r.squaresAlt[i][0], values[i], values[i], 'sqrWideAlt (the other squaring form)');
+    expectProduct(r.squaresAlt[i][1], values[i], values[i], 'sqrWideAlt(x, x)');
     const y = values[(i + 1) % V];
     const [outIsX, outIsY, all, sqrInPlace, pairedFirst, pairedSecond] = r.aliased[i];
     expectProduct(pairedFirst, y, values[i], 'mulWide2 with out0 = y1');

@@ -96,7 +96,7 @@ async function bundleWidePage() {
  * Runs in the engine. spec: { bytes (array of byte values), n, values (hex), probe (array of byte values) }.
  * Instantiates a wide field module (wideModuleWat with chainKernels) over a fresh memory and returns hex strings:
  * products[i * V + j] = mulWide(values[i], values[j]), paired[i * V + j] = mulWide2's (x_i y_j, x_j x_(i+1)),
- * squares[i] = sqrWide(values[i]), aliased[i]: mulWide with out = x, out = y and out = x = y (against
+ * squares[i] = sqrWide(values[i]), squaresAlt[i] = sqrWideAlt's (the other squaring form), out of place and in place, aliased[i]: mulWide with out = x, out = y and out = x = y (against
  * values[i + 1]), sqrWide in place, and mulWide2 with each out aliasing the other product's input: (x_(i+1) x_i,
  * x_i x_(i+1)); chains and chains2: four chains of mulWideChain4 and of mulWide2Chain4 (50 steps, lanes
  * x = values[l], y = values[V - 1 - l]); probe: what the feature probe's hi(-1, -1) returns.
@@ -107,7 +107,7 @@ export async function wideFieldRun({ bytes, n, values, probe }) {
   const V = values.length;
   const memory = new WebAssembly.Memory({ initial: 1 });
   const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), { env: { memory } });
-  const { mulWide, sqrWide, mulWide2, mulWideChain4, mulWide2Chain4 } = instance.exports;
+  const { mulWide, sqrWide, sqrWideAlt, mulWide2, mulWideChain4, mulWide2Chain4 } = instance.exports;
   const words = (ptr) => new BigUint64Array(memory.buffer, ptr, n);
   const write = (ptr, hex) => {
     let x = BigInt(hex);
@@ -128,6 +128,7 @@ export async function wideFieldRun({ bytes, n, values, probe }) {
   const products = [];
   const paired = [];
   const squares = [];
+  const squaresAlt = [];
   const aliased = [];
   for (let i = 0; i < V; i++) {
     for (let j = 0; j < V; j++) {
@@ -139,6 +140,10 @@ export async function wideFieldRun({ bytes, n, values, probe }) {
     }
     sqrWide(out, at(i));
     squares.push(read(out));
+    sqrWideAlt(out, at(i));
+    write(tmp, values[i]);
+    sqrWideAlt(tmp, tmp);
+    squaresAlt.push([read(out), read(tmp)]);
     const y = at((i + 1) % V);
     write(tmp, values[i]);
     mulWide(tmp, tmp, y);
@@ -170,5 +175,5 @@ export async function wideFieldRun({ bytes, n, values, probe }) {
   mulWide2Chain4(chainX, chainY, 50);
   const chains2 = [0, 1, 2, 3].map((l) => read(chainX + l * E));
   const { instance: probeInstance } = await WebAssembly.instantiate(new Uint8Array(probe));
-  return { products, paired, squares, aliased, chains, chains2, probe: String(probeInstance.exports.hi(-1n, -1n)) };
+  return { products, paired, squares, squaresAlt, aliased, chains, chains2, probe: String(probeInstance.exports.hi(-1n, -1n)) };
 }

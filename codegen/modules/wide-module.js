@@ -2,16 +2,16 @@
 // (the curve modules come later). Elements are n u64 words of 64-bit limbs (deriveWideParams).
 
 import { Module, Func, i32, local, loop, br_if, call } from '../wat/index.js';
-import { deriveWideParams, wideMontgomeryMul } from '../kernels/field-mul-wide.js';
+import { deriveWideParams, wideMontgomeryMul, SCANNING_SQUARE_MIN_LIMBS } from '../kernels/field-mul-wide.js';
 import { compileWideWat } from '../compile.js';
 import { toLimbs, fromLimbs } from '../params/field.js';
 
 /**
- * WAT text with `mulWide(out, x, y)`, `sqrWide(out, x)` and, with `chainKernels`, `mulWideChain(x, y, k)`:
+ * WAT text with `mulWide(out, x, y)`, `sqrWide(out, x)` (`sqrWideAlt`: the other squaring form) and, with `chainKernels`, `mulWideChain(x, y, k)`:
  * x = x * y / R, k times (one dependent chain: its time per product is the latency), and `mulWideChain4(x, y, k)`:
  * the same on four consecutive elements, one call each per step (four chains: throughput when four products
  * are ready, as in a batch of point additions); `mulWide2` (two products interleaved) and `mulWide2Chain4`: the
- * four chains through it.
+ * four chains through it; `sqrWideChain(x, k)`: x = x^2 / R, k times.
  */
 export function wideModuleWat(p, { chainKernels = false, generator = 'codegen/modules/wide-module.js' } = {}) {
   const fp = deriveWideParams(p);
@@ -24,6 +24,8 @@ export function wideModuleWat(p, { chainKernels = false, generator = 'codegen/mo
   const m = new Module({ header, memory: { import: ['env', 'memory'], minPages: 1 } });
   m.add(wideMontgomeryMul(fp, { name: 'mulWide' }));
   m.add(wideMontgomeryMul(fp, { name: 'sqrWide', square: true }));
+  // the squaring the curve modules do not take at this n, so that tests check both forms on every prime
+  m.add(wideMontgomeryMul(fp, { name: 'sqrWideAlt', square: true, squareForm: fp.n >= SCANNING_SQUARE_MIN_LIMBS ? 'product' : 'scanning' }));
   m.add(wideMontgomeryMul(fp, { name: 'mulWide2', lanes: 2 }));
   if (chainKernels) {
     const at = (ptr, l) => (l ? i32.add(local.get(ptr), i32.const(l * fp.elementBytes)) : local.get(ptr));
@@ -39,6 +41,9 @@ export function wideModuleWat(p, { chainKernels = false, generator = 'codegen/mo
     chain('mulWideChain', 1, 'mulWideChain(x, y, k): x = x * y / R, k >= 1 times: one dependent chain (benchmarks).');
     chain('mulWideChain4', 4, 'mulWideChain4(x, y, k): x_l = x_l * y_l / R (l < 4), k >= 1 times: four chains (benchmarks).');
     chain('mulWide2Chain4', 4, 'mulWide2Chain4(x, y, k): the same four chains, two mulWide2 calls per step (benchmarks).', 'mulWide2', 2);
+    const sqrChain = new Func('sqrWideChain', { params: [['x', 'i32'], ['k', 'i32']], exportName: 'sqrWideChain', doc: 'sqrWideChain(x, k): x = x^2 / R, k >= 1 times: one dependent chain of squarings (benchmarks).' });
+    sqrChain.push(loop('chain', [call('sqrWide', local.get('x'), local.get('x')), br_if('chain', local.tee('k', i32.sub(local.get('k'), i32.const(1))))]));
+    m.add(sqrChain);
   }
   return { wat: m.render(), fp };
 }
