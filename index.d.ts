@@ -208,6 +208,11 @@ export interface ThreadsOptions {
    * true: require shared memory (throws where SharedArrayBuffer is unavailable); false: always send.
    */
   sharedMemory?: 'auto' | boolean;
+  /**
+   * Milliseconds the pool waits, idle, before it gives back the memory calls grew (moving to new threads when the
+   * memory is shared). Default 1000; Infinity: only at trim(). Calls that come back to back pay for that move.
+   */
+  releaseAfterMs?: number;
 }
 
 export interface PoolMsmOptions extends MsmBytesOptions {

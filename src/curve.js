@@ -294,7 +294,8 @@ export class Curve {
   /**
    * A pool of worker threads for this curve: `await pool.msmBytes(...)` and `await pool.msm(...)` take the same
    * inputs as the synchronous methods and give the same results, using every thread. See src/threads/pool.js.
-   * options: { count: threads (default: all cores), sharedMemory: 'auto' | true | false }
+   * options: { count: threads (default: all cores), sharedMemory: 'auto' | true | false, releaseAfterMs (idle
+   *   time before memory calls grew is given back; default 1000, Infinity: only at trim()) }
    */
   async threads(options) {
     // Loaded on first use: pages that never start a pool do not fetch its code.

@@ -386,6 +386,35 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     }
   });
 
+  it('releaseAfterMs: how long an idle pool keeps what a call grew (Infinity: until trim()); bad values are RangeErrors', async () => {
+    const bls = await loadCurve('bls12-381');
+    const n = 1 << 15;
+    const [pb, sb] = [bls.randomPointsBytes(n, { seed: 5 }), bls.randomScalarsBytes(n, { seed: 6 })];
+    const want = bls.msmBytes(pb, sb);
+    for (const bad of [-1, NaN, '5', 2 ** 31, null]) {
+      await expect(bls.threads({ count: 2, releaseAfterMs: bad }), String(bad)).rejects.toThrow(/releaseAfterMs must be milliseconds/);
+    }
+    for (const sharedMemory of [true, false]) {
+      const kept = await bls.threads({ count: 2, sharedMemory, releaseAfterMs: Infinity });
+      const soon = await bls.threads({ count: 2, sharedMemory, releaseAfterMs: 200 });
+      try {
+        const small = [kept.memoryBytes, soon.memoryBytes];
+        expect(await kept.msmBytes(pb, sb)).toEqual(want);
+        expect(await soon.msmBytes(pb, sb)).toEqual(want);
+        const grown = kept.memoryBytes;
+        expect(grown, `shared ${sharedMemory}: the pool grew for the MSM`).toBeGreaterThan(small[0] + 8 * MiB);
+        await new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_MS + 500));
+        expect(kept.memoryBytes, `shared ${sharedMemory}: Infinity keeps it`).toBe(grown);
+        expect(soon.memoryBytes, `shared ${sharedMemory}: 200 ms gives it back`).toBeLessThan(small[1] + 2 * MiB);
+        await kept.trim();
+        expect(kept.memoryBytes, `shared ${sharedMemory}: trim() still gives it back`).toBeLessThan(small[0] + 2 * MiB);
+        expect(await kept.msmBytes(pb, sb)).toEqual(want);
+      } finally {
+        await Promise.all([kept.close(), soon.close()]);
+      }
+    }
+  });
+
   it.skipIf(!LONG_TESTS)('past 2^32 bytes of input (WASMSM_LONG_TESTS): a stream of 65 x 64 MiB of points, on one thread and on pools', async () => {
     // the same 2^20 points 65 times (4.06 GiB of points, 2^26 pairs), scalars zero but for the first 1024 of each
     // round: counts, offsets and indices past 2^32 bytes, in bounded memory; the sum is 65 times one round's

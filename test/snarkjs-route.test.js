@@ -187,6 +187,7 @@ describe('accelerate: options, curves, restore', () => {
       await expect(accelerate(ff, { minPoints: -1 })).rejects.toThrow(RangeError);
       await expect(accelerate(ff, { threads: 0 })).rejects.toThrow(RangeError);
       await expect(accelerate(ff, { groups: ['G3'] })).rejects.toThrow(TypeError);
+      await expect(accelerate(ff, { releaseAfterMs: -5 })).rejects.toThrow(/releaseAfterMs must be milliseconds/);
       await expect(accelerate({ ...ff, G1: ff.G1, G2: ff.G2, name: 'secp256k1' })).rejects.toThrow(/curve 'secp256k1' is not one wasmsm routes \(known: bn128, bls12381\)/);
       await expect(accelerate({ name: 'bn128' })).rejects.toThrow(TypeError);
       await expect(accelerate(undefined)).rejects.toThrow(TypeError);

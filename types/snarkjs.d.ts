@@ -39,6 +39,11 @@ export interface AccelerateOptions {
   kernel?: 'auto' | Kernel;
   /** The groups routed. Default ['G1', 'G2']. */
   groups?: ReadonlyArray<'G1' | 'G2'>;
+  /**
+   * Milliseconds the pools wait, idle, before giving back the memory the MSMs grew (ThreadsOptions.releaseAfterMs).
+   * Default 10000, so proofs one after another keep their threads and memory; Infinity: until restore().
+   */
+  releaseAfterMs?: number;
 }
 
 export interface AccelerateStats {
@@ -64,6 +69,8 @@ export interface AccelerateHandle {
 
 /** Below this many points an MSM stays with ffjavascript unless minPoints says otherwise. */
 export declare const DEFAULT_MIN_POINTS: number;
+/** How long the route's pools keep, idle, the memory the MSMs grew unless releaseAfterMs says otherwise (10000 ms). */
+export declare const DEFAULT_RELEASE_AFTER_MS: number;
 
 /**
  * Routes the MSMs of an ffjavascript curve ('bn128' or 'bls12381') to a wasmsm thread pool: curve.G1.multiExpAffine

@@ -26,7 +26,14 @@ const CURVES = { bn128: 'bn254', bls12381: 'bls12-381' };
 /** Below this many points an MSM stays with ffjavascript: the round trip to the pool costs about what it saves. */
 export const DEFAULT_MIN_POINTS = 256;
 
-const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups'];
+/**
+ * How long the route's pools keep, idle, the memory a proof's MSMs grew (their default is a second): proofs one
+ * after another are more than a second apart between MSMs, and each would move its pools to new threads and grow
+ * their memory again (at 2^16, 50 ms of a 300 ms MSM part in Node 24).
+ */
+export const DEFAULT_RELEASE_AFTER_MS = 10_000;
+
+const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups', 'releaseAfterMs'];
 
 /** The route of each ffjavascript curve object accelerated now (one per curve object). */
 const routes = new WeakMap();
@@ -113,7 +120,7 @@ function checkFfCurve(ffCurve) {
 
 function checkOptions(options) {
   checkOptionNames(options, OPTIONS, 'accelerate options');
-  const o = { minPoints: DEFAULT_MIN_POINTS, groups: ['G1', 'G2'], sharedMemory: 'auto', ...options };
+  const o = { minPoints: DEFAULT_MIN_POINTS, groups: ['G1', 'G2'], sharedMemory: 'auto', releaseAfterMs: DEFAULT_RELEASE_AFTER_MS, ...options };
   if (!Number.isInteger(o.minPoints) || o.minPoints < 0) throw new RangeError(`minPoints must be an integer >= 0, got ${o.minPoints}`);
   if (!Array.isArray(o.groups) || o.groups.length === 0 || o.groups.some((g) => g !== 'G1' && g !== 'G2')) {
     throw new TypeError(`groups must be a non-empty array of 'G1' and 'G2', got ${JSON.stringify(o.groups)}`);
@@ -125,7 +132,8 @@ function checkOptions(options) {
 /**
  * Route the MSMs of an ffjavascript curve (bn128 or bls12381, as snarkjs uses it) to a wasmsm thread pool.
  * options: { threads (default: every core), sharedMemory ('auto'), minPoints (default 256: smaller MSMs stay with
- *   ffjavascript), maxMemory (bytes per MSM), kernel ('auto' | 'int' | 'fma'), groups (default ['G1', 'G2']) }.
+ *   ffjavascript), maxMemory (bytes per MSM), kernel ('auto' | 'int' | 'fma' | 'wide'), groups (default ['G1', 'G2']),
+ *   releaseAfterMs (idle time before the pools give back the memory MSMs grew; default 10 s, see threads()) }.
  * Returns a handle: { restore(), close(), terminate(), stats, curve }. A curve already accelerated is a TypeError.
  */
 export async function accelerate(ffCurve, options) {
@@ -215,6 +223,7 @@ class Route {
     this.pools[group] ??= (group === 'G1' ? this.curve : this.curve.g2).threads({
       ...(this.o.threads === undefined ? {} : { count: this.o.threads }),
       sharedMemory: this.o.sharedMemory,
+      releaseAfterMs: this.o.releaseAfterMs,
     });
     return this.pools[group];
   }

@@ -22,13 +22,18 @@ const MAX_THREADS = 256;
 
 /**
  * Start a pool for `curve`. options.count: threads (default: the machine's cores); options.sharedMemory:
- * 'auto' (shared where the page allows it), true (required: throws where it is not available) or false.
+ * 'auto' (shared where the page allows it), true (required: throws where it is not available) or false;
+ * options.releaseAfterMs: idle time after which memory calls grew is given back (default RELEASE_AFTER_MS;
+ * Infinity: only at trim()).
  */
 export async function createPool(curve, options = {}) {
-  checkOptionNames(options, ['count', 'sharedMemory'], 'threads options');
-  const { count = defaultThreadCount(), sharedMemory: mode = 'auto' } = options;
+  checkOptionNames(options, ['count', 'sharedMemory', 'releaseAfterMs'], 'threads options');
+  const { count = defaultThreadCount(), sharedMemory: mode = 'auto', releaseAfterMs = RELEASE_AFTER_MS } = options;
   if (!Number.isInteger(count) || count < 1 || count > MAX_THREADS) {
     throw new RangeError(`count must be an integer in 1..${MAX_THREADS}, got ${count}`);
+  }
+  if (typeof releaseAfterMs !== 'number' || !(releaseAfterMs >= 0) || (releaseAfterMs >= 2 ** 31 && releaseAfterMs !== Infinity)) {
+    throw new RangeError(`releaseAfterMs must be milliseconds in 0..2^31-1, or Infinity (only at trim()), got ${releaseAfterMs}`);
   }
   if (mode !== 'auto' && mode !== true && mode !== false) throw new TypeError(`sharedMemory must be 'auto', true or false, got ${mode}`);
   if (!curve.module || !curve.moduleBytes) {
@@ -37,7 +42,7 @@ export async function createPool(curve, options = {}) {
   if (mode === true && !canShareMemory()) {
     throw new Error('sharedMemory: true needs SharedArrayBuffer: serve the page cross-origin isolated (COOP same-origin and COEP require-corp or credentialless)');
   }
-  const pool = new MsmPool(curve, count, mode === 'auto' ? canShareMemory() : mode);
+  const pool = new MsmPool(curve, count, mode === 'auto' ? canShareMemory() : mode, releaseAfterMs);
   await pool.start();
   return pool;
 }
@@ -50,9 +55,11 @@ export class MsmPool {
   #closed = false;
   #nextBasesId = 1;
   #releaseTimer = null;
+  #releaseAfterMs;
 
-  constructor(curve, count, sharedMemory) {
+  constructor(curve, count, sharedMemory, releaseAfterMs = RELEASE_AFTER_MS) {
     this.#curve = curve;
+    this.#releaseAfterMs = releaseAfterMs;
     /** Number of threads. */
     this.count = count;
     /** true: the shared-memory path; false: the message path. */
@@ -262,19 +269,19 @@ export class MsmPool {
     }
   }
 
-  /** A call left memory the pool would not keep idle: give it back RELEASE_AFTER_MS after the last call. */
+  /** A call left memory the pool would not keep idle: give it back releaseAfterMs after the last call. */
   #releaseLater() {
     clearTimeout(this.#releaseTimer);
     this.#releaseTimer = null;
-    if (this.#closed || this.#path.releasable() <= 0) return;
-    this.#releaseTimer = setTimeout(() => this.#release(false).catch(() => {}), RELEASE_AFTER_MS);
+    if (this.#closed || this.#releaseAfterMs === Infinity || this.#path.releasable() <= 0) return;
+    this.#releaseTimer = setTimeout(() => this.#release(false).catch(() => {}), this.#releaseAfterMs);
     this.#releaseTimer.unref?.(); // Node: a pending release never keeps the process alive
   }
 
   /**
    * Give back the Wasm memory calls grew beyond what the pool keeps (its prepared tables): shared memory moves to a
    * new memory with new threads; on the message path threads that grew are replaced (a replaced thread rebuilds its
-   * slice of prepared bases at their next call). Runs by itself RELEASE_AFTER_MS after a call that left more than
+   * slice of prepared bases at their next call). Runs by itself releaseAfterMs after a call that left more than
    * RESIDENT_BYTES. Queued after calls already made.
    */
   trim() {
