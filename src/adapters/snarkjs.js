@@ -120,7 +120,8 @@ function checkFfCurve(ffCurve) {
 
 function checkOptions(options) {
   checkOptionNames(options, OPTIONS, 'accelerate options');
-  const o = { minPoints: DEFAULT_MIN_POINTS, groups: ['G1', 'G2'], sharedMemory: 'auto', releaseAfterMs: DEFAULT_RELEASE_AFTER_MS, ...options };
+  const o = { minPoints: DEFAULT_MIN_POINTS, groups: ['G1', 'G2'], sharedMemory: 'auto', ...options };
+  o.releaseAfterMs ??= DEFAULT_RELEASE_AFTER_MS;
   if (!Number.isInteger(o.minPoints) || o.minPoints < 0) throw new RangeError(`minPoints must be an integer >= 0, got ${o.minPoints}`);
   if (!Array.isArray(o.groups) || o.groups.length === 0 || o.groups.some((g) => g !== 'G1' && g !== 'G2')) {
     throw new TypeError(`groups must be a non-empty array of 'G1' and 'G2', got ${JSON.stringify(o.groups)}`);
