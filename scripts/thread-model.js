@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 // npm run thread-model: the work model of the shared-memory thread pool. Counts, does not time: for each
-// thread count T it takes the real plan (msmShape with T threads, taskPieces, as the pool) and runs every
-// task's lane of the real code path (src/msm/index.js runLane) in count-only mode on seeded random inputs: the bucket
+// thread count T it takes the real plan (msmShape with T threads, weightedCuts and splitPieces, as the pool) and runs every thread's lane
+// of the real code path (src/msm/index.js runLane) in count-only mode on seeded random inputs: the bucket
 // sort runs for real in Wasm and the batches are built exactly as in an MSM, but no point is added. Each
 // batch-affine addition is counted, and one inversion per batch chunk. The lanes run one after another on
-// this thread, so load on the machine does not change the figures. A thread's figures are those of the tasks it
-// takes when every thread runs at the same speed: each next task goes to the thread with the fewest additions.
+// this thread, so load on the machine does not change the figures.
 //
 // predicted speedup = additions of the single-thread plan (T = 1, its own window) / additions of the busiest
 // thread. Not modelled: prepare (split evenly, n / T points per thread), the Jacobian join at the end of each
@@ -14,8 +13,7 @@
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
 import { parseCli, printTable } from './lib.js';
-import { equalShares, msmShape } from '../src/msm/plan.js';
-import { taskPieces } from '../src/threads/tasks.js';
+import { equalShares, msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
 import { countDigits, prepareRange, runLane } from '../src/msm/index.js';
 import { allocInputs, allocLane, allocWork, chunkIO } from '../src/msm/layout.js';
 import { convertPoints } from '../src/msm/bytes.js';
@@ -110,13 +108,10 @@ for (const name of curves) {
           // As the pool: the nonzero digits of each thread's range of points, then the weighted split.
           const segments = [];
           for (const [first, end] of equalShares(n, T)) segments.push(...countDigits(ctx, io, first, end - first));
-          const tasks = taskPieces(shape, T, segments);
-          for (let t = 0; t < T; t++) lanes.push({ pieces: 0, items: 0, additions: 0, inversions: 0, jacAdditions: 0, jacDoublings: 0 });
-          for (const [i, pieces] of tasks.entries()) {
-            progress(`${name} 2^${k} T=${T}: counting task ${i + 1} of ${tasks.length}...`);
-            const task = countLane(curve, ctx, io, shape, pieces);
-            const lane = lanes.reduce((a, b) => (b.additions < a.additions ? b : a));
-            for (const key of Object.keys(lane)) lane[key] += task[key];
+          const split = splitPieces(shape, T, weightedCuts(shape, T, segments));
+          for (let t = 0; t < T; t++) {
+            progress(`${name} 2^${k} T=${T}: counting thread ${t + 1} of ${T}...`);
+            lanes.push(countLane(curve, ctx, io, shape, split[t]));
           }
           const sum = (f) => lanes.reduce((s, l) => s + f(l), 0);
           const busiest = lanes.reduce((a, b) => (b.additions > a.additions ? b : a));

@@ -20,9 +20,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
 import { sharedMemoryModuleBytes } from '../src/runtime/loader.js';
-import { msmShape, splitPieces } from '../src/msm/plan.js';
-import { taskShares, weightedCuts } from '../src/threads/tasks.js';
-import { Workers } from '../src/threads/thread.js';
+import { msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const PATHS = [
@@ -69,7 +67,7 @@ describe('the split of the work over threads (src/msm/plan.js)', () => {
     }
   });
 
-  it('weighted shares: each task takes its share of the nonzero digits when the top windows or the second GLV half are empty', () => {
+  it('weighted shares: equal nonzero digits per thread when the top windows or the second GLV half are empty', () => {
     const n = 4096;
     const shape = msmShape(P, n, 13, 4); // K = 10 windows of m = 8192 pairs
     const m = shape.m;
@@ -78,66 +76,21 @@ describe('the split of the work over threads (src/msm/plan.js)', () => {
     for (let k = 0; k < shape.K; k++) {
       segments.push({ k, first: 0, count: n, nonzero: k < 3 ? n : 0 }, { k, first: n, count: n, nonzero: 0 });
     }
-    const workOf = (pieces) => pieces.reduce((s, p) => s + (p.k < 3 ? Math.max(0, Math.min(n, p.first + p.count) - p.first) : 0), 0);
     for (const T of [2, 3, 4, 8]) {
-      for (const shares of [Array(T).fill(1 / T), taskShares(T)]) {
-        const tasks = splitPieces(shape, shares.length, weightedCuts(shape, shares, segments));
-        covers(shape, tasks);
-        // an item costs 1/16 (sorted, scanned), a nonzero digit one addition more
-        const cost = tasks.map((pieces) => workOf(pieces) + pieces.reduce((s, p) => s + p.count, 0) / 16);
-        const total = cost.reduce((a, b) => a + b, 0);
-        // each task within 1/8 of its share: a cut moves by at most 1/16 of the smaller task beside it onto a window boundary
-        shares.forEach((share, i) => expect(Math.abs(cost[i] - share * total), `T = ${T}, task ${i}: ${cost}`).toBeLessThanOrEqual((share * total) / 8 + 2));
-      }
-      // the equal split of the items would leave some threads almost idle
-      const equal = splitPieces(shape, T).map(workOf);
+      const lanes = splitPieces(shape, T, weightedCuts(shape, T, segments));
+      covers(shape, lanes);
+      const work = lanes.map((pieces) => pieces.reduce((s, p) => s + (p.k < 3 ? Math.max(0, Math.min(n, p.first + p.count) - p.first) : 0), 0));
+      // an item costs 1/16 (sorted, scanned), a nonzero digit one addition more
+      const items = lanes.map((pieces) => pieces.reduce((s, p) => s + p.count, 0));
+      const cost = work.map((w, t) => w + items[t] / 16);
+      // each share within 1/8 of an equal one: a cut moves by at most 1/16 of a share onto a window boundary
+      const share = cost.reduce((a, b) => a + b, 0) / T;
+      for (const c of cost) expect(Math.abs(c - share), `T = ${T}: ${cost}`).toBeLessThanOrEqual(share / 8 + 2);
+      // the equal split would leave some threads almost idle
+      const equal = splitPieces(shape, T).map((pieces) => pieces.reduce((s, p) => s + (p.k < 3 ? Math.max(0, Math.min(n, p.first + p.count) - p.first) : 0), 0));
       expect(Math.min(...equal)).toBeLessThan(Math.max(...equal) / 4);
     }
     expect(m).toBe(2 * n);
-  });
-
-  it('tasks: T large ones, then T or 2T small ones of up to a fifth of the work, each at least 8 reductions of it', () => {
-    expect(taskShares(1)).toEqual([1]);
-    const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-    for (const T of [2, 3, 8]) {
-      const shares = taskShares(T);
-      expect(shares).toHaveLength(3 * T);
-      expect(sum(shares)).toBeCloseTo(1, 12);
-      expect(sum(shares.slice(T))).toBeCloseTo(0.2, 12);
-      expect(Math.max(...shares.slice(T))).toBeLessThan(Math.min(...shares.slice(0, T)) / 4);
-      for (const reductions of [1, 20, 100, 400, 1e4]) {
-        const few = taskShares(T, reductions);
-        expect(sum(few)).toBeCloseTo(1, 12);
-        expect([T, 2 * T, 3 * T]).toContain(few.length);
-        for (const share of few.slice(T)) expect(share * reductions).toBeGreaterThanOrEqual(8 - 1e-9);
-        expect(sum(few.slice(T))).toBeLessThanOrEqual(0.2 + 1e-12);
-      }
-      expect(taskShares(T, 1)).toHaveLength(T); // too little work for a small task: one each
-    }
-  });
-
-  it('Workers.runTasks: every task once, each on the next thread free; the first error stops the tasks not started', async () => {
-    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-    const fake = (ms, ran) => ({
-      async run(op, args) {
-        ran.push(args.i);
-        await sleep(ms);
-        if (args.fail) throw { name: 'RangeError', message: `task ${args.i} failed` };
-        return `${op} ${args.i}`;
-      },
-    });
-    const fast = [];
-    const slow = [];
-    const workers = { list: [fake(2, fast), fake(40, slow)] };
-    const results = await Workers.prototype.runTasks.call(workers, 'lane', 12, (i) => ({ args: { i } }));
-    expect(results).toEqual(Array.from({ length: 12 }, (_, i) => `lane ${i}`));
-    expect([...fast, ...slow].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
-    expect(slow.length).toBeLessThan(fast.length); // the slow thread took one task while the fast one took the rest
-    const ran = [];
-    const failing = { list: [fake(2, ran), fake(2, ran)] };
-    await expect(Workers.prototype.runTasks.call(failing, 'lane', 12, (i) => ({ args: { i, fail: i === 3 } }))).rejects.toThrow(RangeError);
-    expect(ran.length).toBeLessThan(12);
-    expect(ran).toContain(3);
   });
 });
 

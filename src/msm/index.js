@@ -245,8 +245,6 @@ export function reducePieces(ctx, io, lane, phase = () => {}) {
   const items = lane.pieces.length * S;
   const pr = new Uint32Array(memory.buffer, lane.pairs, lane.maxPairs * 2);
   if (!ctx.countOnly) {
-    // the running sums start at infinity (the work area's slot: this thread's may not have summed these buckets)
-    setInfinity(memory, P, lane.work + lane.infIndex * A);
     const ent = new Uint32Array(memory.buffer, lane.entries, items);
     ent.fill(lane.infIndex);
     ex.g_gather(R, lane.work, lane.entries, items);

@@ -4,8 +4,8 @@
 //   inputs   one chunk's points (with room for their GLV images) and scalars, a staging area for the points'
 //            bytes, subgroup scratch: allocated first, so a stream can fill them before its window is known
 //   work     GLV records (or padded scalars), the digits of every window of the chunk, an affine infinity
-//   lanes    the buckets of each list of pieces (they outlive the chunks) and its reduction's running sums;
-//            per thread a work area of at most BLOCK_POINTS points and the sort arrays
+//   lanes    per thread: the buckets of its pieces (they outlive the chunks), the work area of at most
+//            BLOCK_POINTS points, the sort arrays and the reduction's running sums
 //   finish   the window sums and the result (combineWindows, pointToBytes)
 
 import { subgroupScratchBytes } from './subgroup.js';
@@ -94,58 +94,36 @@ export function chunkIO(P, inputs, work, count) {
 }
 
 /**
- * One thread's workspace for its pieces ([{ k, first, count }], count at most `maxPairs`): the pieces' buckets
- * (allocLaneBuckets) and the thread's work area (allocLaneWork) as one lane.
+ * One thread's workspace for its pieces ([{ k, first, count }], count at most `maxPairs`): a work area of at
+ * most blockPoints points (plus a carry slot and an infinity slot), L buckets per piece (kept across chunks),
+ * sort arrays, the reduction's running sums, and one Jacobian partial sum per piece.
  */
 export function allocLane(heap, P, shape, pieces, { blockPoints = BLOCK_POINTS, maxPairs: maxPiece } = {}) {
+  const { L } = shape;
+  const A = P.affineBytes;
+  const J = P.jacobianBytes;
   maxPiece ??= Math.max(1, ...pieces.map((p) => p.count));
-  const work = allocLaneWork(heap, P, shape, { blockPoints, maxPiece, pieceSums: pieces.length * segmentsFor(pieces.length, shape.L) });
-  return { ...work, ...allocLaneBuckets(heap, P, shape, pieces) };
-}
-
-/**
- * What a list of pieces keeps, whichever thread sums it: L buckets per piece (kept across chunks), the
- * reduction's S running sums per piece, and one Jacobian partial sum per piece. The pool's threads take such
- * lists one after another (a task), each into its own laneWork.
- */
-export function allocLaneBuckets(heap, P, shape, pieces, { segments } = {}) {
-  const { L } = shape;
-  const A = P.affineBytes;
-  const count = Math.max(1, pieces.length);
-  const S = segments ?? segmentsFor(pieces.length, L); // (segments: the plan sizes many tasks' sums as one)
-  return {
-    pieces, S,
-    carry: false, // the buckets hold sums from earlier chunks: add to them instead of overwriting
-    buckets: heap.alloc(count * L * A, 64),
-    R: heap.alloc(count * S * A, 64),
-    T: heap.alloc(count * S * A, 64),
-    partials: heap.alloc(count * P.jacobianBytes),
-  };
-}
-
-/**
- * A thread's work area for pieces of at most maxPiece pairs whose reduction keeps at most pieceSums running sums
- * (pieces * S): at most blockPoints points (plus a carry slot and an infinity slot), the sort arrays, the pairs
- * and scratch of a batch addition, three Jacobian points.
- */
-export function allocLaneWork(heap, P, shape, { blockPoints = BLOCK_POINTS, maxPiece, pieceSums }) {
-  const { L } = shape;
-  const A = P.affineBytes;
   const cap = Math.max(1, Math.min(blockPoints, maxPiece));
+  const S = segmentsFor(pieces.length, L);
   // a pass adds at most cap / 2 pairs; merging a block into buckets kept from earlier chunks, up to cap
-  const maxPairs = Math.max(cap, pieceSums) + 1;
+  const maxPairs = Math.max(cap, pieces.length * S) + 1;
   return {
-    cap,
+    pieces, cap, S,
+    carry: false, // the buckets hold sums from earlier chunks: add to them instead of overwriting
     infIndex: cap + 1,
     work: heap.alloc((cap + 2) * A, 64),
-    entries: heap.alloc(Math.max(maxPiece, L, pieceSums) * 4),
+    buckets: heap.alloc(Math.max(1, pieces.length) * L * A, 64),
+    R: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
+    T: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
+    entries: heap.alloc(Math.max(maxPiece, L, pieces.length * S) * 4),
     counts: heap.alloc((L + 2) * 4),
     starts: heap.alloc((L + 2) * 4),
     fill: heap.alloc((L + 2) * 4),
     maxPairs,
     pairs: heap.alloc(maxPairs * 8),
     scratch: heap.alloc(Math.min(maxPairs, BATCH_CHUNK) * (2 * P.E + 4)),
-    jac: heap.alloc(3 * P.jacobianBytes),
+    jac: heap.alloc(3 * J),
+    partials: heap.alloc(Math.max(1, pieces.length) * J),
   };
 }
 

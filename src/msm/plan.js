@@ -1,7 +1,8 @@
 // The shape of one MSM (window c, K windows, L buckets per window) and how its work splits into pieces.
 // A piece is (window k, pairs [first, first + count)). One thread takes one piece per window over all
-// pairs. The pool's T threads take the K * m (window, pair) items window-major in contiguous tasks
-// (src/threads/tasks.js).
+// pairs. T threads take the K * m (window, pair) items window-major, a contiguous share each, cut so that
+// every thread has the same number of nonzero digits (bucket additions) whatever T, K and the scalars
+// (weightedCuts); a share crosses about K / T + 1 windows, each costing it one bucket reduction (2L additions).
 // A large input runs in chunks of C points (planMsm): each chunk's pieces add into buckets that outlive it, so
 // the memory is one chunk's inputs and digits plus the buckets, whatever N.
 
@@ -35,9 +36,9 @@ export function msmShape(P, n, window, threads = 1, { windowLimitPoints = n, sca
 export const singleThreadPieces = ({ K, m }) => Array.from({ length: K }, (_, k) => ({ k, first: 0, count: m }));
 
 /**
- * The pieces of each of T shares of the items (a thread's, or a task's; an empty list for one with nothing to do).
- * Share t takes the items [cuts[t], cuts[t + 1]) of the window-major order (item k * m + i is pair i of window k);
- * by default equal shares.
+ * The pieces of each of T threads (an empty list for a thread with nothing to do). Thread t takes the items
+ * [cuts[t], cuts[t + 1]) of the window-major order (item k * m + i is pair i of window k); by default
+ * equal shares.
  */
 export function splitPieces({ K, m }, T, cuts = equalCuts(K * m, T)) {
   const lanes = [];
@@ -62,6 +63,52 @@ const equalCuts = (total, T) => Array.from({ length: T + 1 }, (_, t) => Math.flo
 export function equalShares(n, T) {
   const cuts = equalCuts(n, T);
   return Array.from({ length: T }, (_, t) => [cuts[t], cuts[t + 1]]);
+}
+
+/** What a zero digit costs (it is sorted and skipped) next to a nonzero one (an addition), in the weighted split. */
+const ZERO_DIGIT_WEIGHT = 1 / 16;
+
+/**
+ * Cuts for splitPieces that give every thread the same share of the work the digits ask for, not of the items:
+ * inputs with many small or zero scalars have windows (or halves of windows, under GLV) with few nonzero
+ * digits. segments: [{ k, first, count, nonzero }], the nonzero digits of window k among pairs
+ * [first, first + count), covering every window's pairs once; within a segment the digits count as spread
+ * evenly. A cut near a window boundary moves onto it (one reduction less for a thread, a little imbalance).
+ */
+export function weightedCuts({ K, m, L }, T, segments) {
+  const ordered = [...segments].filter((s) => s.count > 0).sort((a, b) => a.k - b.k || a.first - b.first);
+  const weights = ordered.map((s) => s.nonzero + ZERO_DIGIT_WEIGHT * s.count);
+  const starts = ordered.map((s) => s.k * m + s.first);
+  const before = [0];
+  for (const w of weights) before.push(before.at(-1) + w);
+  const total = before.at(-1);
+  if (!(total > 0)) return equalCuts(K * m, T);
+  /** The weight of the items before item x (the segments tile the items in this order). */
+  const weightAt = (x) => {
+    let lo = 0;
+    let hi = ordered.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= x) lo = mid;
+      else hi = mid - 1;
+    }
+    return before[lo] + weights[lo] * Math.min(1, (x - starts[lo]) / ordered[lo].count);
+  };
+  const cuts = [0];
+  let seg = 0;
+  for (let t = 1; t < T; t++) {
+    const target = (t * total) / T;
+    while (seg < ordered.length - 1 && before[seg + 1] <= target) seg++;
+    const into = weights[seg] > 0 ? Math.min(1, (target - before[seg]) / weights[seg]) : 0;
+    let cut = starts[seg] + Math.round(into * ordered[seg].count);
+    // A share that crosses a window boundary reduces one more window (2L additions): a cut whose nearest
+    // boundary is within L of its weight (and within 1/16 of a share) moves onto it.
+    const boundary = Math.round(cut / m) * m;
+    if (Math.abs(weightAt(boundary) - target) <= Math.min(L, total / T / 16)) cut = boundary;
+    cuts.push(Math.max(cuts[t - 1], cut));
+  }
+  cuts.push(K * m);
+  return cuts;
 }
 
 /**
@@ -115,16 +162,13 @@ const PER_CHUNK_WINDOW = 40;
 /** The shape of window c (bits and K from the curve; n and m are a chunk's, set by chunkIO). */
 const shapeOf = (P, c, n, windowLimitPoints, scalarBits) => msmShape(P, Number.isFinite(n) ? n : STREAM_WINDOW_POINTS, c, 1, { windowLimitPoints, scalarBits });
 
-/** A thread's lane for all K windows (one thread; a thread of the message path). */
-const oneLane = (heap, P, shape, maxPairs, blockPoints) => allocLane(heap, P, shape, Array.from({ length: shape.K }, (_, k) => ({ k, first: 0, count: 0 })), { blockPoints, maxPairs });
-
 /**
  * Bytes one MSM allocates (layout.js, counted on a sizing heap) for chunks of `capacity` points with this shape.
  * One thread stages points and keeps records a block at a time; a pool's shared path (`pool`) keeps the whole
- * chunk's (its threads fill their own ranges). `lanes` sizes the buckets and work areas (oneLane; the pool's:
- * src/threads/tasks.js poolLanes).
+ * chunk's (its threads fill their own ranges) and splits the pieces over `threads` lanes, each at most
+ * ceil(K / T) + 1 windows (a contiguous share of the window-major items).
  */
-export function msmBytesFor(P, shape, capacity, { threads = 1, pool = false, checkSubgroup = false, blockPoints, reserve = 0, lanes = oneLane } = {}) {
+export function msmBytesFor(P, shape, capacity, { threads = 1, pool = false, checkSubgroup = false, blockPoints, reserve = 0 } = {}) {
   const heap = Heap.sizer();
   allocInputs(heap, P, capacity, {
     stagingPoints: pool ? capacity : Math.min(STAGING_POINTS, capacity),
@@ -132,7 +176,10 @@ export function msmBytesFor(P, shape, capacity, { threads = 1, pool = false, che
   });
   const inputs = heap.top;
   allocWork(heap, P, shape, capacity, { recordPoints: pool ? capacity : recordPointsFor(capacity) });
-  lanes(heap, P, shape, pairsOf(shape) * capacity, blockPoints);
+  const lanes = Math.min(threads, shape.K * pairsOf(shape) * capacity) || 1;
+  const piecesPerLane = lanes > 1 ? Math.ceil(shape.K / lanes) + 1 : shape.K;
+  const pieces = Array.from({ length: piecesPerLane }, (_, k) => ({ k, first: 0, count: 0 }));
+  for (let t = 0; t < lanes; t++) allocLane(heap, P, shape, pieces, { blockPoints, maxPairs: pairsOf(shape) * capacity });
   allocFinish(heap, P, shape);
   heap.alloc(reserve); // scratch of the caller's on top (decoding a point format)
   return { inputs, total: heap.top };
@@ -157,17 +204,16 @@ function largestChunk(P, shape, limit, budget, options) {
  * options: { window (a forced c), maxMemory (bytes of Wasm memory for the whole MSM), base (bytes below the MSM's
  * heap start, counted in maxMemory), threads, pool (the shared path's layout: see msmBytesFor), checkSubgroup,
  * blockPoints, windowLimitPoints (see msmShape), reserve (bytes of scratch the caller takes on top), workingSet (the
- * budget without maxMemory; default DEFAULT_WORKING_SET), scalarBits (the largest scalar's bit length, when known: see msmShape),
- * lanes (how the buckets and work areas are sized: poolLanes(T) for the shared path; default one thread's lane) }.
+ * budget without maxMemory; default DEFAULT_WORKING_SET), scalarBits (the largest scalar's bit length, when known: see msmShape) }.
  * The window chosen for n stands, in as few chunks as fit the budget, while those chunks are not small against its
  * buckets; else, of the smaller windows, the one whose largest chunk that fits gives the least modelled work (by
  * 3%: the larger window on a near tie). A budget too small for one point per chunk is a RangeError that names the
  * least that works.
  * Returns { shape: { c, K, L, bits, glv }, chunkPoints, chunks, bytes, inputBytes, budget, window, scalarBits, sizeOptions }.
  */
-export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool = false, checkSubgroup = false, blockPoints, windowLimitPoints, reserve, workingSet = DEFAULT_WORKING_SET, scalarBits, lanes } = {}) {
+export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool = false, checkSubgroup = false, blockPoints, windowLimitPoints, reserve, workingSet = DEFAULT_WORKING_SET, scalarBits } = {}) {
   const known = Number.isFinite(n);
-  const sizeOptions = { threads, pool, checkSubgroup, blockPoints, reserve, lanes };
+  const sizeOptions = { threads, pool, checkSubgroup, blockPoints, reserve };
   const best = window ?? msmShape(P, known ? n : STREAM_WINDOW_POINTS, undefined, threads, { scalarBits }).c;
   // a Wasm memory addresses 4 GiB: a larger budget is that
   const budget = Math.min(maxMemory ?? workingSet + base, MEMORY_LIMIT) - base;
@@ -225,4 +271,13 @@ export function windowWithin(P, n, plan) {
     if (total - inputs <= plan.budget - plan.inputBytes) return shape;
   }
   return msmShape(P, n, 2, 1, { scalarBits: plan.scalarBits });
+}
+
+/**
+ * The pieces of a chunk of m pairs cut at the same places (fractions of a window) as `lanes` (pieces per thread)
+ * were for a chunk of m0 pairs: every thread keeps its windows, so its buckets carry across chunks.
+ */
+export function scalePieces(lanes, m0, m) {
+  const at = (x) => Math.round((x * m) / m0);
+  return lanes.map((pieces) => pieces.map(({ k, first, count }) => ({ k, first: at(first), count: at(first + count) - at(first) })));
 }

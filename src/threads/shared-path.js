@@ -1,17 +1,16 @@
 // The pool's shared-memory path: one shared WebAssembly.Memory, an instance of the curve's module on every
 // thread and one on the pool's. The inputs are written once; per chunk the threads check and convert the points
-// and compute the digits (prepare, 1/T of the points each), then take tasks of the (window, pair) items, cut by
-// their nonzero digits, as each thread comes free, into buckets that outlive the chunks (src/msm/plan.js); after
-// the last chunk the tasks' buckets are reduced the same way and the pool adds the partial sums.
+// and compute the digits (prepare, 1/T of the points each), then each runs a share of the (window, pair) items
+// with the same number of nonzero digits into buckets that outlive the chunks (src/msm/plan.js); after the last
+// chunk each thread reduces its buckets and the pool adds the partial sums.
 // Prepared bases keep one table in the pool's memory, built and read by all threads.
 // The memory never shrinks by itself: release() moves the pool to a new memory (the kept tables copied over)
 // with new threads, so the old memory is freed with them.
 
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { DEFAULT_WORKING_SET, equalShares, planMsm, windowWithin } from '../msm/plan.js';
-import { allocInputs, allocWork, chunkIO, pairsOf } from '../msm/layout.js';
-import { allocTasks, poolLanes, scalePieces, taskPieces, tasksProgress } from './tasks.js';
+import { DEFAULT_WORKING_SET, equalShares, planMsm, scalePieces, splitPieces, weightedCuts, windowWithin } from '../msm/plan.js';
+import { allocInputs, allocLane, allocWork, chunkIO, pairsOf } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { RESIDENT_BYTES } from '../instance.js';
@@ -152,7 +151,7 @@ export class SharedPath {
     const plan = planMsm(this.#curve.params, n, {
       window: options.window, maxMemory: options.maxMemory === undefined ? undefined : Math.min(options.maxMemory, this.#maximumBytes),
       workingSet: Math.min(DEFAULT_WORKING_SET, this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
-      checkSubgroup: !!options.checkSubgroup, scalarBits, lanes: poolLanes(this.count),
+      checkSubgroup: !!options.checkSubgroup, scalarBits,
     });
     return new SharedChunks(this, plan, n, options, progress, pointFormat);
   }
@@ -177,23 +176,31 @@ export class SharedPath {
   }
 
   /**
-   * Shared memory, after the digits: cut the items into tasks by their nonzero digits (small or zero scalars
-   * leave windows nearly empty), run them on the threads as each comes free, add the partial sums here. Returns
-   * the result's encoding. (Prepared bases: their table is one chunk.)
+   * Shared memory, after the digits: cut the items into equal shares of the nonzero digits (small or zero
+   * scalars leave windows nearly empty), run a lane per thread, add the partial sums here. Returns the result's
+   * encoding. (Prepared bases: their table is one chunk.)
    */
   async #lanes(io, shape, segments, progress, prepareShare, phase) {
     const { instance, memory } = this.#shared;
     const { heap, params: P } = instance;
     const T = this.count;
     const ctx = { ex: instance.exports, memory, params: P };
-    const { tasks, lane } = allocTasks(heap, P, shape, taskPieces(shape, T, segments), T);
+    const cuts = weightedCuts(shape, T, segments);
+    const lanes = splitPieces(shape, T, cuts).map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces) : null));
     this.#publish();
     phase('allocate');
-    const taskProgress = tasksProgress(tasks, shape, (f) => progress(prepareShare + (1 - prepareShare) * f));
-    await this.#workers.runTasks('lane', tasks.length, (i, t) => ({ args: { io, lane: lane(i, t) } }), { onProgress: taskProgress });
+    const total = shape.K * shape.m || 1;
+    const laneItems = lanes.map((lane) => (lane ? lane.pieces.reduce((s, p) => s + p.count, 0) : 0));
+    const laneDone = new Array(T).fill(0);
+    await this.#workers.runAll('lane', (t) => lanes[t] && { args: { io, lane: lanes[t] } }, {
+      onProgress: (t, fraction) => {
+        laneDone[t] = fraction * laneItems[t];
+        progress(prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / total);
+      },
+    });
     phase('lanes');
     this.#acquire();
-    const partials = tasks.flatMap((task) => lanePartials(P, task));
+    const partials = lanes.flatMap((lane) => (lane ? lanePartials(P, lane) : []));
     const out = pointToBytes(instance, combineWindows(ctx, heap, io, partials));
     phase('combine');
     return out;
@@ -272,9 +279,9 @@ export class SharedPath {
 
 /**
  * One MSM in the pool's shared memory over points added a chunk at a time (the shared path's ChunkedMsm, see
- * src/msm/chunked.js): the input area of one chunk, then from the first full chunk the digits and the tasks,
- * whose buckets carry every window's sums across chunks, their pieces cut at the same places in every chunk
- * (any thread may take a task in any chunk). finish() reduces on the threads and combines here.
+ * src/msm/chunked.js): the input area of one chunk, then from the first full chunk the digits and one lane per
+ * thread whose buckets carry every window's sums across chunks, the lanes' pieces cut at the same places in
+ * every chunk. finish() reduces on the threads and combines here.
  */
 class SharedChunks {
   #path;
@@ -285,8 +292,8 @@ class SharedChunks {
   #phase;
   #inputs;
   #work = null;
-  #tasks = null; // { tasks: [their buckets], lane(i, t) } (tasks.js allocTasks)
-  #template = null; // { pieces per task, m: the pairs of the chunk they were cut for }
+  #lanes = null; // [lane | null] per thread
+  #template = null; // { pieces per thread, m: the pairs of the chunk they were cut for }
   #filled = 0;
   #done = 0;
   #chunkFirst = 0; // index in the whole input of the chunk's first point
@@ -333,21 +340,18 @@ class SharedChunks {
     if (this.#filled === this.#plan.chunkPoints && this.#done + this.#filled < this.#n) await this.#sumChunk(false);
   }
 
-  /** The digits area and the tasks, cut from the first chunk's digits. */
+  /** The digits area and the lanes, cut from the first chunk's digits. */
   #allocWork(io, segments) {
     const { shared } = this.#path.internals;
     const { heap, params: P } = shared.instance;
+    const T = this.#path.count;
     const shape = io.shape;
-    const lists = taskPieces(shape, this.#path.count, segments);
-    this.#template = { pieces: lists, m: shape.m };
-    this.#tasks = allocTasks(heap, P, shape, lists, this.#path.count, { maxPairs: pairsOf(shape) * this.#plan.chunkPoints });
-  }
-
-  /** op on every task, each on the next thread that comes free; progress(fraction of the tasks' items done). */
-  #runTasks(op, io, progress) {
-    const { workers } = this.#path.internals;
-    const { tasks, lane } = this.#tasks;
-    return workers.runTasks(op, tasks.length, (i, t) => ({ args: { io, lane: lane(i, t) } }), { onProgress: progress && tasksProgress(tasks, io.shape, progress) });
+    let lanes = splitPieces(shape, T, weightedCuts(shape, T, segments));
+    // the plan counted at most ceil(K / T) + 1 pieces a thread: an equal split of the items keeps to that
+    if (T > 1 && lanes.some((pieces) => pieces.length > Math.ceil(shape.K / T) + 1)) lanes = splitPieces(shape, T);
+    const maxPairs = pairsOf(shape) * this.#plan.chunkPoints;
+    this.#template = { pieces: lanes, m: shape.m };
+    this.#lanes = lanes.map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces, { maxPairs }) : null));
   }
 
   async #sumChunk(last) {
@@ -386,38 +390,48 @@ class SharedChunks {
     acquire();
     phase('prepare');
     this.#progress(before + share * prepareShare);
-    if (!this.#tasks) this.#allocWork(io, segments.flatMap((s) => s ?? []));
+    if (!this.#lanes) this.#allocWork(io, segments.flatMap((s) => s ?? []));
     else {
       const pieces = scalePieces(this.#template.pieces, this.#template.m, io.shape.m);
-      this.#tasks.tasks.forEach((task, i) => {
-        task.pieces = pieces[i];
+      this.#lanes.forEach((lane, t) => {
+        if (lane) lane.pieces = pieces[t];
       });
     }
     publish();
-    await this.#runTasks(last ? 'lane' : 'accumulate', io, (f) => this.#progress(before + share * (prepareShare + (1 - prepareShare) * f)));
+    const lanes = this.#lanes;
+    const laneItems = lanes.map((lane) => (lane ? lane.pieces.reduce((s, p) => s + p.count, 0) : 0));
+    const laneDone = new Array(T).fill(0);
+    const totalItems = io.shape.K * io.shape.m || 1;
+    await workers.runAll(last ? 'lane' : 'accumulate', (t) => lanes[t] && { args: { io, lane: lanes[t] } }, {
+      onProgress: (t, fraction) => {
+        laneDone[t] = fraction * laneItems[t];
+        this.#progress(before + share * (prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / totalItems));
+      },
+    });
     acquire();
     phase(last ? 'lanes' : 'accumulate');
-    for (const task of this.#tasks.tasks) task.carry = true;
+    for (const lane of lanes) if (lane) lane.carry = true;
     this.#done += count;
     this.#filled = 0;
     this.#reduced = last;
   }
 
-  /** Sum the last chunk, reduce the tasks' buckets on the threads, add the partial sums here: the result's encoding. */
+  /** Sum the last chunk, reduce each lane on its thread, add the partial sums here: the result's encoding. */
   async finish() {
     await this.#sumChunk(true);
-    const { shared, acquire, publish } = this.#path.internals;
+    const { shared, workers, acquire, publish } = this.#path.internals;
     const { instance, memory } = shared;
     const P = instance.params;
-    if (!this.#tasks) return neutralBytes(P);
-    const io = { shape: this.#work.shape, infinity: this.#work.infinity };
+    if (!this.#lanes) return neutralBytes(P);
+    const lanes = this.#lanes;
     if (!this.#reduced) {
       publish();
-      await this.#runTasks('reduce', io);
+      await workers.runAll('reduce', (t) => lanes[t] && { args: { io: { shape: this.#work.shape, infinity: this.#work.infinity }, lane: lanes[t] } });
       acquire();
     }
+    const io = { shape: this.#work.shape, infinity: this.#work.infinity };
     const ctx = { ex: instance.exports, memory, params: P };
-    const partials = this.#tasks.tasks.flatMap((task) => lanePartials(P, task));
+    const partials = lanes.flatMap((lane) => (lane ? lanePartials(P, lane) : []));
     const out = pointToBytes(instance, combineWindows(ctx, instance.heap, io, partials));
     this.#phase('combine');
     const { timings } = this.#options;

@@ -150,28 +150,4 @@ export class Workers {
     return outcomes.map((o) => o.value);
   }
 
-  /**
-   * Run op on `count` tasks, each on the next thread that is free (argsOf(i, t): task i's args on thread t), so a
-   * thread that runs slower (other work on its core) takes fewer. The first error stops the tasks not yet started;
-   * waits for those under way (no thread may still write memory that is freed), then throws it.
-   */
-  async runTasks(op, count, argsOf, { onProgress } = {}) {
-    const results = new Array(count);
-    let next = 0;
-    let failure = null;
-    const take = async (thread, t) => {
-      while (failure === null && next < count) {
-        const i = next++;
-        const args = argsOf(i, t);
-        try {
-          results[i] = await thread.run(op, args.args, { transfer: args.transfer, onProgress: onProgress && ((f) => onProgress(i, f)) });
-        } catch (e) {
-          failure ??= errorFromData(e);
-        }
-      }
-    };
-    await Promise.all(this.list.map(take));
-    if (failure) throw failure;
-    return results;
-  }
 }
