@@ -5,19 +5,21 @@
 //   git worktree add ../wasmsm-before <commit> && (cd ../wasmsm-before && npm ci && npm run build:wasm)
 //   node scripts/compare-checkouts.js --baseline ../wasmsm-before --curve bls12-381,bn254 --sizes 16,18 --runs 7
 // Prints each row's medians, their ratio (this / baseline), whether the results are equal, and both Wasm memories.
+// --threads T: each checkout's thread pool of T threads instead (pool.msmBytes, memories not compared).
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCli, printTable } from './lib.js';
 import { loadCurve } from '../index.js';
 
-const HELP = `usage: node scripts/compare-checkouts.js --baseline <dir> [--curve a,b] [--sizes 16,18] [--runs 7] [--kernel auto|int|fma]`;
+const HELP = `usage: node scripts/compare-checkouts.js --baseline <dir> [--curve a,b] [--sizes 16,18] [--runs 7] [--kernel auto|int|fma] [--threads T]`;
 const args = parseCli('compare-checkouts', HELP, {
   baseline: { type: 'string' },
   curve: { type: 'string', default: 'bls12-381,bn254' },
   sizes: { type: 'string', default: '16,18' },
   runs: { type: 'string', default: '7' },
   kernel: { type: 'string', default: 'auto' },
+  threads: { type: 'string' },
 });
 if (!args.baseline) {
   console.error(`compare-checkouts: --baseline <dir> is required\n${HELP}`);
@@ -27,9 +29,12 @@ const baseline = await import(pathToFileURL(resolve(args.baseline, 'index.js')).
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 const rows = [];
+const threads = args.threads === undefined ? 0 : Number(args.threads);
 for (const name of args.curve.split(',')) {
   const before = await baseline.loadCurve(name, { kernel: args.kernel });
   const now = await loadCurve(name, { kernel: args.kernel });
+  const pools = threads ? await Promise.all([before, now].map((curve) => curve.threads({ count: threads, releaseAfterMs: Infinity }))) : null;
+  const runners = pools ? pools.map((pool) => (p, s) => pool.msmBytes(p, s)) : [before, now].map((curve) => async (p, s) => curve.msmBytes(p, s));
   for (const k of args.sizes.split(',').map(Number)) {
     const n = 2 ** k;
     const points = now.randomPointsBytes(n, { seed: 1000 + k });
@@ -37,18 +42,19 @@ for (const name of args.curve.split(',')) {
     const times = [[], []];
     let results = [];
     for (let r = -1; r < Number(args.runs); r++) {
-      results = [before, now].map((curve, i) => {
+      results = [];
+      for (const [i, run] of runners.entries()) {
         const t0 = performance.now();
-        const out = curve.msmBytes(points, scalars);
+        results.push(await run(points, scalars));
         if (r >= 0) times[i].push(performance.now() - t0);
-        return out;
-      });
+      }
     }
     const [b, c] = times.map(median);
-    rows.push([name, `2^${k}`, now.kernel, b.toFixed(0), c.toFixed(0), (c / b).toFixed(3), same(...results) ? 'yes' : 'NO',
-      (before.memory.buffer.byteLength / 2 ** 20).toFixed(1), (now.memory.buffer.byteLength / 2 ** 20).toFixed(1)]);
+    const mib = (curve) => (pools ? '-' : (curve.memory.buffer.byteLength / 2 ** 20).toFixed(1));
+    rows.push([name, `2^${k}`, now.kernel, b.toFixed(0), c.toFixed(0), (c / b).toFixed(3), same(...results) ? 'yes' : 'NO', mib(before), mib(now)]);
   }
+  if (pools) await Promise.all(pools.map((pool) => pool.close()));
 }
-console.log(`compare-checkouts: ${resolve(args.baseline)} (baseline) against this checkout; Node ${process.version}; medians of ${args.runs} interleaved runs`);
+console.log(`compare-checkouts: ${resolve(args.baseline)} (baseline) against this checkout; Node ${process.version}; ${threads ? `pools of ${threads} threads; ` : ''}medians of ${args.runs} interleaved runs`);
 printTable(['curve', 'N', 'kernel', 'baseline ms', 'this ms', 'this / baseline', 'same result', 'baseline Wasm MiB', 'this Wasm MiB'], rows);
 if (rows.some((r) => r[6] === 'NO')) process.exit(1);
