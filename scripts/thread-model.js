@@ -13,7 +13,8 @@
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
 import { parseCli, printTable } from './lib.js';
-import { equalShares, msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
+import { equalShares, msmShape, splitPieces } from '../src/msm/plan.js';
+import { weightedCuts } from '../src/threads/split.js';
 import { countDigits, prepareRange, runLane } from '../src/msm/index.js';
 import { allocInputs, allocLane, allocWork, chunkIO } from '../src/msm/layout.js';
 import { convertPoints } from '../src/msm/bytes.js';

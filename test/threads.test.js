@@ -20,7 +20,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
 import { sharedMemoryModuleBytes } from '../src/runtime/loader.js';
-import { msmShape, splitPieces, weightedCuts } from '../src/msm/plan.js';
+import { msmShape, splitPieces } from '../src/msm/plan.js';
+import { weightedCuts } from '../src/threads/split.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const PATHS = [

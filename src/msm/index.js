@@ -76,7 +76,7 @@ export function prepareRange(ctx, io, first, count, phase = () => {}) {
 
 /**
  * The nonzero digits of every window among the items [start, start + count) of each range ([[start, count]]):
- * segments [{ k, first, count, nonzero }] for weightedCuts (src/msm/plan.js).
+ * segments [{ k, first, count, nonzero }] for weightedCuts (src/threads/split.js).
  */
 export function digitSegments(ctx, io, ranges) {
   const { m, K } = io.shape;

@@ -9,7 +9,8 @@
 
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { DEFAULT_WORKING_SET, equalShares, planMsm, scalePieces, splitPieces, weightedCuts, windowWithin } from '../msm/plan.js';
+import { DEFAULT_WORKING_SET, equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
+import { scalePieces, weightedCuts } from './split.js';
 import { allocInputs, allocLane, allocWork, chunkIO, pairsOf } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
