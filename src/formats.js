@@ -102,7 +102,12 @@ export function pointLayout(params, name) {
     // coordinate c0 | c1, each part so in the base field's Bp bytes (B = 2 Bp).
     const Bp = params.field.base?.bytes ?? B;
     const R = 1n << BigInt(8 * Bp);
-    layout = { ...base, kind: 'snarkjs', size: 2 * B, Bp, R, Rinv: modInverse(R, params.p) };
+    const Rinv = modInverse(R, params.p);
+    // scale: g_fromScaledBytes' K = Rb^2 / R for this build's Montgomery radix Rb, so the product that checks a point
+    // also takes it from ffjavascript's Montgomery form to this build's
+    const F = params.field.base ?? params.field;
+    const Rb = 1n << BigInt(F.n * F.w);
+    layout = { ...base, kind: 'snarkjs', size: 2 * B, Bp, R, Rinv, scale: (Rb * Rb * Rinv) % params.p };
   }
   byName.set(name, layout);
   return layout;

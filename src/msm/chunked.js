@@ -10,6 +10,9 @@ import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange,
 import { convertPoints, neutralBytes, pointToBytes, scalarBitLength } from './bytes.js';
 import { checkSubgroupRange } from './subgroup.js';
 
+/** Heap bytes a ChunkedMsm's pointScale takes on top of its plan: K, and the alignment it moves. */
+export const pointScaleBytes = (P) => P.E + 64;
+
 export class ChunkedMsm {
   #instance;
   #ctx;
@@ -22,13 +25,15 @@ export class ChunkedMsm {
   #lane = null;
   #filled = 0; // points in the chunk being filled
   #done = 0; // points summed in earlier chunks
+  #scale = 0; // address of g_fromScaledBytes' K (pointScale), 0 for native points
 
   /**
    * @param instance { exports, memory, params, heap } (src/instance.js); the MSM allocates above heap.mark()
    * @param plan planMsm's plan; a plan for n = Infinity (a stream) chooses its window when the first chunk is summed
-   * @param options { checkSubgroup, timings, onProgress (with total), total (points expected), blockPoints }
+   * @param options { checkSubgroup, timings, onProgress (with total), total (points expected), blockPoints,
+   *   pointScale (K of g_fromScaledBytes, for points given scaled: snarkjs' layout.scale; default native points) }
    */
-  constructor(instance, plan, { checkSubgroup = false, timings, onProgress, total = Infinity, blockPoints } = {}) {
+  constructor(instance, plan, { checkSubgroup = false, timings, onProgress, total = Infinity, blockPoints, pointScale } = {}) {
     this.#instance = instance;
     this.#ctx = { ex: instance.exports, memory: instance.memory, params: instance.params };
     this.#plan = plan;
@@ -37,6 +42,7 @@ export class ChunkedMsm {
     this.#mark = instance.heap.mark();
     const C = plan.chunkPoints;
     this.#inputs = allocInputs(instance.heap, instance.params, C, { stagingPoints: Math.min(STAGING_POINTS, C), subgroupScratch: checkSubgroup ? 1 : 0 });
+    if (pointScale !== undefined) instance.fp.writeLimbs((this.#scale = instance.fp.alloc()), pointScale);
   }
 
   /** Points the chunk being filled still takes. */
@@ -60,7 +66,7 @@ export class ChunkedMsm {
       const size = Math.min(stagingPoints, count - at);
       new Uint8Array(memory.buffer, staging, size * PB).set(pointBytes.subarray(at * PB, (at + size) * PB));
       const dst = points + (this.#filled + at) * P.affineBytes;
-      convertPoints(ctx, dst, staging, size, first + at);
+      convertPoints(ctx, dst, staging, size, first + at, this.#scale);
       if (this.#options.checkSubgroup) checkSubgroupRange(ctx, subgroup[0], dst, size, first + at);
     }
     new Uint8Array(memory.buffer, scalars + this.#filled * S, count * S).set(scalarBytes.subarray(0, count * S));
@@ -136,13 +142,15 @@ export class ChunkedMsm {
  * planned for options.maxMemory (or the default working set) and for the largest scalar's bit length (plan.js
  * msmShape). Without maxMemory, an engine that will not grow the memory as far as the plan needs gets the MSM again
  * in chunks that fit the memory it did give.
- * options: { window, timings, checkSubgroup, onProgress, maxMemory, blockPoints, windowLimitPoints, workingSet }.
+ * options: { window, timings, checkSubgroup, onProgress, maxMemory, blockPoints, windowLimitPoints, workingSet,
+ * pointScale (ChunkedMsm) }.
  */
 export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
   const scalarBits = scalarBitLength(scalarBytes, instance.params.scalarBytes, n);
   const planOptions = {
     window: options.window, maxMemory: options.maxMemory, checkSubgroup: !!options.checkSubgroup, blockPoints: options.blockPoints,
     windowLimitPoints: options.windowLimitPoints, workingSet: options.workingSet, base: instance.heap.mark(), scalarBits,
+    reserve: options.pointScale === undefined ? 0 : pointScaleBytes(instance.params),
   };
   let plan = planMsm(instance.params, n, planOptions);
   for (;;) {

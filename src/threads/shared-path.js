@@ -313,12 +313,11 @@ class SharedChunks {
       stagingPoints: plan.chunkPoints, subgroupScratch: options.checkSubgroup ? path.count : 0,
     });
     if (pointFormat?.kind === 'snarkjs') {
-      // mont(v, K) = v / 2^(8 Bp) * R: snarkjs' Montgomery form to this build's in the product the check makes anyway
+      // snarkjs' Montgomery form to this build's in the product the check makes anyway (formats.js: scale)
       const { exports, heap, params: P } = shared.instance;
       const fp = new Field(exports, P.field.base ?? P.field, heap, 'fp');
-      const R = 1n << BigInt(fp.n * fp.w);
       this.#scale = fp.alloc();
-      fp.writeLimbs(this.#scale, (R * R * pointFormat.Rinv) % fp.p);
+      fp.writeLimbs(this.#scale, pointFormat.scale);
     }
   }
 

@@ -12,7 +12,7 @@ import { Heap } from '../runtime/heap.js';
 import { accumulateLane, countDigits, prepareRange, reducePieces, runLane } from '../msm/index.js';
 import { convertPoints, inputError } from '../msm/bytes.js';
 import { checkSubgroupRange } from '../msm/subgroup.js';
-import { ChunkedMsm, msmBytesOn } from '../msm/chunked.js';
+import { ChunkedMsm, msmBytesOn, pointScaleBytes } from '../msm/chunked.js';
 import { planMsm } from '../msm/plan.js';
 import { STAGING_POINTS } from '../msm/layout.js';
 import { decodePointBatch, decodeScratchBytes } from '../codecs.js';
@@ -40,6 +40,9 @@ export function serveThread(port) {
   let baseModule = null; // the module over a memory of its own, for prepared bases (an instance each)
   const bases = new Map(); // message path: id -> { instance, layout, table } of this thread's slice
   const streams = new Map(); // message path: id -> { msm: ChunkedMsm, format } of a stream's share on this thread
+
+  /** g_fromScaledBytes' K for points in `format` that the MSM's check converts (snarkjs), else undefined. */
+  const scaleOf = (format) => (format ? pointLayout(ctx.params, format).scale : undefined);
 
   /** An instance with a heap of this thread's own: the main one on the message path, else made once. */
   const ownInstance = async () => {
@@ -123,18 +126,24 @@ export function serveThread(port) {
       // MSM's input (check = false), which the MSM checks (SharedPath.decodePoints)
       return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes, { check });
     },
-    /** Own memory: a whole MSM over this thread's share of the inputs (decoded first when in `format`). */
+    /**
+     * Own memory: a whole MSM over this thread's share of the inputs; points in `format` decoded first, but snarkjs
+     * points read as they are, converted by the product that checks them (pointScale).
+     */
     async msm({ pointBytes, scalarBytes, n, options, format }, progress) {
-      if (format) pointBytes = await ops.decode({ bytes: pointBytes, format });
-      return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, onProgress: progress });
+      const pointScale = scaleOf(format);
+      if (format && pointScale === undefined) pointBytes = await ops.decode({ bytes: pointBytes, format });
+      return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, onProgress: progress });
     },
     /** Own memory: this thread's share of a stream (about `points` points, or Infinity), a ChunkedMsm kept under `id` until streamFinish. */
     streamBegin({ id, options, format, points }) {
       const P = ctx.params;
-      const layout = format ? pointLayout(P, format) : null;
-      const reserve = layout ? decodeScratchBytes(P, layout, STAGING_POINTS) : 0;
+      const pointScale = scaleOf(format);
+      // the formats to decode (snarkjs points are read as they are, as in msm)
+      const layout = format && pointScale === undefined ? pointLayout(P, format) : null;
+      const reserve = layout ? decodeScratchBytes(P, layout, STAGING_POINTS) : pointScale === undefined ? 0 : pointScaleBytes(P);
       const plan = planMsm(P, points, { ...options, base: instance.heap.mark(), reserve });
-      streams.set(id, { msm: new ChunkedMsm(instance, plan, { checkSubgroup: options.checkSubgroup }), layout });
+      streams.set(id, { msm: new ChunkedMsm(instance, plan, { checkSubgroup: options.checkSubgroup, pointScale }), layout });
     },
     /** Own memory: count points and scalars of a stream (points in its format; scalars native, checked), the first at index `first`. */
     streamAdd({ id, pointBytes, scalarBytes, count, first }) {
