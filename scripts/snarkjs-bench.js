@@ -9,6 +9,10 @@
 //   npm run bench:snarkjs        # Groth16 at 2^12, 2^14, 2^16; PLONK at 2^12, 2^14; FFLONK (missing fixtures first: minutes)
 //   npm run bench:snarkjs -- --cases merkle16:groth16,merkle4:plonk --runs 5 --browser
 //   npm run bench:snarkjs -- --cases sha8:groth16 --runs 3   # 2^18 (its fixtures: about 10 minutes the first time)
+//   npm run bench:snarkjs -- --cases sha2:groth16 --shared-memory false --browser --not-isolated   # the message path
+//
+// --shared-memory true|false|auto: the route's pool transport in Node (default auto: shared); --not-isolated: the
+// page is served without COOP/COEP, as most sites are, so the page's pool has no SharedArrayBuffer (message path).
 //
 // Cases are circuit:protocol[:curve] (curve bn128 unless given) from scripts/snarkjs-fixtures.js.
 
@@ -28,6 +32,8 @@ const opt = (name, dflt) => {
 };
 const runs = Number(opt('runs', 3));
 const threads = Number(opt('threads', 2));
+const sharedMemory = { true: true, false: false, auto: 'auto' }[opt('shared-memory', 'auto')];
+if (sharedMemory === undefined) throw new RangeError('--shared-memory takes true, false or auto');
 const cases = opt('cases', DEFAULT_CASES).split(',').map((c) => {
   const [circuit, protocol, curve = 'bn128'] = c.split(':');
   return { circuit, protocol, curve };
@@ -57,11 +63,11 @@ async function prepare(c) {
 }
 
 async function node(list) {
-  console.log(`Node ${process.version}, ${cpus()[0].model}, ${availableParallelism()} cores; wasmsm pool of ${threads} threads vs ffjavascript's ${availableParallelism()} workers`);
+  console.log(`Node ${process.version}, ${cpus()[0].model}, ${availableParallelism()} cores; wasmsm pool of ${threads} threads (sharedMemory ${sharedMemory}) vs ffjavascript's ${availableParallelism()} workers`);
   const out = [];
   for (const { c, f } of list) {
     const curve = await snarkjs.curves.getCurveFromName(c.curve);
-    const r = await compare(snarkjs, accelerate, curve, c.protocol, { zkey: f.zkey, wasm: f.wasm, input: f.input }, f.vkeyJson, { runs, threads });
+    const r = await compare(snarkjs, accelerate, curve, c.protocol, { zkey: f.zkey, wasm: f.wasm, input: f.input }, f.vkeyJson, { runs, threads, sharedMemory });
     table('Node', c, f, r);
     out.push({ env: 'node', ...c, constraints: f.info.nConstraints, power: f.power, ...r });
   }
@@ -70,7 +76,7 @@ async function node(list) {
 
 async function browser(list) {
   const { snarkjsPage } = await import('../bench/snarkjs/browser.js');
-  const page = await snarkjsPage(list.map(({ f }) => f));
+  const page = await snarkjsPage(list.map(({ f }) => f), { isolated: !args.includes('--not-isolated') });
   const out = [];
   try {
     for (const [i, { c, f }] of list.entries()) {

@@ -15,9 +15,10 @@ const CSP = "default-src 'self' blob:; script-src 'self' blob: 'unsafe-eval' 'wa
 
 /**
  * Bundle the page, copy each fixture (scripts/snarkjs-fixtures.js fixture() plus its vkey as JSON) next to it,
- * serve, launch Chromium. Returns { run(i, { runs, threads, minPoints }) -> the page's report, close() }.
+ * serve (cross-origin isolated unless `isolated: false`: then the route's pool takes the message path), launch
+ * Chromium. Returns { run(i, { runs, threads, minPoints }) -> the page's report, close() }.
  */
-export async function snarkjsPage(fixtures, { dir = join(distDir, 'snarkjs') } = {}) {
+export async function snarkjsPage(fixtures, { dir = join(distDir, 'snarkjs'), isolated = true } = {}) {
   mkdirSync(dir, { recursive: true });
   await build({
     entryPoints: [join(here, 'page.js')], bundle: true, format: 'esm', platform: 'browser',
@@ -30,7 +31,7 @@ export async function snarkjsPage(fixtures, { dir = join(distDir, 'snarkjs') } =
     copyFileSync(f.wasm, join(dir, `${i}.wasm`));
     writeFileSync(join(dir, `${i}.json`), JSON.stringify({ curve: f.curve, protocol: f.protocol, input: f.input, vkey: f.vkeyJson }));
   }
-  const server = await serve(dir, { isolated: true, csp: CSP });
+  const server = await serve(dir, { isolated, csp: CSP });
   const chromium = await launchChromium(findChromium());
   return {
     async run(i, { runs = 1, threads = 2, minPoints } = {}) {

@@ -94,12 +94,13 @@ export const medians = (runs) => runs.length === 0 ? null : Object.fromEntries(O
  * The bench's loop over one case, as a user runs it: one route for all the proofs (accelerate before, restore after,
  * outside the timing), and `runs` proofs without it then with it, alternating: for a proof without the route
  * ffjavascript's own multiExpAffine methods are put back on the curve for that proof only. One warm-up of each
- * first. Every proof, with the route and without, is verified by snarkjs's verifier after restore(). Returns { plain, routed, stats,
- * proved } (medians in ms; the route's stats of one proof, and its last proof).
+ * first. Every proof, with the route and without, is verified by snarkjs's verifier after restore(). sharedMemory: the
+ * route's pool transport (accelerate's option; default 'auto'). Returns { plain, routed, stats, proved } (medians in ms;
+ * the route's stats of one proof, and its last proof).
  */
-export async function compare(snarkjs, accelerate, curve, protocol, files, vkey, { runs = 3, threads, minPoints } = {}) {
+export async function compare(snarkjs, accelerate, curve, protocol, files, vkey, { runs = 3, threads, minPoints, sharedMemory } = {}) {
   const own = { G1: curve.G1.multiExpAffine, G2: curve.G2.multiExpAffine };
-  const handle = await accelerate(curve, { ...(threads && { threads }), ...(minPoints !== undefined && { minPoints }) });
+  const handle = await accelerate(curve, { ...(threads && { threads }), ...(minPoints !== undefined && { minPoints }), ...(sharedMemory !== undefined && { sharedMemory }) });
   const route = { G1: curve.G1.multiExpAffine, G2: curve.G2.multiExpAffine };
   const use = (m) => {
     curve.G1.multiExpAffine = m.G1;
