@@ -501,7 +501,7 @@ for (const kernel of KERNELS) describe(`${kernel} build`, () => {
       }
     }, 60_000);
 
-    it('snarkjs points, which the shared pool reads as they are (G1, G2; both paths, msmBytes and a stream; infinity; bad points named)', async () => {
+    it('snarkjs points, which every MSM reads as they are (G1, G2; synchronous, both pool paths, msmBytes and a stream; infinity; bad points named)', async () => {
       for (const name of ['bn254', 'bls12-381']) {
         for (const C of [curves[name], curves[name].g2]) {
           const n = 301;
@@ -517,16 +517,22 @@ for (const kernel of KERNELS) describe(`${kernel} build`, () => {
             change(bad.subarray(i * PB, (i + 1) * PB));
             return bad;
           };
+          const badX = at(250, (q) => q.fill(0xff, 0, curves[name].coordinateBytes));
+          const offCurve = at(260, (q) => (q[PB / 2] ^= 1));
+          const group = C === curves[name] ? 'G1' : 'G2';
+          expect(hex(C.msmBytes(input, sc, { pointFormat: 'snarkjs', resultFormat: 'native' })), `${name} ${group} synchronous`).toBe(hex(reference));
+          expect(() => C.msmBytes(badX, sc, { pointFormat: 'snarkjs' })).toThrow(/^points\[250\]: x(\.c0)? coordinate is >= p \(as a Montgomery value\)$/);
+          expect(() => C.msmBytes(offCurve, sc, { pointFormat: 'snarkjs' })).toThrow(/^points\[260\]: point is not on the curve$/);
           for (const sharedMemory of [true, false]) {
-            const what = `${name} ${C === curves[name] ? 'G1' : 'G2'} shared ${sharedMemory}`;
+            const what = `${name} ${group} shared ${sharedMemory}`;
             const pool = await C.threads({ count: 2, sharedMemory });
             pools.push(pool);
             expect(hex(await pool.msmBytes(input, sc, { pointFormat: 'snarkjs', resultFormat: 'native' })), what).toBe(hex(reference));
             const stream = { points: [input.subarray(0, 100 * PB + 7), input.subarray(100 * PB + 7)], scalars: [sc.subarray(0, 32 * 200), sc.subarray(32 * 200)] };
             expect(hex(await pool.msmStream(stream, { pointFormat: 'snarkjs', resultFormat: 'native' })), what).toBe(hex(reference));
             // in the second thread's share: the caller's index
-            await expect(pool.msmBytes(at(250, (q) => q.fill(0xff, 0, curves[name].coordinateBytes)), sc, { pointFormat: 'snarkjs' }), what).rejects.toThrow(/^points\[250\]: x(\.c0)? coordinate is >= p \(as a Montgomery value\)$/);
-            await expect(pool.msmBytes(at(260, (q) => (q[PB / 2] ^= 1)), sc, { pointFormat: 'snarkjs' }), what).rejects.toThrow(/^points\[260\]: point is not on the curve$/);
+            await expect(pool.msmBytes(badX, sc, { pointFormat: 'snarkjs' }), what).rejects.toThrow(/^points\[250\]: x(\.c0)? coordinate is >= p \(as a Montgomery value\)$/);
+            await expect(pool.msmBytes(offCurve, sc, { pointFormat: 'snarkjs' }), what).rejects.toThrow(/^points\[260\]: point is not on the curve$/);
           }
         }
       }
