@@ -223,15 +223,13 @@ export class Curve {
   msmBytes(pointBytes, scalarBytes, options) {
     options = checkMsmOptions(options);
     const formats = resolveFormatOptions(this.params, options);
-    // snarkjs points are read as they are: the product that checks them converts them (pointScale)
-    const pointScale = formats?.point?.scale;
-    if (formats) [pointBytes, scalarBytes] = inputsToNative(this, pointScale ? { ...formats, point: null } : formats, pointBytes, scalarBytes, options.timings);
+    if (formats) [pointBytes, scalarBytes] = inputsToNative(this, formats, pointBytes, scalarBytes, options.timings);
     const n = checkMsmInputs(this.params, pointBytes, scalarBytes);
     // a budget below what the curve holds from an earlier call: give that back first
     if (options.maxMemory !== undefined && this.memory.buffer.byteLength > Math.max(options.maxMemory, RESIDENT_BYTES)) this.trim();
     let out;
     try {
-      out = msmBytesOn(this, pointBytes, scalarBytes, n, pointScale ? { ...options, pointScale } : options);
+      out = msmBytesOn(this, pointBytes, scalarBytes, n, options);
     } finally {
       this.#releaseLater();
     }

@@ -501,7 +501,7 @@ for (const kernel of KERNELS) describe(`${kernel} build`, () => {
       }
     }, 60_000);
 
-    it('snarkjs points, which every MSM reads as they are (G1, G2; synchronous, both pool paths, msmBytes and a stream; infinity; bad points named)', async () => {
+    it('snarkjs points, which the pool reads as they are on both paths (G1, G2; msmBytes and a stream; the synchronous MSM too; infinity; bad points named)', async () => {
       for (const name of ['bn254', 'bls12-381']) {
         for (const C of [curves[name], curves[name].g2]) {
           const n = 301;
