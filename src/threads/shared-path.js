@@ -14,6 +14,7 @@ import { scalePieces, weightedCuts } from './split.js';
 import { allocInputs, allocLane, allocWork, chunkIO, pairsOf } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
+import { pointScaleBytes } from '../msm/chunked.js';
 import { RESIDENT_BYTES } from '../instance.js';
 import { Field } from '../field.js';
 import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
@@ -153,6 +154,7 @@ export class SharedPath {
       window: options.window, maxMemory: options.maxMemory === undefined ? undefined : Math.min(options.maxMemory, this.#maximumBytes),
       workingSet: Math.min(DEFAULT_WORKING_SET, this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
       checkSubgroup: !!options.checkSubgroup, scalarBits,
+      reserve: pointFormat?.kind === 'snarkjs' ? pointScaleBytes(this.#curve.params) : 0, // SharedChunks' K
     });
     return new SharedChunks(this, plan, n, options, progress, pointFormat);
   }

@@ -139,9 +139,11 @@ export function serveThread(port) {
     streamBegin({ id, options, format, points }) {
       const P = ctx.params;
       const pointScale = scaleOf(format);
-      // the formats to decode (snarkjs points are read as they are, as in msm)
+      // the formats to decode (snarkjs points are read as they are, as in msm); the scratch that either takes
       const layout = format && pointScale === undefined ? pointLayout(P, format) : null;
-      const reserve = layout ? decodeScratchBytes(P, layout, STAGING_POINTS) : pointScale === undefined ? 0 : pointScaleBytes(P);
+      let reserve = 0;
+      if (layout) reserve = decodeScratchBytes(P, layout, STAGING_POINTS);
+      else if (pointScale !== undefined) reserve = pointScaleBytes(P);
       const plan = planMsm(P, points, { ...options, base: instance.heap.mark(), reserve });
       streams.set(id, { msm: new ChunkedMsm(instance, plan, { checkSubgroup: options.checkSubgroup, pointScale }), layout });
     },
