@@ -156,6 +156,13 @@ async function checkGenerated(key, json, { glv, n }) {
   const { points, scalars } = msmInputs(curve, oracle, n);
   expect(points.every((P) => oracle.isOnCurve(P))).toBe(true);
   const want = oracle.msm(points, scalars);
+  // The oracle's sums of prefixes, each computed once: its affine double-and-add (an inversion a step) is most of
+  // this check's time on a 256-bit curve.
+  const prefixSums = new Map([[n, want]]);
+  const prefixSum = (k) => {
+    if (!prefixSums.has(k)) prefixSums.set(k, oracle.msm(points.slice(0, k), scalars.slice(0, k)));
+    return prefixSums.get(k);
+  };
   const got = curve.msm(points, scalars);
   expect(got).toEqual(want);
   // Both builds: the integer one everywhere, the FMA one where this engine runs it (auto picked it above then).
@@ -186,7 +193,7 @@ async function checkGenerated(key, json, { glv, n }) {
   for (const precompute of [false, true, { window: 3 }]) {
     const bases = curve.prepareBases(pointBytes, { precompute });
     for (const k of [0, 1, 7, n - 1, n]) {
-      expect(curve.decodePoint(bases.msmBytes(curve.encodeScalars(scalars.slice(0, k)))), `prepared ${JSON.stringify(precompute)}, k = ${k}`).toEqual(oracle.msm(points.slice(0, k), scalars.slice(0, k)));
+      expect(curve.decodePoint(bases.msmBytes(curve.encodeScalars(scalars.slice(0, k)))), `prepared ${JSON.stringify(precompute)}, k = ${k}`).toEqual(prefixSum(k));
     }
     bases.free();
   }
@@ -200,7 +207,7 @@ async function checkGenerated(key, json, { glv, n }) {
         expect(await pool.msm([], [])).toBe(null);
         expect(await pool.msm([oracle.G], [oracle.r - 1n])).toEqual(oracle.neg(oracle.G));
         const bases = await pool.prepareBases(pointBytes, { precompute: count === 3 });
-        expect(await bases.msm(scalars.slice(0, n - 1))).toEqual(oracle.msm(points.slice(0, n - 1), scalars.slice(0, n - 1)));
+        expect(await bases.msm(scalars.slice(0, n - 1))).toEqual(prefixSum(n - 1));
         await bases.free();
       } finally {
         await pool.close();

@@ -33,6 +33,11 @@ export function modInverse(a, m) {
 
 const SMALL_PRIMES = [2n, 3n, 5n, 7n, 11n, 13n, 17n, 19n, 23n, 29n, 31n, 37n, 41n, 43n, 47n, 53n, 59n, 61n, 67n, 71n];
 
+// Verdicts already reached: deriving a field's params for each limb size asks about the same p again (7 limb sizes,
+// 32 modular exponentiations each time). Bounded so a long sweep cannot grow it without end.
+const verdicts = new Map();
+const MAX_VERDICTS = 1024;
+
 /**
  * Miller-Rabin with the first 20 primes as bases plus 12 bases derived from n itself: deterministic for
  * n < 3.3e24 and, for larger n, an error bound far below 4^-32 for any n not built against these bases.
@@ -40,6 +45,16 @@ const SMALL_PRIMES = [2n, 3n, 5n, 7n, 11n, 13n, 17n, 19n, 23n, 29n, 31n, 37n, 41
 export function isProbablePrime(n) {
   if (typeof n !== 'bigint') throw new TypeError('isProbablePrime expects a BigInt');
   if (n < 2n) return false;
+  let verdict = verdicts.get(n);
+  if (verdict === undefined) {
+    verdict = millerRabin(n);
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(n, verdict);
+  }
+  return verdict;
+}
+
+function millerRabin(n) {
   for (const q of SMALL_PRIMES) {
     if (n === q) return true;
     if (n % q === 0n) return false;
