@@ -7,11 +7,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { join } from 'node:path';
 import { loadCurve } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
+import { skipChromiumSuite } from './chromium.js';
 import { buildStreamPage, serve, findChromium, launchChromium, openStreamPage, distDir } from '../examples/browser/harness.js';
 
 const chromiumPath = findChromium();
-const skip = !chromiumPath && !process.env.CI;
-if (skip) console.warn('browser-stream.e2e.test.js: SKIPPED: no chromium found (apt-get install -y chromium, or set CHROMIUM_PATH)');
+const skip = skipChromiumSuite('browser-stream.e2e.test.js');
 const LOGN = 13;
 const BUDGET_MIB = 4;
 

@@ -25,6 +25,7 @@ import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { loadCurve } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
+import { skipChromiumSuite } from './chromium.js';
 import {
   buildExample, serve, findChromium, launchChromium, openExample, distDir, repoDir, CSP, CSP_WITHOUT_CONNECT, CSP_WITHOUT_WASM, CSP_WITHOUT_WORKERS,
 } from '../examples/browser/harness.js';
@@ -32,8 +33,7 @@ import {
 const LOGN = 10;
 const SEEDS = { pseed: 31, sseed: 47 };
 const chromiumPath = findChromium();
-const skip = !chromiumPath && !process.env.CI;
-if (skip) console.warn('browser.e2e.test.js: SKIPPED: no chromium found (apt-get install -y chromium, or set CHROMIUM_PATH)');
+const skip = skipChromiumSuite('browser.e2e.test.js');
 
 const screenshotDir = join(distDir, 'screenshots');
 const hex = (P) => (P === null ? null : { x: `0x${P.x.toString(16)}`, y: `0x${P.y.toString(16)}` });

@@ -7,11 +7,10 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import * as snarkjs from 'snarkjs';
-import { findChromium } from '../examples/browser/harness.js';
 import { fixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
+import { skipChromiumSuite } from './chromium.js';
 
-const skip = !findChromium() && !process.env.CI;
-if (skip) console.warn('snarkjs-browser.e2e.test.js: SKIPPED: no chromium found (apt-get install -y chromium, or set CHROMIUM_PATH)');
+const skip = skipChromiumSuite('snarkjs-browser.e2e.test.js');
 
 const CASES = [['merkle1', 'bn128', 'groth16'], ['bits8', 'bls12381', 'plonk']];
 
