@@ -14,6 +14,8 @@ const MAIN_THREAD = [
 
 export default defineConfig({
   test: {
+    // A limit for hangs, not a timing: vitest's 5 s default failed suites that take 3 s on a shared CI host.
+    testTimeout: 20_000,
     projects: [
       {
         extends: true,
