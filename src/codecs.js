@@ -210,10 +210,8 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
       curve.fp.write(K1, P.a);
       curve.fp.write(K2, P.b);
     } else if (L.kind === 'snarkjs') {
-      // fp_mul(v, K1) = v * K1 / R_wasm: with K1 = R_wasm / 2^(8B) (raw limbs) it is v / 2^(8B), normal form.
-      const F = P.field.base ?? P.field;
-      const Rw = 1n << BigInt(F.n * F.w);
-      curve.fp.writeLimbs(K1, (Rw * L.Rinv) % P.p);
+      // fp_mul(v, K1) with K1 = Rb / 2^(8B) as raw limbs is v / 2^(8B): normal form.
+      curve.fp.writeLimbs(K1, L.unscale);
     }
     const codes = new Uint8Array(C);
     for (let first = 0; first < n; first += C) {

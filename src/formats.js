@@ -103,11 +103,13 @@ export function pointLayout(params, name) {
     const Bp = params.field.base?.bytes ?? B;
     const R = 1n << BigInt(8 * Bp);
     const Rinv = modInverse(R, params.p);
-    // scale: g_fromScaledBytes' K = Rb^2 / R for this build's Montgomery radix Rb, so the product that checks a point
-    // also takes it from ffjavascript's Montgomery form to this build's
+    // With this build's Montgomery radix Rb, a product by K (v * K / Rb) takes a snarkjs value v to
+    // scale: K = Rb^2 / R, this build's Montgomery form (g_fromScaledBytes: the product that checks a point);
+    // unscale: K = Rb / R, normal form (the synchronous decode, src/codecs.js).
     const F = params.field.base ?? params.field;
     const Rb = 1n << BigInt(F.n * F.w);
-    layout = { ...base, kind: 'snarkjs', size: 2 * B, Bp, R, Rinv, scale: (Rb * Rb * Rinv) % params.p };
+    const unscale = (Rb * Rinv) % params.p;
+    layout = { ...base, kind: 'snarkjs', size: 2 * B, Bp, R, scale: (Rb * unscale) % params.p, unscale };
   }
   byName.set(name, layout);
   return layout;
