@@ -1,6 +1,7 @@
 // Two groups of suites, run one after the other (sequence.groupOrder):
-// - 'main-thread': suites whose work stays on vitest's worker thread (no pool, child process or browser). They
-//   run side by side, one file per core: on a 2-core machine vitest's default would run one file at a time.
+// - 'main-thread': suites whose work stays on vitest's worker thread (no pool, no browser, no child process but
+//   esbuild's service). They run side by side, one file per core, where vitest's default on 2 cores is one at a time.
+//   A new suite lands in 'engine' until it is listed here.
 // - 'engine': suites that start thread pools, child processes or Chromium, or measure memory. They run with
 //   vitest's default (cores - 1 files at once): two of them side by side on 2 cores time each other out.
 import { availableParallelism } from 'node:os';
@@ -14,7 +15,7 @@ const MAIN_THREAD = [
 
 export default defineConfig({
   test: {
-    // A limit for hangs, not a timing: vitest's 5 s default failed suites that take 3 s on a shared CI host.
+    // A limit for hangs, not a timing: under vitest's 5 s default a test of 2.6 s alone failed in CI (a shared host).
     testTimeout: 20_000,
     projects: [
       {
