@@ -8,15 +8,13 @@
 // with new threads, so the old memory is freed with them.
 
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
-import { Heap } from '../runtime/heap.js';
 import { DEFAULT_WORKING_SET, equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
 import { scalePieces, weightedCuts } from './split.js';
 import { allocInputs, allocLane, allocWork, chunkIO, pairsOf } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { pointScaleBytes } from '../msm/chunked.js';
-import { RESIDENT_BYTES } from '../instance.js';
-import { Field } from '../field.js';
+import { RESIDENT_BYTES, withHeap } from '../instance.js';
 import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
@@ -41,12 +39,12 @@ export class SharedPath {
     const module = await WebAssembly.compile(sharedMemoryModuleBytes(curve.moduleBytes));
     const { memory, maximumBytes } = sharedMemory(curve.params.minPages);
     this.#maximumBytes = maximumBytes;
-    const made = await instantiate(module, { memory, group: curve.params.group });
-    const heap = new Heap(memory, made.exports.fp_heapBase.value);
+    const instance = withHeap(await instantiate(module, { memory, group: curve.params.group }), curve.params);
+    const { heap } = instance;
     const stacks = Array.from({ length: this.count }, () => heap.alloc(STACK_BYTES, 16) + STACK_BYTES);
     const syncWord = heap.alloc(8);
     this.#keptTop = heap.mark();
-    this.#shared = { module, memory, instance: { exports: made.exports, memory, heap, params: curve.params }, stacks, syncWord };
+    this.#shared = { module, memory, instance, stacks, syncWord };
   }
 
   /** The pool's threads (set once they exist). */
@@ -90,10 +88,9 @@ export class SharedPath {
     const { memory, maximumBytes } = sharedMemory(Math.max(P.minPages, Math.ceil(this.#keptTop / 65536)));
     this.#maximumBytes = maximumBytes;
     new Uint8Array(memory.buffer).set(new Uint8Array(old.buffer, 0, this.#keptTop));
-    const made = await instantiate(module, { memory, group: P.group });
-    const heap = new Heap(memory, made.exports.fp_heapBase.value);
-    heap.top = this.#keptTop;
-    this.#shared = { module, memory, instance: { exports: made.exports, memory, heap, params: P }, stacks, syncWord };
+    const instance = withHeap(await instantiate(module, { memory, group: P.group }), P);
+    instance.heap.top = this.#keptTop;
+    this.#shared = { module, memory, instance, stacks, syncWord };
     await this.#workers.stop();
     await this.#workers.ready();
   }
@@ -316,8 +313,7 @@ class SharedChunks {
     });
     if (pointFormat?.kind === 'snarkjs') {
       // snarkjs' Montgomery form to this build's in the product the check makes anyway (formats.js: scale)
-      const { exports, heap, params: P } = shared.instance;
-      const fp = new Field(exports, P.field.base ?? P.field, heap, 'fp');
+      const { fp } = shared.instance;
       this.#scale = fp.alloc();
       fp.writeLimbs(this.#scale, pointFormat.scale);
     }
