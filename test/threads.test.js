@@ -4,6 +4,8 @@
 //   point many times with equal scalars, P and -P, infinity, zero scalars, scalars at the edges of r) plus
 //   n = 0, 1 and a non-power-of-two random size; larger inputs and forced windows on two curves;
 // - a work area smaller than a bucket (the chunked bucket sum) on the synchronous path;
+// - the shared path's claims (a thread takes pieces of others' shares that none has started), run one lane after
+//   another with the counters forced: one lane claims all, another none, and the sums still equal the MSM;
 // - bad input (a point off the curve, a scalar >= r, wrong lengths, a point outside the subgroup) rejects
 //   with the index of the first bad input and leaves the pool usable;
 // - abort, progress, a dead thread, close, queued calls, and a Node process that exits by itself with an
@@ -20,8 +22,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
 import { sharedMemoryModuleBytes } from '../src/runtime/loader.js';
-import { msmShape, splitPieces } from '../src/msm/plan.js';
+import { equalShares, msmShape, splitPieces } from '../src/msm/plan.js';
 import { weightedCuts } from '../src/threads/split.js';
+import { claimLane, combineWindows, countDigits, lanePartials, prepareRange, setInfinity } from '../src/msm/index.js';
+import { allocClaimLanes, allocInputs, allocWork, chunkIO } from '../src/msm/layout.js';
+import { convertPoints, pointToBytes } from '../src/msm/bytes.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const PATHS = [
@@ -93,6 +98,67 @@ describe('the split of the work over threads (src/msm/plan.js)', () => {
     }
     expect(m).toBe(2 * n);
   });
+});
+
+describe('threads that claim pieces as they go (src/msm/index.js claimLane), run one after another here', () => {
+  // A pool's threads over input in one chunk claim their own pieces, then any another thread has not started,
+  // so the claims depend on timing. Run one after another here, the lanes take the extremes: the first lane
+  // run takes every piece (its own, then the others'), or, with a counter set to the end by hand, a lane takes
+  // its own and another's and one takes none. The partial sums of what each claimed must add up to the MSM.
+  for (const name of ['bn254', 'bls12-381']) {
+    it(`${name}: one lane claims all, or its own and another's while one claims none; the sums equal msmBytes, which equals noble`, async () => {
+      const curve = await loadCurve(name);
+      const P = curve.params;
+      const ctx = { ex: curve.exports, memory: curve.memory, params: P };
+      const n = 300;
+      const pointBytes = curve.randomPointsBytes(n, { seed: 7 });
+      const scalarBytes = curve.randomScalarsBytes(n, { seed: 8 });
+      const single = curve.msmBytes(pointBytes, scalarBytes);
+      expect(show(curve.decodePoint(single))).toBe(show(await nobleMsm(P, pointBytes, scalarBytes)));
+      const mark = curve.heap.mark();
+      try {
+        const inputs = allocInputs(curve.heap, P, n);
+        new Uint8Array(curve.memory.buffer, inputs.staging, pointBytes.length).set(pointBytes);
+        new Uint8Array(curve.memory.buffer, inputs.scalars, scalarBytes.length).set(scalarBytes);
+        convertPoints(ctx, inputs.points, inputs.staging, n);
+        const T = 3;
+        const shape = msmShape(P, n, 6, T); // a small window: many pieces
+        const work = allocWork(curve.heap, P, shape, n);
+        setInfinity(curve.memory, P, work.infinity);
+        const io = chunkIO(P, inputs, work, n);
+        prepareRange(ctx, io, 0, n);
+        const segments = equalShares(n, T).flatMap(([first, end]) => countDigits(ctx, io, first, end - first));
+        const claim = allocClaimLanes(curve.heap, P, shape, splitPieces(shape, T, weightedCuts(shape, T, segments)));
+        const { queue, ranges, counters, lanes } = claim;
+        const own = ranges.map(([start, end]) => end - start);
+        expect(Math.min(...own)).toBeGreaterThan(1);
+        const claims = new Int32Array(curve.memory.buffer, counters, T);
+        const run = (order) => {
+          for (const t of order) claimLane(ctx, io, lanes[t], { ...claim, t });
+          const partials = lanes.flatMap((lane) => lanePartials(P, lane));
+          return Buffer.from(pointToBytes(curve, combineWindows(ctx, curve.heap, io, partials))).toString('hex');
+        };
+        // lane 1 first: its own pieces, then lane 2's, then lane 0's; the others find nothing left
+        claims.fill(0);
+        expect(run([1, 0, 2])).toBe(Buffer.from(single).toString('hex'));
+        expect(lanes.map((lane) => lane.slots.length)).toEqual([0, queue.length, 0]);
+        expect(lanes[1].slots.slice(0, own[1])).toEqual(Array.from({ length: own[1] }, (_, i) => ranges[1][0] + i));
+        // lane 0 runs while the others' counters say taken: its own pieces only; then, freed, lane 1 takes its
+        // own and lane 2's, and lane 2 none
+        claims.set([0, own[1], own[2]]);
+        const first = run([0]);
+        expect(lanes[0].slots.length).toBe(own[0]);
+        expect(first).not.toBe(Buffer.from(single).toString('hex')); // a share of the MSM: the check below can fail
+        claims[1] = 0;
+        claims[2] = 0;
+        expect(run([1, 2])).toBe(Buffer.from(single).toString('hex'));
+        expect(lanes.map((lane) => lane.slots.length)).toEqual([own[0], own[1] + own[2], 0]);
+        expect(lanes.flatMap((lane) => lane.slots).sort((a, b) => a - b)).toEqual(queue.map((_, g) => g)); // each once
+      } finally {
+        curve.heap.release(mark);
+      }
+    });
+  }
 });
 
 for (const name of WEIERSTRASS_CURVES) { // the Edwards curves: edwards.test.js

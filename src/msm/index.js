@@ -13,7 +13,8 @@
 //   combine     sum_k 2^(c k) W_k in Jacobian coordinates
 //
 // A piece is (window k, a range of pairs): the single thread has one piece per window over all pairs; a
-// thread of the pool takes a contiguous share of the K * m (window, pair) items, window-major (plan.js).
+// thread of the pool takes a contiguous share of the K * m (window, pair) items, window-major (plan.js), and
+// over input in one chunk then the pieces of other threads' shares that none has started (claimLane).
 // Input that comes in chunks (chunked.js) runs prepare .. accumulate once per chunk into buckets that outlive
 // the chunks (lane.carry), then reduce and combine once.
 // What each phase works in is allocated by layout.js.
@@ -138,7 +139,7 @@ function sumRuns(ctx, lane, bases, sizes, runs) {
 
 /**
  * sort + gather + accumulate for piece `index` of the lane: its L bucket sums B_1..B_L (infinity when empty)
- * at lane.buckets + index * L, or with lane.carry these pairs' sums added to the buckets' sums of earlier
+ * at its buckets (pieceBuckets), or with lane.carry these pairs' sums added to the buckets' sums of earlier
  * chunks. Buckets are summed a block at a time (whole buckets, at most lane.cap points); a bucket larger than
  * the work area is summed a part at a time, its running sum carried in slot 0.
  */
@@ -149,7 +150,7 @@ export function accumulatePiece(ctx, io, lane, index, phase = () => {}) {
   const A = P.affineBytes;
   const src = io.points + first * A;
   const { work, cap, infIndex } = lane;
-  const buckets = lane.buckets + index * L * A;
+  const buckets = pieceBuckets(lane, index, L * A);
 
   // countOnly (the work model): the same sort, passes and batches, no point arithmetic.
   if (index === 0 && !ctx.countOnly) setInfinity(memory, P, work + infIndex * A);
@@ -216,6 +217,9 @@ export function accumulatePiece(ctx, io, lane, index, phase = () => {}) {
   }
 }
 
+/** Where the L buckets of the lane's piece q are: its own area, or the claim queue's at the piece's slot. */
+const pieceBuckets = (lane, q, bytesPerPiece) => lane.buckets + (lane.slots ? lane.slots[q] : q) * bytesPerPiece;
+
 /** The lane's pieces that have a bucket other than infinity (all of them for the work model, which has no points). */
 function livePieces(ctx, lane, L) {
   const pieces = lane.pieces.map((_, q) => q);
@@ -223,7 +227,7 @@ function livePieces(ctx, lane, L) {
   const { affineBytes: A, infOffset } = ctx.params;
   const flags = new Uint32Array(ctx.memory.buffer);
   return pieces.filter((q) => {
-    for (let l = 0, at = lane.buckets + q * L * A + infOffset; l < L; l++, at += A) if (flags[at >> 2] === 0) return true;
+    for (let l = 0, at = pieceBuckets(lane, q, L * A) + infOffset; l < L; l++, at += A) if (flags[at >> 2] === 0) return true;
     return false;
   });
 }
@@ -239,7 +243,7 @@ export function reducePieces(ctx, io, lane, phase = () => {}) {
   const { L } = io.shape;
   const A = P.affineBytes;
   const J = P.jacobianBytes;
-  const { S, R, T, buckets } = lane;
+  const { S, R, T } = lane;
   const segLen = L / S;
   const live = livePieces(ctx, lane, L);
   const items = lane.pieces.length * S;
@@ -253,9 +257,10 @@ export function reducePieces(ctx, io, lane, phase = () => {}) {
   for (let j = segLen - 1; j >= 0; j--) {
     let count = 0;
     for (const q of live) {
+      const buckets = pieceBuckets(lane, q, L * A);
       for (let s = 0; s < S; s++) {
         pr[2 * count] = R + (q * S + s) * A;
-        pr[2 * count + 1] = buckets + (q * L + s * segLen + j) * A;
+        pr[2 * count + 1] = buckets + (s * segLen + j) * A;
         count++;
       }
     }
@@ -302,6 +307,37 @@ export function accumulateLane(ctx, io, lane, { phase, progress } = {}) {
     progress?.(i + 1, lane.pieces.length);
   }
   lane.carry = true;
+}
+
+/**
+ * Thread t's lane of allocClaimLanes (layout.js) over input in one chunk: claims its own pieces of `queue` one at
+ * a time from its counter, then those of threads t + 1, t + 2, ... (mod T) that no thread has claimed yet, each
+ * from that thread's counter (i32 words at `counters`, shared by the threads), adding each into its buckets;
+ * then reduces what it claimed. progress(done, total) counts this thread's items against all of the queue's.
+ * Returns { pieces, slots }: the pieces it claimed, whose partial sums it wrote (lanePartials), and their places
+ * in the queue.
+ */
+export function claimLane(ctx, io, lane, { queue, ranges, counters, t }, { phase, progress } = {}) {
+  const T = ranges.length;
+  const claims = new Int32Array(ctx.memory.buffer, counters, T);
+  const total = queue.reduce((sum, piece) => sum + piece.count, 0);
+  lane.pieces = [];
+  lane.slots = [];
+  lane.carry = false; // one chunk: every piece's buckets start empty
+  let done = 0;
+  for (let i = 0; i < T; i++) {
+    const u = (t + i) % T;
+    const [start, end] = ranges[u];
+    for (let g = start + Atomics.add(claims, u, 1); g < end; g = start + Atomics.add(claims, u, 1)) {
+      lane.pieces.push(queue[g]);
+      lane.slots.push(g);
+      accumulatePiece(ctx, io, lane, lane.pieces.length - 1, phase);
+      done += queue[g].count;
+      progress?.(done, total);
+    }
+  }
+  reducePieces(ctx, io, lane, phase);
+  return { pieces: lane.pieces, slots: lane.slots };
 }
 
 /** All of one lane's work over input in one chunk: its pieces, then their reduction. */

@@ -5,7 +5,8 @@
 //            bytes, subgroup scratch: allocated first, so a stream can fill them before its window is known
 //   work     GLV records (or padded scalars), the digits of every window of the chunk, an affine infinity
 //   lanes    per thread: the buckets of its pieces (they outlive the chunks), the work area of at most
-//            BLOCK_POINTS points, the sort arrays and the reduction's running sums
+//            BLOCK_POINTS points, the sort arrays and the reduction's running sums (or, for threads that claim
+//            pieces as they go, the buckets of every piece in one area and the rest per thread)
 //   finish   the window sums and the result (combineWindows, pointToBytes)
 
 import { subgroupScratchBytes } from './subgroup.js';
@@ -93,29 +94,36 @@ export function chunkIO(P, inputs, work, count) {
   return io;
 }
 
+/** The pieces one of `lanes` lanes may hold: ceil(K / lanes) + 1 for a contiguous share of the window-major items. */
+export const lanePieces = (K, lanes) => (lanes > 1 ? Math.ceil(K / lanes) + 1 : K);
+
 /**
  * One thread's workspace for its pieces ([{ k, first, count }], count at most `maxPairs`): a work area of at
  * most blockPoints points (plus a carry slot and an infinity slot), L buckets per piece (kept across chunks),
- * sort arrays, the reduction's running sums, and one Jacobian partial sum per piece.
+ * sort arrays, the reduction's running sums, and one Jacobian partial sum per piece. A lane that claims its
+ * pieces as it goes (allocClaimLanes) has `pieces` empty, room for up to `maxPieces` of them, and its buckets
+ * in `buckets`, the area of every claimable piece (`slots` then says which of them each of its pieces is).
  */
-export function allocLane(heap, P, shape, pieces, { blockPoints = BLOCK_POINTS, maxPairs: maxPiece } = {}) {
+export function allocLane(heap, P, shape, pieces, { blockPoints = BLOCK_POINTS, maxPairs: maxPiece, maxPieces = pieces.length, expectedPieces = pieces.length, buckets } = {}) {
   const { L } = shape;
   const A = P.affineBytes;
   const J = P.jacobianBytes;
   maxPiece ??= Math.max(1, ...pieces.map((p) => p.count));
   const cap = Math.max(1, Math.min(blockPoints, maxPiece));
-  const S = segmentsFor(pieces.length, L);
+  const S = segmentsFor(expectedPieces, L);
+  const room = Math.max(1, maxPieces);
   // a pass adds at most cap / 2 pairs; merging a block into buckets kept from earlier chunks, up to cap
-  const maxPairs = Math.max(cap, pieces.length * S) + 1;
+  const maxPairs = Math.max(cap, room * S) + 1;
   return {
     pieces, cap, S,
     carry: false, // the buckets hold sums from earlier chunks: add to them instead of overwriting
     infIndex: cap + 1,
     work: heap.alloc((cap + 2) * A, 64),
-    buckets: heap.alloc(Math.max(1, pieces.length) * L * A, 64),
-    R: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
-    T: heap.alloc(Math.max(1, pieces.length) * S * A, 64),
-    entries: heap.alloc(Math.max(maxPiece, L, pieces.length * S) * 4),
+    buckets: buckets ?? heap.alloc(Math.max(1, pieces.length) * L * A, 64),
+    slots: null, // claimed pieces: the place in the claim queue (and in `buckets`) of each piece
+    R: heap.alloc(room * S * A, 64),
+    T: heap.alloc(room * S * A, 64),
+    entries: heap.alloc(Math.max(maxPiece, L, room * S) * 4),
     counts: heap.alloc((L + 2) * 4),
     starts: heap.alloc((L + 2) * 4),
     fill: heap.alloc((L + 2) * 4),
@@ -123,8 +131,30 @@ export function allocLane(heap, P, shape, pieces, { blockPoints = BLOCK_POINTS, 
     pairs: heap.alloc(maxPairs * 8),
     scratch: heap.alloc(Math.min(maxPairs, BATCH_CHUNK) * (2 * P.E + 4)),
     jac: heap.alloc(3 * J),
-    partials: heap.alloc(Math.max(1, pieces.length) * J),
+    partials: heap.alloc(room * J),
   };
+}
+
+/**
+ * Lanes for threads of one shared memory that claim the pieces of `split` (one list per thread, as splitPieces
+ * cuts them) as they go, for input in one chunk: each thread claims its own pieces first, then the pieces no
+ * other thread has started yet, so one that other work slows down (another program, the page's main thread on
+ * the same core) is helped instead of holding up the MSM at its end, and equal threads keep the split's equal
+ * shares. The pieces in one queue (thread t's at ranges[t]) with their buckets in one area, a claim counter
+ * per thread (i32 words at `counters`, zeroed before each run), and a lane per thread with room for every piece.
+ * Returns { queue, ranges, counters, lanes }.
+ */
+export function allocClaimLanes(heap, P, shape, split, { blockPoints, maxPairs } = {}) {
+  const queue = split.flat();
+  const ranges = [];
+  for (let t = 0, start = 0; t < split.length; start += split[t++].length) ranges.push([start, start + split[t].length]);
+  const maxPieces = queue.length;
+  maxPairs ??= Math.max(1, ...queue.map((p) => p.count));
+  const expectedPieces = lanePieces(shape.K, split.length); // the plan's count: the same running sums (S) as it sized
+  const buckets = heap.alloc(Math.max(1, maxPieces) * shape.L * P.affineBytes, 64);
+  const counters = heap.alloc(4 * split.length, 4);
+  const lanes = split.map(() => allocLane(heap, P, shape, [], { blockPoints, maxPairs, maxPieces, expectedPieces, buckets }));
+  return { queue, ranges, counters, lanes };
 }
 
 /** Bytes combineWindows and pointToBytes take at the end. */

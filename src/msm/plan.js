@@ -8,7 +8,7 @@
 
 import { chooseWindow } from './window.js';
 import { Heap, MEMORY_LIMIT } from '../runtime/heap.js';
-import { allocFinish, allocInputs, allocLane, allocWork, pairsOf, pairsPerPoint, recordPointsFor, STAGING_POINTS } from './layout.js';
+import { allocFinish, allocInputs, allocLane, allocWork, lanePieces, pairsOf, pairsPerPoint, recordPointsFor, STAGING_POINTS } from './layout.js';
 
 /**
  * @param P runtime params of the curve; n points; window: a forced c, or undefined to choose
@@ -132,9 +132,15 @@ export function msmBytesFor(P, shape, capacity, { threads = 1, pool = false, che
   const inputs = heap.top;
   allocWork(heap, P, shape, capacity, { recordPoints: pool ? capacity : recordPointsFor(capacity) });
   const lanes = Math.min(threads, shape.K * pairsOf(shape) * capacity) || 1;
-  const piecesPerLane = lanes > 1 ? Math.ceil(shape.K / lanes) + 1 : shape.K;
+  const piecesPerLane = lanePieces(shape.K, lanes);
   const pieces = Array.from({ length: piecesPerLane }, (_, k) => ({ k, first: 0, count: 0 }));
-  for (let t = 0; t < lanes; t++) allocLane(heap, P, shape, pieces, { blockPoints, maxPairs: pairsOf(shape) * capacity });
+  // A pool's lanes over input in one chunk claim their pieces (allocClaimLanes): at most K + lanes - 1 pieces, a
+  // lane's running sums sized for all of them, their buckets in one area that the lanes' own count here covers
+  // (lanes * piecesPerLane >= K + lanes), and a claim counter per lane.
+  const claiming = pool && lanes > 1;
+  const maxPieces = claiming ? shape.K + lanes - 1 : piecesPerLane;
+  for (let t = 0; t < lanes; t++) allocLane(heap, P, shape, pieces, { blockPoints, maxPairs: pairsOf(shape) * capacity, maxPieces });
+  if (claiming) heap.alloc(4 * lanes, 4);
   allocFinish(heap, P, shape);
   heap.alloc(reserve); // scratch of the caller's on top (decoding a point format)
   return { inputs, total: heap.top };

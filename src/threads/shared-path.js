@@ -2,7 +2,9 @@
 // thread and one on the pool's. The inputs are written once; per chunk the threads check and convert the points
 // and compute the digits (prepare, 1/T of the points each), then each runs a share of the (window, pair) items
 // with the same number of nonzero digits into buckets that outlive the chunks (src/msm/plan.js); after the last
-// chunk each thread reduces its buckets and the pool adds the partial sums.
+// chunk each thread reduces its buckets and the pool adds the partial sums. Input in one chunk (most calls) has
+// no buckets to carry: a thread that finishes its share takes the pieces of others that no thread has started
+// (claimLane), so one slowed by other work on its core does not hold up the call.
 // Prepared bases keep one table in the pool's memory, built and read by all threads.
 // The memory never shrinks by itself: release() moves the pool to a new memory (the kept tables copied over)
 // with new threads, so the old memory is freed with them.
@@ -10,7 +12,7 @@
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { DEFAULT_WORKING_SET, equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
 import { scalePieces, weightedCuts } from './split.js';
-import { allocInputs, allocLane, allocWork, chunkIO, pairsOf } from '../msm/layout.js';
+import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, lanePieces, pairsOf } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { pointScaleBytes } from '../msm/chunked.js';
@@ -185,25 +187,36 @@ export class SharedPath {
     const { heap, params: P } = instance;
     const T = this.count;
     const ctx = { ex: instance.exports, memory, params: P };
-    const cuts = weightedCuts(shape, T, segments);
-    const lanes = splitPieces(shape, T, cuts).map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces) : null));
-    this.#publish();
+    const claim = allocClaimLanes(heap, P, shape, splitPieces(shape, T, weightedCuts(shape, T, segments)));
     phase('allocate');
     const total = shape.K * shape.m || 1;
-    const laneItems = lanes.map((lane) => (lane ? lane.pieces.reduce((s, p) => s + p.count, 0) : 0));
     const laneDone = new Array(T).fill(0);
-    await this.#workers.runAll('lane', (t) => lanes[t] && { args: { io, lane: lanes[t] } }, {
-      onProgress: (t, fraction) => {
-        laneDone[t] = fraction * laneItems[t];
-        progress(prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / total);
-      },
+    await this.runClaimLanes(io, claim, (t, items) => {
+      laneDone[t] = items;
+      progress(prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / total);
     });
     phase('lanes');
-    this.#acquire();
-    const partials = lanes.flatMap((lane) => (lane ? lanePartials(P, lane) : []));
+    const partials = claim.lanes.flatMap((lane) => lanePartials(P, lane));
     const out = pointToBytes(instance, combineWindows(ctx, heap, io, partials));
     phase('combine');
     return out;
+  }
+
+  /**
+   * Lanes of allocClaimLanes (input in one chunk) on the threads: each claims its pieces, then those no thread
+   * has started, until none is left, then reduces what it claimed; afterwards each lane lists the pieces it
+   * claimed (lanePartials reads them). onItems(t, items): the items thread t has added so far.
+   */
+  async runClaimLanes(io, claim, onItems) {
+    const { queue, ranges, counters, lanes } = claim;
+    const total = queue.reduce((sum, piece) => sum + piece.count, 0);
+    new Int32Array(this.#shared.memory.buffer, counters, lanes.length).fill(0);
+    this.#publish();
+    const claimed = await this.#workers.runAll('lane', (t) => ({ args: { io, lane: lanes[t], claim: { queue, ranges, counters, t } } }), {
+      onProgress: (t, fraction) => onItems(t, fraction * total),
+    });
+    this.#acquire();
+    claimed.forEach(({ pieces, slots }, t) => Object.assign(lanes[t], { pieces, slots }));
   }
 
   /** Prepared bases: the table above every earlier one, the threads building a share of the bases each. */
@@ -293,6 +306,7 @@ class SharedChunks {
   #inputs;
   #work = null;
   #lanes = null; // [lane | null] per thread
+  #claim = null; // input in one chunk: allocClaimLanes' { queue, ranges, counters, lanes }
   #template = null; // { pieces per thread, m: the pairs of the chunk they were cut for }
   #filled = 0;
   #done = 0;
@@ -338,16 +352,24 @@ class SharedChunks {
     if (this.#filled === this.#plan.chunkPoints && this.#done + this.#filled < this.#n) await this.#sumChunk(false);
   }
 
-  /** The digits area and the lanes, cut from the first chunk's digits. */
-  #allocWork(io, segments) {
+  /**
+   * The lanes, cut from the first chunk's digits: for input in one chunk (`single`), lanes that claim their
+   * pieces as they go; else each thread's pieces fixed, so that its buckets carry across the chunks.
+   */
+  #allocWork(io, segments, single) {
     const { shared } = this.#path.internals;
     const { heap, params: P } = shared.instance;
     const T = this.#path.count;
     const shape = io.shape;
     let lanes = splitPieces(shape, T, weightedCuts(shape, T, segments));
     // the plan counted at most ceil(K / T) + 1 pieces a thread: an equal split of the items keeps to that
-    if (T > 1 && lanes.some((pieces) => pieces.length > Math.ceil(shape.K / T) + 1)) lanes = splitPieces(shape, T);
+    if (T > 1 && lanes.some((pieces) => pieces.length > lanePieces(shape.K, T))) lanes = splitPieces(shape, T);
     const maxPairs = pairsOf(shape) * this.#plan.chunkPoints;
+    if (single) {
+      this.#claim = allocClaimLanes(heap, P, shape, lanes, { maxPairs });
+      this.#lanes = this.#claim.lanes;
+      return;
+    }
     this.#template = { pieces: lanes, m: shape.m };
     this.#lanes = lanes.map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces, { maxPairs }) : null));
   }
@@ -388,7 +410,7 @@ class SharedChunks {
     acquire();
     phase('prepare');
     this.#progress(before + share * prepareShare);
-    if (!this.#lanes) this.#allocWork(io, segments.flatMap((s) => s ?? []));
+    if (!this.#lanes) this.#allocWork(io, segments.flatMap((s) => s ?? []), last && this.#done === 0);
     else {
       const pieces = scalePieces(this.#template.pieces, this.#template.m, io.shape.m);
       this.#lanes.forEach((lane, t) => {
@@ -397,16 +419,21 @@ class SharedChunks {
     }
     publish();
     const lanes = this.#lanes;
-    const laneItems = lanes.map((lane) => (lane ? lane.pieces.reduce((s, p) => s + p.count, 0) : 0));
     const laneDone = new Array(T).fill(0);
     const totalItems = io.shape.K * io.shape.m || 1;
-    await workers.runAll(last ? 'lane' : 'accumulate', (t) => lanes[t] && { args: { io, lane: lanes[t] } }, {
-      onProgress: (t, fraction) => {
-        laneDone[t] = fraction * laneItems[t];
-        this.#progress(before + share * (prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / totalItems));
-      },
-    });
-    acquire();
+    const onItems = (t, items) => {
+      laneDone[t] = items;
+      this.#progress(before + share * (prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / totalItems));
+    };
+    if (this.#claim) {
+      await this.#path.runClaimLanes(io, this.#claim, onItems);
+    } else {
+      const laneItems = lanes.map((lane) => (lane ? lane.pieces.reduce((s, p) => s + p.count, 0) : 0));
+      await workers.runAll(last ? 'lane' : 'accumulate', (t) => lanes[t] && { args: { io, lane: lanes[t] } }, {
+        onProgress: (t, fraction) => onItems(t, fraction * laneItems[t]),
+      });
+      acquire();
+    }
     phase(last ? 'lanes' : 'accumulate');
     for (const lane of lanes) if (lane) lane.carry = true;
     this.#done += count;

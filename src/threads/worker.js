@@ -9,7 +9,7 @@
 
 import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { accumulateLane, countDigits, prepareRange, reducePieces, runLane } from '../msm/index.js';
+import { accumulateLane, claimLane, countDigits, prepareRange, reducePieces, runLane } from '../msm/index.js';
 import { convertPoints, inputError } from '../msm/bytes.js';
 import { checkSubgroupRange } from '../msm/subgroup.js';
 import { ChunkedMsm, msmBytesOn, pointScaleBytes } from '../msm/chunked.js';
@@ -105,10 +105,16 @@ export function serveThread(port) {
     freeBases({ id }) {
       bases.delete(id);
     },
-    /** Shared memory: a lane's pieces and their reduction into its partial sums (input in one chunk). */
-    lane({ io, lane }, progress) {
-      runLane(ctx, io, lane, { progress: (done, total) => progress(done / total) });
+    /**
+     * Shared memory: a lane's pieces and their reduction into its partial sums (input in one chunk). With `claim`
+     * ({ queue, ranges, counters, t }: allocClaimLanes) the pieces are claimed as the threads go (claimLane);
+     * returns the pieces this thread claimed.
+     */
+    lane({ io, lane, claim }, progress) {
+      const progressOf = { progress: (done, total) => progress(done / total) };
+      const claimed = claim ? claimLane(ctx, io, lane, claim, progressOf) : runLane(ctx, io, lane, progressOf);
       publish();
+      return claimed;
     },
     /** Shared memory: a chunk's share of a lane's pieces, added to its buckets. */
     accumulate({ io, lane }, progress) {
