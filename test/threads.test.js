@@ -6,6 +6,7 @@
 // - a work area smaller than a bucket (the chunked bucket sum) on the synchronous path;
 // - the shared path's claims (a thread takes pieces of others' shares that none has started), run one lane after
 //   another with the counters forced: one lane claims all, another none, and the sums still equal the MSM;
+//   and more threads than (window, pair) items, where threads without a share take no part;
 // - bad input (a point off the curve, a scalar >= r, wrong lengths, a point outside the subgroup) rejects
 //   with the index of the first bad input and leaves the pool usable;
 // - abort, progress, a dead thread, close, queued calls, and a Node process that exits by itself with an
@@ -250,6 +251,28 @@ describe('thread pool: small scalars (the weighted split)', { timeout: 120_000 }
         } finally {
           await pool.close();
         }
+      }
+    }
+  });
+});
+
+describe('thread pool: more threads than (window, pair) items', { timeout: 120_000 }, () => {
+  it('bn254 and secp256k1: n = 1, 2, 3 with scalars of 1 to 3 bits on 8 threads (threads without a share take no part) equal noble', async () => {
+    for (const name of ['bn254', 'secp256k1']) {
+      const curve = await loadCurve(name);
+      const pool = await curve.threads({ count: 8, sharedMemory: true });
+      try {
+        for (const [n, bits] of [[1, 1], [2, 1], [1, 3], [3, 2]]) {
+          const points = curve.randomPoints(n, { seed: 40 + n });
+          const scalars = Array.from({ length: n }, (_, i) => (1n << BigInt(bits)) - 1n - BigInt(i & 1));
+          const expected = show(await nobleMsm(curve.params, pointsToBytes(curve.params.field.bytes, points), scalarsToBytes(curve.params.scalarBytes, scalars)));
+          const timings = {};
+          expect(show(curve.decodePoint(await pool.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars), { timings }))), `${name}, n = ${n}`).toBe(expected);
+          // scalars this small are not GLV-split: one pair per point, windows * n items
+          expect(timings.windows * n, `${name}, n = ${n}: fewer items than threads`).toBeLessThan(8);
+        }
+      } finally {
+        await pool.close();
       }
     }
   });

@@ -141,8 +141,8 @@ export function allocLane(heap, P, shape, pieces, { blockPoints = BLOCK_POINTS, 
  * other thread has started yet, so one that other work slows down (another program, the page's main thread on
  * the same core) is helped instead of holding up the MSM at its end, and equal threads keep the split's equal
  * shares. The pieces in one queue (thread t's at ranges[t]) with their buckets in one area, a claim counter
- * per thread (i32 words at `counters`, zeroed before each run), and a lane per thread with room for every piece.
- * Returns { queue, ranges, counters, lanes }.
+ * per thread (i32 words at `counters`, zeroed before each run), and a lane per thread with room for every piece
+ * (null for a thread whose share is empty). Returns { queue, ranges, counters, lanes }.
  */
 export function allocClaimLanes(heap, P, shape, split, { blockPoints, maxPairs } = {}) {
   const queue = split.flat();
@@ -150,10 +150,12 @@ export function allocClaimLanes(heap, P, shape, split, { blockPoints, maxPairs }
   for (let t = 0, start = 0; t < split.length; start += split[t++].length) ranges.push([start, start + split[t].length]);
   const maxPieces = queue.length;
   maxPairs ??= Math.max(1, ...queue.map((p) => p.count));
-  const expectedPieces = lanePieces(shape.K, split.length); // the plan's count: the same running sums (S) as it sized
+  // a thread with no share (fewer items than threads) takes no part, as the plan counts lanes; S as the plan's
+  const active = split.filter((pieces) => pieces.length > 0).length;
+  const expectedPieces = lanePieces(shape.K, active);
   const buckets = heap.alloc(Math.max(1, maxPieces) * shape.L * P.affineBytes, 64);
   const counters = heap.alloc(4 * split.length, 4);
-  const lanes = split.map(() => allocLane(heap, P, shape, [], { blockPoints, maxPairs, maxPieces, expectedPieces, buckets }));
+  const lanes = split.map((pieces) => (pieces.length ? allocLane(heap, P, shape, [], { blockPoints, maxPairs, maxPieces, expectedPieces, buckets }) : null));
   return { queue, ranges, counters, lanes };
 }
 

@@ -196,7 +196,7 @@ export class SharedPath {
       progress(prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / total);
     });
     phase('lanes');
-    const partials = claim.lanes.flatMap((lane) => lanePartials(P, lane));
+    const partials = claim.lanes.flatMap((lane) => (lane ? lanePartials(P, lane) : []));
     const out = pointToBytes(instance, combineWindows(ctx, heap, io, partials));
     phase('combine');
     return out;
@@ -212,11 +212,11 @@ export class SharedPath {
     const total = queue.reduce((sum, piece) => sum + piece.count, 0);
     new Int32Array(this.#shared.memory.buffer, counters, lanes.length).fill(0);
     this.#publish();
-    const claimed = await this.#workers.runAll('lane', (t) => ({ args: { io, lane: lanes[t], claim: { queue, ranges, counters, t } } }), {
+    const claimed = await this.#workers.runAll('lane', (t) => lanes[t] && { args: { io, lane: lanes[t], claim: { queue, ranges, counters, t } } }, {
       onProgress: (t, fraction) => onItems(t, fraction * total),
     });
     this.#acquire();
-    claimed.forEach(({ pieces, slots }, t) => Object.assign(lanes[t], { pieces, slots }));
+    claimed.forEach((c, t) => lanes[t] && Object.assign(lanes[t], { pieces: c.pieces, slots: c.slots }));
   }
 
   /** Prepared bases: the table above every earlier one, the threads building a share of the bases each. */
