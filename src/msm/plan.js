@@ -136,11 +136,11 @@ export function msmBytesFor(P, shape, capacity, { threads = 1, pool = false, che
   const pieces = Array.from({ length: piecesPerLane }, (_, k) => ({ k, first: 0, count: 0 }));
   // A pool's lanes over input in one chunk claim their pieces (allocClaimLanes): at most K + lanes - 1 pieces, a
   // lane's running sums sized for all of them, their buckets in one area that the lanes' own count here covers
-  // (lanes * piecesPerLane >= K + lanes), and a claim counter per lane.
+  // (lanes * piecesPerLane >= K + lanes: a piece's buckets to spare for alignment), and a claim counter per thread.
   const claiming = pool && lanes > 1;
   const maxPieces = claiming ? shape.K + lanes - 1 : piecesPerLane;
   for (let t = 0; t < lanes; t++) allocLane(heap, P, shape, pieces, { blockPoints, maxPairs: pairsOf(shape) * capacity, maxPieces });
-  if (claiming) heap.alloc(4 * lanes, 4);
+  if (claiming) heap.alloc(4 * threads, 4);
   allocFinish(heap, P, shape);
   heap.alloc(reserve); // scratch of the caller's on top (decoding a point format)
   return { inputs, total: heap.top };
