@@ -11,7 +11,7 @@
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseCli, printTable } from './lib.js';
+import { median, parseCli, printTable } from './lib.js';
 import { loadCurve } from '../index.js';
 
 const HELP = `usage: node scripts/compare-checkouts.js --baseline <dir> [--curve a,b] [--sizes 16,18] [--runs 7] [--kernel auto|int|fma] [--threads T [--busy-ms N]]`;
@@ -29,7 +29,6 @@ if (!args.baseline) {
   process.exit(2);
 }
 const baseline = await import(pathToFileURL(resolve(args.baseline, 'index.js')).href);
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 const rows = [];
 const threads = args.threads === undefined ? 0 : Number(args.threads);

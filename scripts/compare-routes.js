@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as snarkjs from 'snarkjs';
 import { buildBn128 } from 'ffjavascript';
-import { parseCli } from './lib.js';
+import { median, parseCli } from './lib.js';
 import { accelerate } from '../src/adapters/snarkjs.js';
 import { fixture } from './snarkjs-fixtures.js';
 
@@ -67,7 +67,6 @@ for (let r = -1; r < runs; r++) {
     }
   }
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 console.log(`compare-routes: ${resolve(args.baseline)} (baseline) against this checkout; ${protocol} ${circuit}; Node ${process.version}; pools of ${threads} threads; medians of ${runs} proofs each, alternating`);
 for (const route of routes) {
   console.log(`  ${route.label.padEnd(8)} MSMs ${median(route.msm).toFixed(0).padStart(6)} ms   prover ${median(route.proof).toFixed(0).padStart(6)} ms`);
