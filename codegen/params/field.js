@@ -7,6 +7,10 @@ import { crandallConstants } from './crandall.js';
 
 export const MIN_LIMB_BITS = 26;
 export const MAX_LIMB_BITS = 32;
+/** The WGSL kernels' limb sizes (kernel 'gpu'): u32 words and u32 accumulators, so every limb product fits 32 bits. */
+export const MIN_GPU_LIMB_BITS = 12;
+export const MAX_GPU_LIMB_BITS = 16;
+export const DEFAULT_GPU_LIMB_BITS = 16;
 
 /** Limbs of x in radix 2^w, least significant first, as BigInts. */
 export function toLimbs(x, w, n) {
@@ -35,8 +39,10 @@ export function fmaLimbShape(bits) {
 export const wideLimbCount = (bits) => Math.ceil((bits + 2) / 64);
 
 /**
- * @param {{ p: bigint | string, w?: number, checkPrime?: boolean, kernel?: 'int' | 'fma' | 'wide' }} options
+ * @param {{ p: bigint | string, w?: number, checkPrime?: boolean, kernel?: 'int' | 'fma' | 'wide' | 'gpu' }} options
  * kernel 'int' (default): limbs of w = 26..32 bits in u32 words, for the integer kernels (codegen/kernels/field-mul.js).
+ * kernel 'gpu': limbs of w = 12..16 bits (default 16) in u32 words, for the WGSL kernels (codegen/kernels/wgsl-field.js);
+ * WGSL has no 64-bit integers, so the carry plan is proven for u32 accumulators (with w <= 16 a limb product fits).
  * kernel 'fma': limbs of w = 51 or 52 bits (fmaLimbShape) in u64 words, for the relaxed-SIMD FMA product
  * (codegen/kernels/field-mul-fma.js); w is then derived, not given. The other kernels take either.
  * kernel 'wide': limbs of w = 64 bits in u64 words, for the wide-arithmetic product (codegen/kernels/field-mul-wide.js).
@@ -47,17 +53,22 @@ export const wideLimbCount = (bits) => Math.ceil((bits + 2) / 64);
  * otherwise. n is the least limb count with 4p < R = 2^(n*w), which makes a Montgomery product of two
  * values in [0, 2p) land in [0, 2p) for every p of this bit length, including primes just below 2^(n*w - 2).
  */
-export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int', reduction = 'montgomery' } = {}) {
+export function deriveFieldParams({ p, w, checkPrime = true, kernel = 'int', reduction = 'montgomery' } = {}) {
   if (typeof p !== 'bigint') {
     if (typeof p === 'string') p = toBigInt(p, 'p');
     else throw new TypeError(`p must be a BigInt (or a decimal/0x-hex string), got ${typeof p}`);
   }
-  if (kernel !== 'int' && kernel !== 'fma' && kernel !== 'wide') {
-    throw new RangeError(`kernel must be 'int', 'fma' or 'wide', got ${JSON.stringify(kernel)}`);
+  if (kernel !== 'int' && kernel !== 'fma' && kernel !== 'wide' && kernel !== 'gpu') {
+    throw new RangeError(`kernel must be 'int', 'fma', 'wide' or 'gpu', got ${JSON.stringify(kernel)}`);
   }
+  w ??= kernel === 'gpu' ? DEFAULT_GPU_LIMB_BITS : 30;
   if (kernel === 'int' && (!Number.isInteger(w) || w < MIN_LIMB_BITS || w > MAX_LIMB_BITS)) {
     throw new RangeError(`limb size w must be an integer in ${MIN_LIMB_BITS}..${MAX_LIMB_BITS}, got ${w}`);
   }
+  if (kernel === 'gpu' && (!Number.isInteger(w) || w < MIN_GPU_LIMB_BITS || w > MAX_GPU_LIMB_BITS)) {
+    throw new RangeError(`limb size w of kernel 'gpu' must be an integer in ${MIN_GPU_LIMB_BITS}..${MAX_GPU_LIMB_BITS}, got ${w}`);
+  }
+  if (kernel === 'gpu' && reduction !== 'montgomery') throw new RangeError(`kernel 'gpu' has only reduction 'montgomery', got ${JSON.stringify(reduction)}`);
   if (reduction !== 'montgomery' && reduction !== 'crandall') {
     throw new RangeError(`reduction must be 'montgomery' or 'crandall', got ${JSON.stringify(reduction)}`);
   }
@@ -80,9 +91,10 @@ export function deriveFieldParams({ p, w = 30, checkPrime = true, kernel = 'int'
   // Inputs are below 2p, so the top limb is bounded by that of 2p - 1.
   const topLimbMax = (twoP - 1n) >> BigInt((n - 1) * w);
   const yMax = pLimbs.map((_, j) => (j === n - 1 && topLimbMax < limbMax ? topLimbMax : limbMax));
-  const carryPlan = planMontgomeryCarries({ n, w, xMax: limbMax, yMax, pLimbs });
+  const accumulatorBits = kernel === 'gpu' ? 32 : 64;
+  const carryPlan = planMontgomeryCarries({ n, w, xMax: limbMax, yMax, pLimbs, accumulatorBits });
 
-  const shape = limbShapeParams(p, bits, w, n, 'int');
+  const shape = limbShapeParams(p, bits, w, n, kernel);
   if (reduction === 'crandall') {
     // the kernel is the pairs shape's columns: w <= 31 (signed pair products), n <= 16 (straight-line code)
     const crandall = w <= 31 && n <= 16 ? crandallConstants(shape) : null;
@@ -111,10 +123,10 @@ function deriveFmaFieldParams(p, bits, reduction) {
 /** -p^-1 mod 2^w */
 const mu = (p, W) => (1n << W) - modInverse(p % (1n << W), 1n << W);
 
-/** What every kernel's params hold for n limbs of w bits: u32 limb words for 'int', u64 for 'fma' and 'wide'. */
+/** What every kernel's params hold for n limbs of w bits: u32 limb words for 'int' and 'gpu', u64 for 'fma' and 'wide'. */
 function limbShapeParams(p, bits, w, n, kernel) {
   const R = 1n << BigInt(n * w);
-  const limbBytes = kernel === 'int' ? 4 : 8;
+  const limbBytes = kernel === 'int' || kernel === 'gpu' ? 4 : 8;
   return {
     p,
     w,
@@ -155,6 +167,6 @@ export function describeFieldParams(params) {
     {
       fma: `FMA product: limbs split by f64 fused multiply-add (${params.splitOps} ops per limb product), columns in i64x2`,
       wide: 'wide product: i64.mul_wide_u and i64.add128 (CIOS), bounds proven by codegen/kernels/field-mul-wide.js',
-    }[params.kernel] ?? `carry plan (operand-scanning shapes): ${params.carryPlan.summary}`,
+    }[params.kernel] ?? `carry plan (${params.kernel === 'gpu' ? 'CIOS, u32 accumulators' : 'operand-scanning shapes'}): ${params.carryPlan.summary}`,
   ];
 }
