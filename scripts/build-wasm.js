@@ -5,11 +5,11 @@
 // and bundle the browser's pool thread (src/threads/worker-browser.js and what it imports) with esbuild into
 // one self-contained script, exported as a string by wasm/threads-worker.js (src/threads/host-browser.js
 // starts it from a blob: URL). All outputs are git-ignored. Prints one summary line; on error, the file and
-// the tool's message.
+// the tool's message. Each wasm/<curve>/<curve>.wgsl (the GPU kernels) becomes <same>.wgsl.js, its text as an ES module.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot, listWat, fail } from './lib.js';
+import { repoRoot, listWat, listWgsl, fail } from './lib.js';
 
 const started = performance.now();
 let compileWat, compileWideWat, wasmJsModule;
@@ -37,6 +37,13 @@ for (const path of files) {
   bytesTotal += bytes.length;
 }
 
+// <curve>.wgsl, the GPU kernels: the text as an ES module (src/gpu/ compiles it on the device)
+const wgslFiles = listWgsl(repoRoot);
+for (const path of wgslFiles) {
+  const text = readFileSync(join(repoRoot, path), 'utf8');
+  writeFileSync(join(repoRoot, `${path}.js`), `// Generated from ${path} by scripts/build-wasm.js; do not edit.\nexport default ${JSON.stringify(text)};\n`);
+}
+
 let workerBytes = 0;
 try {
   const esbuild = await import('esbuild');
@@ -59,6 +66,6 @@ try {
 const ms = Math.round(performance.now() - started);
 console.log(
   files.length
-    ? `build:wasm: ${files.length} .wat -> .wasm + .wasm.js (${(bytesTotal / 1024).toFixed(1)} KiB of Wasm), threads-worker.js (${(workerBytes / 1024).toFixed(1)} KiB) in ${ms} ms`
+    ? `build:wasm: ${files.length} .wat -> .wasm + .wasm.js (${(bytesTotal / 1024).toFixed(1)} KiB of Wasm), ${wgslFiles.length} .wgsl -> .wgsl.js, threads-worker.js (${(workerBytes / 1024).toFixed(1)} KiB) in ${ms} ms`
     : 'build:wasm: no wasm/**/*.wat found, nothing to build (run npm run gen first)',
 );

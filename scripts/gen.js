@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run gen: write the WAT of every shipped module (codegen/modules/shipped.js) to wasm/<curve>/<curve>.wat.
+// npm run gen: write the WAT (and WGSL) of every shipped module (codegen/modules/shipped.js) to wasm/<curve>/<curve>.wat.
 // Output depends only on the code and codegen/curves/*.json. A .wat under wasm/ that no shipped module
 // produces any more is removed (with its built .wasm and .wasm.js), so `npm run gen:check` passes afterwards.
 
@@ -12,7 +12,7 @@ try {
   const shipped = new Set(modules.flatMap((m) => [m.path, m.paramsPath]));
   const stale = listGenerated(repoRoot).filter((path) => !shipped.has(path));
   for (const path of stale) {
-    for (const file of path.endsWith('.wat') ? [path, path.replace(/\.wat$/, '.wasm'), path.replace(/\.wat$/, '.wasm.js')] : [path]) {
+    for (const file of path.endsWith('.wat') ? [path, path.replace(/\.wat$/, '.wasm'), path.replace(/\.wat$/, '.wasm.js')] : path.endsWith('.wgsl') ? [path, `${path}.js`] : [path]) {
       if (existsSync(join(repoRoot, file))) rmSync(join(repoRoot, file));
     }
     const dir = join(repoRoot, dirname(path));

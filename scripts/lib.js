@@ -25,9 +25,10 @@ export function listFiles(root, dir, suffix) {
 
 /** Every .wat under root/wasm, as repo-relative paths. */
 export const listWat = (root) => listFiles(root, 'wasm', '.wat');
+export const listWgsl = (root) => listFiles(root, 'wasm', '.wgsl');
 
-/** Every checked-in generated file under root/wasm: the .wat modules and their params.js. */
-export const listGenerated = (root) => [...listWat(root), ...listFiles(root, 'wasm', 'params.js')].sort();
+/** Every checked-in generated file under root/wasm: the .wat and .wgsl modules and their params.js. */
+export const listGenerated = (root) => [...listWat(root), ...listWgsl(root), ...listFiles(root, 'wasm', 'params.js')].sort();
 
 /**
  * Write every shipped module under `root` (its `path` is repo-relative). Imports codegen lazily so the

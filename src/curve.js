@@ -42,6 +42,9 @@ function randomBelow(rng, bound, bits) {
   }
 }
 
+/** Each loaded curve's importer of its WGSL module (curveLoader's importWgsl). */
+const gpuKernels = new WeakMap();
+
 export class Curve {
   /**
    * @param runtime the curve's plain-data params (wasm/<curve>/params.js or a codegen output); runtime.g2 for G2
@@ -297,6 +300,18 @@ export class Curve {
    * options: { count: threads (default: all cores), sharedMemory: 'auto' | true | false, releaseAfterMs (idle
    *   time before memory calls grew is given back; default 1000, Infinity: only at trim()) }
    */
+  /**
+   * The MSM on a GPU (WebGPU): `await gpu.msmBytes(...)`, `gpu.msm(...)`, `gpu.prepareBases(...)` take the same inputs
+   * and give the same results as the synchronous methods; `gpu.close()` when done. See src/gpu/index.js and
+   * docs/gpu.md. WebGPU comes from options.device, navigator.gpu (browsers, Deno) or, in Node, the optional `webgpu`
+   * package. options: { device, powerPreference, maxMemory (GPU bytes for an MSM's working buffers) }
+   */
+  async gpu(options) {
+    // Loaded on first use: pages that never ask for the GPU fetch none of its code
+    const { openGpu } = await import('./gpu/index.js');
+    return openGpu(this, this.group === 'G1' ? gpuKernels.get(this.#owner) : null, options);
+  }
+
   async threads(options) {
     // Loaded on first use: pages that never start a pool do not fetch its code.
     const { createPool } = await import('./threads/pool.js');
@@ -395,9 +410,10 @@ export class Curve {
  * Curve for that build. importWasm (and importFmaWasm / importWideWasm, for a curve whose runtime has an `fma` /
  * `wide` build) resolves to a module whose default export is the base64 Wasm (a generated .wasm.js). kernel:
  * 'auto' (default), 'int', 'fma' or 'wide' (src/runtime/kernels.js). A build is imported and compiled only when
- * chosen, so an engine never compiles a module it cannot validate.
+ * chosen, so an engine never compiles a module it cannot validate. importWgsl resolves to a module whose default
+ * export is the curve's WGSL text (a generated .wgsl.js), imported by curve.gpu() only.
  */
-export function curveLoader(runtime, importWasm, importFmaWasm = null, importWideWasm = null) {
+export function curveLoader(runtime, importWasm, importFmaWasm = null, importWideWasm = null, importWgsl = null) {
   const curves = new Map();
   const hasFmaBuild = !!(runtime.fma && importFmaWasm);
   const hasWideBuild = !!(runtime.wide && importWideWasm);
@@ -414,6 +430,10 @@ export function curveLoader(runtime, importWasm, importFmaWasm = null, importWid
       const params = runtimeForKernel(runtime, chosen);
       curves.set(chosen, imports[chosen]()
         .then((wasmModule) => Curve.load(params, () => wasmModule.default))
+        .then((curve) => {
+          if (importWgsl) gpuKernels.set(curve, importWgsl);
+          return curve;
+        })
         .catch((e) => {
           curves.delete(chosen);
           throw e;

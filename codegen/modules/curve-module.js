@@ -2,6 +2,7 @@
 // has the GLV endomorphism, scalar decomposition (prefix glv). Also the plain-data runtime parameters
 // that src/ needs (src never imports codegen, so these are written next to the module as JS).
 
+import { buildGpuModule } from './gpu-module.js';
 import { buildFieldModule } from './field-module.js';
 import { curveKernels, curveSizes } from '../kernels/curve.js';
 import { glvKernels as defaultGlvKernels } from '../kernels/scalar-glv.js';
@@ -194,7 +195,7 @@ export function kernelOverrides(intRuntime, otherRuntime) {
  * options.fma also builds the FMA module (fmaWat), whose runtime differences go in runtime.fma; options.wide the wide
  * module (wideWat), in runtime.wide.
  */
-export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto', fma = false, wide = false } = {}) {
+export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto', fma = false, wide = false, gpu = false } = {}) {
   const curve = deriveCurveParams(json, { w });
   const glv = useGlv ? deriveGlvParams(curve, { rounding: 'nearest', degreeTwo: true }) : null;
   const g2 = json.g2 === undefined ? null : deriveG2Params(curve, json.g2, glv);
@@ -207,5 +208,8 @@ export function generateCurve(json, { w, glv: useGlv = true, generator = 'codege
     other[kernel] = built.module.render();
     runtime[kernel] = kernelOverrides(intRuntime, built.runtime);
   }
-  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, paramsJs: runtimeParamsJs(runtime, generator) };
+  // options.gpu also builds the WGSL module of G1 (wgsl), whose shape goes in runtime.gpu
+  let wgsl = null;
+  if (gpu) ({ wgsl, gpu: runtime.gpu } = buildGpuModule(json, { scalarBytes: runtime.scalarBytes, generator }));
+  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, wgsl, paramsJs: runtimeParamsJs(runtime, generator) };
 }

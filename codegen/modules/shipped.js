@@ -19,16 +19,19 @@ export function readCurveParams(name) {
 /**
  * [{ name, path, wat, paramsPath, paramsJs }] for every shipped module (paths relative to the repo root): per curve
  * the integer build (<curve>.wat, with params.js), the FMA build (<curve>.fma.wat; its runtime differences are
- * params.js's `fma`) and the wide build (<curve>.wide.wat; params.js's `wide`).
+ * params.js's `fma`), the wide build (<curve>.wide.wat; params.js's `wide`) and the GPU kernels (<curve>.wgsl;
+ * params.js's `gpu`).
  */
 export function shippedModules() {
   return shippedCurveNames().flatMap((name) => {
-    const { wat, fmaWat, wideWat, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js', fma: true, wide: true });
+    const { wat, fmaWat, wideWat, wgsl, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js', fma: true, wide: true, gpu: true });
     const paramsPath = `wasm/${name}/params.js`;
     return [
       { name, path: `wasm/${name}/${name}.wat`, wat, paramsPath, paramsJs },
       { name, kernel: 'fma', path: `wasm/${name}/${name}.fma.wat`, wat: fmaWat, paramsPath, paramsJs },
       { name, kernel: 'wide', path: `wasm/${name}/${name}.wide.wat`, wat: wideWat, paramsPath, paramsJs },
+      // the GPU kernels (WGSL text, src/gpu/): written and checked like the WAT
+      { name, kernel: 'gpu', path: `wasm/${name}/${name}.wgsl`, wat: wgsl, paramsPath, paramsJs },
     ];
   });
 }

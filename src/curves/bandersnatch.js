@@ -1,4 +1,4 @@
-// bandersnatch: runtime parameters, and its Wasm (the integer, FMA or wide build) loaded only when asked for.
+// bandersnatch: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
 import params from '../../wasm/bandersnatch/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -8,4 +8,5 @@ export const load = curveLoader(
   () => import('../../wasm/bandersnatch/bandersnatch.wasm.js'),
   () => import('../../wasm/bandersnatch/bandersnatch.fma.wasm.js'),
   () => import('../../wasm/bandersnatch/bandersnatch.wide.wasm.js'),
+  () => import('../../wasm/bandersnatch/bandersnatch.wgsl.js'),
 );

@@ -1,0 +1,397 @@
+// curve.gpu(): the MSM on a WebGPU device, with the inputs, encodings and results of curve.msmBytes. Loaded on the
+// first gpu() call; the curve's WGSL module is imported and compiled then, once per device, and reused by every call.
+
+import { acquireDevice, describeAdapter, GpuUnavailableError } from './device.js';
+import { GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm } from './msm.js';
+import { pointWords } from './layout.js';
+import {
+  BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
+} from '../msm/bytes.js';
+import { inputsToNative, resultFromNative } from '../codecs.js';
+import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
+import { noFormatOptions, resolveFormatOptions } from '../formats.js';
+import { abortError } from '../stream.js';
+
+export { GpuUnavailableError };
+
+/** The device was lost (or destroyed) during a call: its result is not trusted. The next call gets a new device. */
+export class GpuDeviceLostError extends Error {
+  name = 'GpuDeviceLostError';
+}
+
+const CALL_OPTIONS = ['window', 'timings', 'checkSubgroup', 'onProgress', 'maxMemory', 'pointFormat', 'scalarFormat', 'resultFormat', 'signal'];
+const GPU_OPTIONS = ['device', 'powerPreference', 'maxMemory'];
+
+function checkCallOptions(options) {
+  if (options === undefined) return {};
+  checkOptionNames(options, CALL_OPTIONS);
+  const { timings, checkSubgroup, onProgress, signal, maxMemory, window } = options;
+  if (timings !== undefined && (timings === null || typeof timings !== 'object')) throw new TypeError('options.timings must be an object (it is filled with milliseconds per phase)');
+  if (checkSubgroup !== undefined && typeof checkSubgroup !== 'boolean') throw new TypeError('options.checkSubgroup must be a boolean');
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError('options.onProgress must be a function');
+  if (maxMemory !== undefined && !(typeof maxMemory === 'number' && maxMemory > 0 && Number.isFinite(maxMemory))) {
+    throw new TypeError(`options.maxMemory must be a positive number of bytes, got ${typeof maxMemory === 'number' ? maxMemory : typeof maxMemory}`);
+  }
+  if (window !== undefined && !(Number.isInteger(window) && window >= 1 && window <= 24)) throw new RangeError(`window must be an integer in 1..24, got ${window}`);
+  if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+    throw new TypeError('options.signal must be an AbortSignal');
+  }
+  return options;
+}
+
+/** The GPU module's shape for the runner: limbs, coordinates, words per coordinate and per scalar. */
+function gpuShape(params) {
+  const { n, w, coords } = params.gpu;
+  return Object.freeze({
+    n, w, coords, bytes: params.field.bytes, words: Math.ceil(params.field.bytes / 4),
+    scalarBytes: params.scalarBytes, scalarWords: Math.ceil(params.scalarBytes / 4),
+  });
+}
+
+/**
+ * The result point from the accumulator's coordinates (Montgomery form: each ratio below cancels R) to the native
+ * encoding: XYZZ (X / ZZ, Y / ZZZ) on a short Weierstrass curve, extended (X / Z, Y / Z) on a twisted Edwards one.
+ */
+export function resultBytes(params, gpu, coords) {
+  const { p } = params;
+  const B = params.field.bytes;
+  const value = (t) => {
+    let x = 0n;
+    for (let j = gpu.n - 1; j >= 0; j--) x = (x << BigInt(gpu.w)) | BigInt(coords[t * gpu.n + j]);
+    return x % p;
+  };
+  const out = new Uint8Array(2 * B);
+  if (modelOf(params) === 'twisted-edwards') {
+    const [X, Y, Z] = [value(0), value(1), value(2)];
+    if (Z === 0n) throw new RangeError('the result is a point at infinity of the Edwards curve (of order 2 or 4), which has no affine coordinates: some input point is outside the subgroup of order r (checkSubgroup finds it)');
+    const zInv = modInverse(Z, p);
+    bigIntToBytesLE((X * zInv) % p, out, 0, B);
+    bigIntToBytesLE((Y * zInv) % p, out, B, B);
+    return out;
+  }
+  const [X, Y, ZZ, ZZZ] = [value(0), value(1), value(2), value(3)];
+  if (ZZ === 0n) return out; // infinity: all zero
+  bigIntToBytesLE((X * modInverse(ZZ, p)) % p, out, 0, B);
+  bigIntToBytesLE((Y * modInverse(ZZZ, p)) % p, out, B, B);
+  return out;
+}
+
+/**
+ * The MSM on a GPU for one curve (G1): msmBytes, msm, prepareBases, close. Calls run one at a time, in order.
+ */
+export class GpuCurve {
+  #curve;
+  #options;
+  #code;
+  #state = null; // { device, owned, adapterInfo, kernels, buffers, lost }
+  #tail = Promise.resolve();
+  #closed = false;
+  #bases = new Set();
+
+  constructor(curve, code, options, state) {
+    this.#curve = curve;
+    this.#code = code;
+    this.#options = options;
+    this.#state = state;
+    this.gpuParams = gpuShape(curve.params);
+    /** the widest scalars' bits, which prepared bases are planned for */
+    this.scalarBits = curve.params.rBits;
+  }
+
+  /** The adapter's description (vendor / architecture / device / description), for benchmark rows. */
+  get adapter() {
+    return describeAdapter(this.#state?.adapterInfo);
+  }
+
+  /** The device in use (a new one after a loss). */
+  get device() {
+    return this.#state?.device;
+  }
+
+  static async open(curve, code, options = {}) {
+    const state = await GpuCurve.#connect(code, options);
+    return new GpuCurve(curve, code, options, state);
+  }
+
+  static async #connect(code, options) {
+    const { device, owned, adapterInfo } = await acquireDevice(options);
+    const state = { device, owned, adapterInfo, lost: null, kernels: null, buffers: new GpuBuffers(device) };
+    device.lost.then((info) => {
+      state.lost = info;
+    });
+    try {
+      state.kernels = await GpuKernels.compile(device, code);
+    } catch (e) {
+      if (owned) device.destroy();
+      throw e;
+    }
+    return state;
+  }
+
+  /** The state for a call: a new device when the last one was lost (ours only: a caller's device is theirs). */
+  async #ready() {
+    if (this.#closed) throw new Error('the GPU MSM is closed');
+    if (this.#state.lost) {
+      if (!this.#state.owned) throw new GpuDeviceLostError(`the GPU device given to gpu() was lost (${this.#state.lost.message || this.#state.lost.reason}); pass a new one`);
+      for (const bases of this.#bases) bases.invalidate();
+      this.#state = await GpuCurve.#connect(this.#code, this.#options);
+    }
+    return this.#state;
+  }
+
+  /** Run body(state) after the calls before it; a lost device turns its outcome into GpuDeviceLostError. */
+  #exclusive(options, body) {
+    const run = this.#tail.then(async () => {
+      const { signal } = options;
+      if (signal?.aborted) throw abortError(signal);
+      const state = await this.#ready();
+      const budget = options.maxMemory ?? this.#options.maxMemory;
+      try {
+        const result = await body(state, budget);
+        if (state.lost) throw new GpuDeviceLostError(`the GPU device was lost during the MSM (${state.lost.message || state.lost.reason}); the next call gets a new one`);
+        return result;
+      } catch (e) {
+        // a device lost mid-call fails what it touched (a map, a validation error): say so, never a result
+        if (state.lost && !(e instanceof GpuDeviceLostError)) {
+          throw new GpuDeviceLostError(`the GPU device was lost during the MSM (${state.lost.message || state.lost.reason}); the next call gets a new one`, { cause: e });
+        }
+        throw e;
+      }
+    });
+    this.#tail = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * sum_i scalars[i] * points[i] on the GPU, with the inputs, formats and result of curve.msmBytes. options: window,
+   * maxMemory (GPU bytes for the working buffers; default 1 GiB, or gpu()'s), timings (ms per phase: upload,
+   * convert, digits, sort, accumulate, reduce, combine, download; timed phases run one at a time), signal,
+   * onProgress (fraction of the chunks done), checkSubgroup, pointFormat, scalarFormat, resultFormat.
+   */
+  msmBytes(pointBytes, scalarBytes, options) {
+    let n;
+    let formats;
+    const curve = this.#curve;
+    try {
+      options = checkCallOptions(options);
+      formats = resolveFormatOptions(curve.params, options);
+      if (formats) [pointBytes, scalarBytes] = inputsToNative(curve, formats, pointBytes, scalarBytes, options.timings);
+      n = checkMsmInputs(curve.params, pointBytes, scalarBytes);
+      if (n > MAX_GPU_POINTS) throw new RangeError(`the GPU MSM takes at most ${MAX_GPU_POINTS} points a call, got ${n}`);
+      // the subgroup test runs in Wasm on this thread (variable time); the MSM then takes the points as they are
+      if (options.checkSubgroup) curve.decodePoints(pointBytes, 'native', { checkSubgroup: true });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    // the caller may reuse its buffers once this returns: keep copies only where the work waits for earlier calls
+    const points = pointBytes.slice();
+    const scalars = scalarBytes.slice();
+    return this.#exclusive(options, async (state, maxMemory) => {
+      const out = await this.#run(state, { points, scalars, n, prepared: null }, options, maxMemory);
+      return resultFromNative(curve, formats, out, options.timings);
+    });
+  }
+
+  /** The BigInt form, as curve.msm: points { x, y } or null (or Point objects), scalars bigint in [0, r). */
+  async msm(points, scalars, options) {
+    if (Array.isArray(points) && Array.isArray(scalars) && points.length !== scalars.length) {
+      throw new RangeError(`points and scalars differ in length (${points.length} vs ${scalars.length})`);
+    }
+    noFormatOptions(checkCallOptions(options), 'msm');
+    const curve = this.#curve;
+    return curve.decodePoint(await this.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars), options));
+  }
+
+  /**
+   * Bases uploaded and converted once, for many MSMs: `await bases.msmBytes(scalarBytes)` sums any prefix of them
+   * (as many scalars as given). options: { pointFormat, checkSubgroup, maxMemory }. bases.free() gives the GPU memory back.
+   */
+  async prepareBases(pointBytes, options = {}) {
+    const curve = this.#curve;
+    const P = curve.params;
+    const maxMemory = options?.maxMemory;
+    if (maxMemory !== undefined && !(typeof maxMemory === 'number' && maxMemory > 0)) throw new TypeError('options.maxMemory must be a positive number of bytes');
+    const { checkSubgroup, precompute, formats } = checkBasesOptions(P, withoutMaxMemory(options));
+    if (precompute) throw new TypeError('options.precompute is for the CPU\'s prepared bases; the GPU sums prepared bases without a table');
+    const n = countBases(P, formats, pointBytes);
+    if (n > MAX_GPU_POINTS) throw new RangeError(`the GPU MSM takes at most ${MAX_GPU_POINTS} points, got ${n}`);
+    // other formats decoded (and checked) here; native points are checked on the GPU as they are converted
+    const native = formats?.point || checkSubgroup ? curve.decodePoints(pointBytes, formats?.point?.name ?? 'native', { checkSubgroup }) : pointBytes.slice();
+    const bases = new GpuBases(this, native, n, maxMemory);
+    this.#bases.add(bases);
+    await bases.upload();
+    return bases;
+  }
+
+  /** @internal the upload and conversion of prepared bases, in the call order */
+  uploadBases(bases) {
+    return this.#exclusive({}, (state, maxMemory) => bases.convertOn(state, maxMemory ?? this.#options.maxMemory, this.gpuParams));
+  }
+
+  /** @internal an MSM over prepared bases */
+  basesMsm(bases, scalarBytes, options) {
+    let k;
+    let formats;
+    const curve = this.#curve;
+    try {
+      options = checkCallOptions(options);
+      ({ k, scalarBytes, formats } = checkPreparedScalars(curve.params, { N: bases.length, Kt: 1 }, scalarBytes, options));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const scalars = scalarBytes.slice();
+    return this.#exclusive(options, async (state) => {
+      const out = await this.#run(state, { points: null, scalars, n: k, prepared: bases.on(state) }, options);
+      return resultFromNative(curve, formats, out, options.timings);
+    });
+  }
+
+  /** The phases, chunk by chunk, then the result read back and checked. */
+  async #run(state, { points, scalars, n, prepared }, options, maxMemory) {
+    const { params } = this.#curve;
+    const gpu = this.gpuParams;
+    const { timings, signal, onProgress } = options;
+    const bits = scalarBitLength(scalars, params.scalarBytes, n);
+    if (n === 0 || (bits === 0 && !points)) return neutralBytes(params);
+    const plan = planGpuMsm(gpu, prepared ? prepared.chunk : n, Math.max(1, bits), {
+      window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory, prepared: !!prepared,
+    });
+    // prepared bases are held in chunks of their own plan; a window too large for that chunk does not fit
+    if (prepared && plan.chunk !== prepared.chunk) throw new RangeError(`window ${plan.c} needs more GPU memory than a chunk of these prepared bases allows`);
+    if (timings) Object.assign(timings, { chunks: 0, window: plan.c });
+    const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan, { timings });
+    run.start();
+    const chunks = Math.ceil(n / plan.chunk);
+    for (let k = 0; k < chunks; k++) {
+      if (signal?.aborted) throw abortError(signal);
+      const first = k * plan.chunk;
+      const count = Math.min(plan.chunk, n - first);
+      if (prepared) {
+        await run.sum(scalars, first, count, k === 0, prepared.points[k], prepared.skip[k]);
+      } else {
+        await run.convert(points, first, count);
+        await run.sum(scalars, first, count, k === 0);
+      }
+      if (!timings) {
+        run.submit();
+        // one chunk in flight: the next one's uploads reuse the same buffers
+        if (k + 1 < chunks) await state.device.queue.onSubmittedWorkDone();
+      }
+      if (timings) timings.chunks++;
+      try {
+        onProgress?.((k + 1) / chunks);
+      } catch {
+        // a progress callback that throws does not stop the MSM
+      }
+    }
+    if (signal?.aborted) throw abortError(signal);
+    const { coords, status } = await run.readResult();
+    if (state.lost) throw new GpuDeviceLostError('the GPU device was lost during the MSM; the next call gets a new one');
+    if (status !== 0xffffffff) throw inputError('points', status >>> 2, `: ${BAD_POINT_REASON[status & 3]}`);
+    if (coords.length !== pointWords(gpu)) throw new Error('the GPU returned a result of the wrong size');
+    return resultBytes(params, gpu, coords);
+  }
+
+  /** Give back the GPU buffers kept between calls (the compiled kernels stay). */
+  trim() {
+    return this.#exclusive({}, (state) => state.buffers.free());
+  }
+
+  /** Free every buffer and prepared bases; destroy the device if gpu() made it. Calls after close() fail. */
+  async close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#tail;
+    for (const bases of this.#bases) bases.free();
+    this.#state?.buffers.free();
+    if (this.#state?.owned) this.#state.device.destroy();
+    this.#state = null;
+  }
+
+  /** @internal */
+  forgetBases(bases) {
+    this.#bases.delete(bases);
+  }
+}
+
+/** Bases held on the GPU as converted affine points, a chunk of the plan per buffer pair. */
+class GpuBases {
+  #gpu;
+  #bytes;
+  #held = null; // { state, plan, points: GPUBuffer[], skip: GPUBuffer[] }
+
+  constructor(gpu, bytes, length, maxMemory) {
+    this.#gpu = gpu;
+    this.#bytes = bytes;
+    this.length = length;
+    this.maxMemory = maxMemory;
+  }
+
+  upload() {
+    return this.#gpu.uploadBases(this);
+  }
+
+  /** @internal convert the bases on this device (again after a device loss) */
+  async convertOn(state, maxMemory, gpu) {
+    // the chunk sized for full scalars: the widest MSM these bases will serve
+    const plan = planGpuMsm(gpu, Math.max(1, this.length), this.#gpu.scalarBits, { maxMemory, limits: state.device.limits });
+    const points = [];
+    const skip = [];
+    const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan);
+    run.start();
+    for (let first = 0; first < this.length; first += plan.chunk) {
+      const count = Math.min(plan.chunk, this.length - first);
+      const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, count * 4 * 2 * gpu.n), usage: STORAGE_ONLY });
+      const s = state.device.createBuffer({ label: 'bases skip', size: Math.max(16, count * 4), usage: STORAGE_ONLY });
+      points.push(p);
+      skip.push(s);
+      await run.convert(this.#bytes, first, count, { points: p, skip: s });
+      run.submit();
+      await state.device.queue.onSubmittedWorkDone();
+    }
+    const { status } = await run.readResult();
+    this.#held = { state, chunk: plan.chunk, points, skip };
+    if (status !== 0xffffffff) {
+      this.free();
+      throw inputError('points', status >>> 2, `: ${BAD_POINT_REASON[status & 3]}`);
+    }
+  }
+
+  /** @internal the held buffers on the current device */
+  on(state) {
+    if (!this.#held) throw new Error('these prepared bases were freed');
+    if (this.#held.state !== state) throw new GpuDeviceLostError('the GPU device that held these prepared bases was lost: prepare them again');
+    return this.#held;
+  }
+
+  invalidate() {
+    this.#held = null;
+  }
+
+  msmBytes(scalarBytes, options) {
+    return this.#gpu.basesMsm(this, scalarBytes, options);
+  }
+
+  free() {
+    if (!this.#held) return;
+    for (const b of [...this.#held.points, ...this.#held.skip]) b.destroy();
+    this.#held = null;
+    this.#gpu.forgetBases(this);
+  }
+}
+
+const STORAGE_ONLY = 0x80 | 0x8 | 0x4;
+
+function withoutMaxMemory(options) {
+  const { maxMemory, ...rest } = options ?? {};
+  return rest;
+}
+
+/** curve.gpu(options): a GpuCurve on a device of its own, or the caller's ({ device }). */
+export async function openGpu(curve, importCode, options = {}) {
+  checkOptionNames(options, GPU_OPTIONS, 'gpu options');
+  if (options.maxMemory !== undefined && !(typeof options.maxMemory === 'number' && options.maxMemory > 0)) throw new TypeError('gpu options.maxMemory must be a positive number of bytes');
+  if (!curve.params.gpu || !importCode) throw new GpuUnavailableError(`${curve.name} ${curve.group} has no GPU kernels${curve.group === 'G2' ? ' (G2 on the GPU is not built yet)' : ''}`);
+  const code = (await importCode()).default;
+  return GpuCurve.open(curve, code, options);
+}

@@ -1,0 +1,22 @@
+// What the GPU MSM's generated WGSL (codegen/kernels/wgsl-msm.js) and its runner (src/gpu/msm.js) agree on: the
+// uniform struct's fields, the workgroup sizes and the entry points. The generator imports this file, so the two
+// cannot drift apart.
+
+/** Invocations per workgroup of the point kernels; of the scan (one element each). */
+export const WORKGROUP = 64;
+export const SCAN_BLOCK = 256;
+
+/** The uniform struct's fields, in order (u32 each). */
+export const MSM_PARAM_FIELDS = Object.freeze([
+  'count', 'c', 'windows', 'buckets', 'segment', 'groupSize', 'groups', 'runIn', 'runOut', 'run', 'first', 'base',
+]);
+
+/** Entry point names, in the order a chunk runs them. */
+export const MSM_ENTRY_POINTS = Object.freeze([
+  'convertPoints', 'countDigits', 'scanBlocks', 'addBlockOffsets', 'scatterDigits', 'accumulate', 'joinSegments',
+  'reduceGroups', 'sumRuns', 'combine',
+]);
+
+/** The u32 words of one point in the GPU buffers: affine (x, y) and the accumulator (G_COORDS field elements). */
+export const affineWords = (gpu) => 2 * gpu.n;
+export const pointWords = (gpu) => gpu.coords * gpu.n;

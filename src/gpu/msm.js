@@ -1,0 +1,318 @@
+// The MSM on the GPU: the plan (window, chunk, segment and group sizes within the memory budget and the device's
+// limits), the compiled entry points of a curve's WGSL module, and the phases of one chunk as compute passes
+// (convert, digits, sort, accumulate, reduce, combine). Points and scalars go up as bytes; one point (the result in
+// the accumulator's coordinates) comes back. Every phase is variable time.
+
+import { MSM_ENTRY_POINTS, MSM_PARAM_FIELDS, SCAN_BLOCK, WORKGROUP, affineWords, pointWords } from './layout.js';
+
+// GPUBufferUsage and GPUMapMode by value: Dawn in Node does not put them on globalThis
+const MAP_READ = 0x1;
+const COPY_SRC = 0x4;
+const COPY_DST = 0x8;
+const UNIFORM = 0x40;
+const STORAGE = 0x80;
+
+/** Working memory on the GPU when the caller sets no maxMemory. */
+export const DEFAULT_GPU_MEMORY = 2 ** 30;
+/** Accumulate threads aimed at (enough to fill a large GPU) and reduce threads; sumRuns adds RUN sums a thread. */
+const ACCUMULATE_THREADS = 2 ** 16;
+const REDUCE_THREADS = 2 ** 15;
+const RUN = 16;
+/** Point indices travel as index << 1 | sign, and error codes as index << 2 | reason, in u32. */
+export const MAX_GPU_POINTS = 2 ** 30 - 1;
+
+const ceilDiv = (a, b) => Math.ceil(a / b);
+const nextPow2 = (x) => 2 ** Math.ceil(Math.log2(Math.max(1, x)));
+
+/**
+ * Window bits for m points of `bits`-bit scalars: the c minimizing the additions, m K mixed additions to fill the
+ * buckets and about 2 K L full ones (each about 1.3 mixed) to reduce them.
+ */
+export function chooseGpuWindow(m, bits) {
+  let best = 1;
+  let bestCost = Infinity;
+  for (let c = 1; c <= 20; c++) {
+    const K = Math.floor(bits / c) + 1;
+    const cost = K * (m + 2.6 * 2 ** (c - 1));
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+/** The scan's levels: counts[0] = K L + 1 histogram entries, each next level one sum per block of the one before. */
+function scanLevels(count) {
+  const counts = [count];
+  while (counts.at(-1) > SCAN_BLOCK) counts.push(ceilDiv(counts.at(-1), SCAN_BLOCK));
+  counts.push(1); // the top block's total
+  return counts;
+}
+
+/**
+ * The shape of one chunk of `chunk` points: window c, K windows of L buckets, segment S, reduce groups of M, and
+ * every buffer's bytes. gpu: the module's { n, coords, words, scalarWords }.
+ */
+export function chunkShape(gpu, chunk, bits, window) {
+  const c = window ?? chooseGpuWindow(chunk, bits);
+  const K = Math.floor(bits / c) + 1;
+  const L = 2 ** (c - 1);
+  const entries = chunk * K;
+  const segment = Math.min(256, Math.max(4, ceilDiv(entries, ACCUMULATE_THREADS)));
+  const segments = Math.max(1, ceilDiv(entries, segment));
+  const groupSize = Math.min(L, nextPow2(ceilDiv(K * L, REDUCE_THREADS)));
+  const groups = ceilDiv(L, groupSize);
+  const PW = 4 * pointWords(gpu);
+  const levels = scanLevels(K * L + 1);
+  const bytes = {
+    input: chunk * 2 * gpu.words * 4,
+    scalars: chunk * gpu.scalarWords * 4,
+    points: chunk * 4 * affineWords(gpu),
+    skip: chunk * 4,
+    entries: entries * 4,
+    cursors: K * L * 4,
+    parts: 2 * segments * PW,
+    buckets: K * L * PW,
+    sumsA: K * groups * PW,
+    sumsB: K * ceilDiv(groups, RUN) * PW,
+    result: PW,
+    status: 16,
+  };
+  levels.forEach((count, i) => (bytes[`scan${i}`] = count * 4));
+  for (const k of Object.keys(bytes)) bytes[k] = Math.max(16, Math.ceil(bytes[k] / 16) * 16);
+  const total = Object.values(bytes).reduce((a, b) => a + b, 0);
+  return { chunk, c, K, L, segment, segments, groupSize, groups, levels, bytes, total };
+}
+
+/**
+ * The plan of an MSM of n points: the largest chunk (n, halved until it fits) whose buffers fit the device's
+ * limits and the budget. The caller's window holds for every chunk. RangeError when not even one point fits.
+ */
+export function planGpuMsm(gpu, n, bits, { maxMemory = DEFAULT_GPU_MEMORY, window, limits, prepared = false }) {
+  const fits = (shape) => shape.total <= maxMemory &&
+    Object.values(shape.bytes).every((b) => b <= limits.maxStorageBufferBindingSize && b <= limits.maxBufferSize);
+  for (let chunk = Math.max(1, n); ; chunk = Math.ceil(chunk / 2)) {
+    const shape = chunkShape(gpu, chunk, bits, window);
+    if (prepared) shape.total -= shape.bytes.input + shape.bytes.points + shape.bytes.skip; // held by the bases
+    if (fits(shape)) return { ...shape, chunks: Math.max(1, Math.ceil(n / chunk)) };
+    if (chunk === 1) {
+      throw new RangeError(`the GPU MSM needs at least ${shape.total} bytes for one point with window ${shape.c} (maxMemory ${maxMemory}, ` +
+        `largest buffer ${limits.maxStorageBufferBindingSize} bytes)`);
+    }
+  }
+}
+
+/** The compiled entry points of one curve's WGSL module on one device (compiled once, reused by every call). */
+export class GpuKernels {
+  static async compile(device, code) {
+    const module = device.createShaderModule({ code });
+    const info = await module.getCompilationInfo?.();
+    const errors = (info?.messages ?? []).filter((m) => m.type === 'error');
+    if (errors.length) throw new Error(`the GPU MSM's WGSL does not compile: ${errors.slice(0, 5).map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
+    const pipelines = {};
+    await Promise.all(MSM_ENTRY_POINTS.map(async (entryPoint) => {
+      pipelines[entryPoint] = await device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint } });
+    }));
+    return new GpuKernels(device, pipelines);
+  }
+
+  constructor(device, pipelines) {
+    this.device = device;
+    this.pipelines = pipelines;
+  }
+}
+
+/**
+ * Buffers kept from call to call (a new one only when a call needs more than the last), given back by free().
+ */
+export class GpuBuffers {
+  #device;
+  #buffers = new Map();
+
+  constructor(device) {
+    this.#device = device;
+  }
+
+  get(name, size, usage = STORAGE | COPY_SRC | COPY_DST) {
+    const held = this.#buffers.get(name);
+    if (held && held.size >= size && held.usage === usage) return held;
+    held?.destroy();
+    const buffer = this.#device.createBuffer({ label: name, size, usage });
+    this.#buffers.set(name, buffer);
+    return buffer;
+  }
+
+  /** Bytes held. */
+  get size() {
+    let total = 0;
+    for (const b of this.#buffers.values()) total += b.size;
+    return total;
+  }
+
+  free() {
+    for (const b of this.#buffers.values()) b.destroy();
+    this.#buffers.clear();
+  }
+}
+
+/** The input's bytes as u32 words, each coordinate (or scalar) padded to whole words where its size is not. */
+export function toWords(bytes, count, itemBytes, itemWords, first = 0) {
+  if (itemBytes === itemWords * 4) return bytes.subarray(first * itemBytes, (first + count) * itemBytes);
+  const out = new Uint8Array(count * itemWords * 4);
+  for (let i = 0; i < count; i++) out.set(bytes.subarray((first + i) * itemBytes, (first + i + 1) * itemBytes), i * itemWords * 4);
+  return out;
+}
+
+/**
+ * One MSM's passes on a device. run(...) encodes the phases of each chunk; the result stays in the `result` buffer
+ * (the accumulator's coordinates, Montgomery form) and bad-point codes in `status`, read back by readResult().
+ */
+export class GpuMsmRun {
+  constructor(kernels, buffers, gpu, plan, { timings } = {}) {
+    this.device = kernels.device;
+    this.kernels = kernels;
+    this.buffers = buffers;
+    this.gpu = gpu;
+    this.plan = plan;
+    this.timings = timings;
+    this.uniforms = [];
+    this.encoder = null;
+  }
+
+  buffer(name) {
+    return this.buffers.get(name, this.plan.bytes[name]);
+  }
+
+  /** One dispatch of `entryPoint` over `threads` invocations, with the uniform fields and storage buffers given. */
+  dispatch(entryPoint, fields, storage, threads, size = WORKGROUP) {
+    const values = new Uint32Array(Math.ceil(MSM_PARAM_FIELDS.length / 4) * 4);
+    MSM_PARAM_FIELDS.forEach((f, i) => (values[i] = fields[f] ?? 0));
+    const uniform = this.device.createBuffer({ size: values.byteLength, usage: UNIFORM, mappedAtCreation: true });
+    new Uint32Array(uniform.getMappedRange()).set(values);
+    uniform.unmap();
+    this.uniforms.push(uniform);
+    const pipeline = this.kernels.pipelines[entryPoint];
+    const bindGroup = this.device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [{ binding: 0, resource: { buffer: uniform } }, ...storage.map((buffer, i) => ({ binding: i + 1, resource: { buffer } }))],
+    });
+    const workgroups = Math.max(1, ceilDiv(threads, size));
+    const x = Math.min(workgroups, this.device.limits.maxComputeWorkgroupsPerDimension);
+    const pass = this.encoder.beginComputePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, bindGroup);
+    pass.dispatchWorkgroups(x, ceilDiv(workgroups, x));
+    pass.end();
+  }
+
+  /** Encode `body` as a phase: timed (submitted and awaited alone) when the caller asked for timings. */
+  async phase(name, body) {
+    this.encoder ??= this.device.createCommandEncoder();
+    body();
+    if (!this.timings) return;
+    const started = performance.now();
+    this.submit();
+    await this.device.queue.onSubmittedWorkDone();
+    this.timings[name] = (this.timings[name] ?? 0) + (performance.now() - started);
+  }
+
+  submit() {
+    if (this.encoder) this.device.queue.submit([this.encoder.finish()]);
+    this.encoder = null;
+  }
+
+  /** Time a host-side step (the uploads, the read back) into the timings. */
+  timeHost(name, started) {
+    if (this.timings) this.timings[name] = (this.timings[name] ?? 0) + (performance.now() - started);
+  }
+
+  /** Clear the status word (no bad point yet: all ones, atomicMin lowers it). */
+  start() {
+    this.device.queue.writeBuffer(this.buffer('status'), 0, new Uint32Array([0xffffffff, 0, 0, 0]));
+  }
+
+  /** Upload one chunk's points (count from input index first) and convert them: `points` and `skip` hold them. */
+  async convert(pointBytes, first, count, target = { points: this.buffer('points'), skip: this.buffer('skip') }) {
+    const started = performance.now();
+    // each coordinate padded to whole words on its own
+    const words = toWords(pointBytes, 2 * count, this.gpu.bytes, this.gpu.words, 2 * first);
+    this.device.queue.writeBuffer(this.buffer('input'), 0, words.buffer, words.byteOffset, words.byteLength);
+    this.timeHost('upload', started);
+    await this.phase('convert', () => {
+      this.dispatch('convertPoints', { count, base: first }, [this.buffer('input'), target.points, target.skip, this.buffer('status')], count);
+    });
+  }
+
+  /**
+   * The phases after conversion for one chunk of `count` points (in `points` / `skip`), scalars first..first+count
+   * of scalarBytes: digits, sort, accumulate, reduce, combine (into the result, added to earlier chunks' unless first).
+   */
+  async sum(scalarBytes, first, count, isFirst, points = this.buffer('points'), skip = this.buffer('skip')) {
+    const { c, K, L, segment, groupSize, groups, levels } = this.plan;
+    const started = performance.now();
+    const words = toWords(scalarBytes, count, this.gpu.scalarBytes, this.gpu.scalarWords, first);
+    this.device.queue.writeBuffer(this.buffer('scalars'), 0, words.buffer, words.byteOffset, words.byteLength);
+    this.timeHost('upload', started);
+    const shape = { c, windows: K, buckets: L, segment, groupSize, groups };
+    const counts = this.buffer('scan0');
+    const cursors = this.buffer('cursors');
+    await this.phase('digits', () => {
+      this.encoder.clearBuffer(counts);
+      this.dispatch('countDigits', { ...shape, count }, [this.buffer('scalars'), skip, counts], count);
+    });
+    await this.phase('sort', () => {
+      // exclusive prefix sum of the K L + 1 counts, level by level, then each level's block offsets added back
+      const top = levels.length - 2;
+      for (let i = 0; i <= top; i++) {
+        this.dispatch('scanBlocks', { count: levels[i] }, [this.buffer(`scan${i}`), this.buffer(`scan${i + 1}`)], levels[i + 1] * SCAN_BLOCK, SCAN_BLOCK);
+      }
+      for (let i = top - 1; i >= 0; i--) {
+        this.dispatch('addBlockOffsets', { count: levels[i] }, [this.buffer(`scan${i}`), this.buffer(`scan${i + 1}`)], levels[i], SCAN_BLOCK);
+      }
+      this.encoder.clearBuffer(cursors);
+      this.dispatch('scatterDigits', { ...shape, count }, [this.buffer('scalars'), skip, cursors, counts, this.buffer('entries')], count);
+    });
+    await this.phase('accumulate', () => {
+      const segments = ceilDiv(count * K, segment);
+      this.dispatch('accumulate', shape, [counts, this.buffer('entries'), points, this.buffer('buckets'), this.buffer('parts')], segments);
+      this.dispatch('joinSegments', shape, [counts, this.buffer('buckets'), this.buffer('parts')], K * L);
+    });
+    await this.phase('reduce', () => {
+      this.dispatch('reduceGroups', shape, [this.buffer('buckets'), this.buffer('sumsA')], K * groups);
+      let [from, to] = ['sumsA', 'sumsB'];
+      for (let runIn = groups; runIn > 1;) {
+        const runOut = ceilDiv(runIn, RUN);
+        this.dispatch('sumRuns', { windows: K, runIn, runOut, run: RUN }, [this.buffer(from), this.buffer(to)], K * runOut);
+        runIn = runOut;
+        [from, to] = [to, from];
+      }
+      this.windowSums = from;
+    });
+    await this.phase('combine', () => {
+      this.dispatch('combine', { c, windows: K, first: isFirst ? 1 : 0 }, [this.buffer(this.windowSums), this.buffer('result')], 1);
+    });
+  }
+
+  /** Submit what is left, read the result and the status back: { coords: Uint32Array, status: number }. */
+  async readResult() {
+    const PW = pointWords(this.gpu);
+    const read = this.device.createBuffer({ size: (PW + 4) * 4, usage: MAP_READ | COPY_DST });
+    try {
+      this.encoder ??= this.device.createCommandEncoder();
+      this.encoder.copyBufferToBuffer(this.buffer('result'), 0, read, 0, PW * 4);
+      this.encoder.copyBufferToBuffer(this.buffer('status'), 0, read, PW * 4, 16);
+      this.submit();
+      const started = performance.now();
+      await read.mapAsync(1 /* GPUMapMode.READ */);
+      const words = new Uint32Array(read.getMappedRange().slice(0));
+      read.unmap();
+      this.timeHost('download', started);
+      return { coords: words.subarray(0, PW), status: words[PW] };
+    } finally {
+      read.destroy();
+      for (const u of this.uniforms) u.destroy();
+      this.uniforms = [];
+    }
+  }
+}
