@@ -11,13 +11,17 @@
 
 import { u32, u32Array, comment, fn } from '../wgsl/index.js';
 
+/** Shapes of fp_mul: every outer step written out, or one step in a WGSL loop (n times less code). */
+export const MUL_SHAPES = Object.freeze(['unrolled', 'loop']);
+
 const range = (n) => Array.from({ length: n }, (_, i) => i);
 const chunks = (a, k) => range(Math.ceil(a.length / k)).map((i) => a.slice(i * k, i * k + k));
 
 /** The field's WGSL text: constants, then every fp_ function (no module header; see wgslHeader). */
-export function fieldWgsl(params, { sqr = 'mul' } = {}) {
+export function fieldWgsl(params, { sqr = 'mul', mul = 'unrolled' } = {}) {
   if (params.kernel !== 'gpu') throw new RangeError(`fieldWgsl needs deriveFieldParams({ kernel: 'gpu' }), got kernel ${JSON.stringify(params.kernel)}`);
   if (sqr !== 'mul') throw new RangeError(`unknown sqr shape ${JSON.stringify(sqr)}`);
+  if (!MUL_SHAPES.includes(mul)) throw new RangeError(`unknown mul shape ${JSON.stringify(mul)} (${MUL_SHAPES.join(', ')})`);
   const { n, w, p, bytes } = params;
   const words = Math.ceil(bytes / 4);
   const limbs = (x) => u32Array('Fp', toLimbs(x, w, n));
@@ -39,7 +43,7 @@ unless a function says otherwise; p = 0x${p.toString(16)}.`),
     fpAdd(params, 'fp_double', ['x', 'x'], '2x mod p'),
     fpSub(params, 'fp_sub', ['x', 'y'], 'x - y mod p'),
     fpSub(params, 'fp_neg', [null, 'x'], '-x mod p (0 - x: fp_neg(0) = 0)'),
-    fpMul(params),
+    fpMul(params, mul),
     fn({
       doc: `fp_sqr(x) = x^2 / R mod p through fp_mul: [0, 2p) -> [0, 2p).`,
       signature: 'fp_sqr(x: Fp) -> Fp',
@@ -222,18 +226,24 @@ of ${total} bits >= R = 2^${n * w} sets bit ${w} of the top limb instead, so tha
  * accumulators S and shifts them down one limb; the carry plan says where a column's sum t is split into
  * t & (2^w - 1) and a carry t >> w, so that no u32 accumulator ever passes 2^32 - 1 (a proof, not a check).
  */
-function fpMul(params) {
+function fpMul(params, shape = 'unrolled') {
   const { n, w, mu, pLimbs, carryPlan } = params;
   const M = maskLit(w);
   const body = [
     comment('x_i and y_j in lets; S_j the accumulators (u32, lazily carried), t the column sum, c0/c1 the carries'),
-    ...range(n).map((j) => `let x${j} = x[${j}]; let y${j} = y[${j}];`),
+    ...range(n).map((j) => (shape === 'loop' ? `let y${j} = y[${j}];` : `let x${j} = x[${j}]; let y${j} = y[${j}];`)),
     `var t: u32; var q: u32; var c0: u32; var c1: u32;`,
     ...chunks(range(n).map((j) => `var S${j}: u32 = 0u;`), 8).map((row) => row.join(' ')),
   ];
-  for (let i = 0; i < n; i++) {
-    body.push(comment(`outer step ${i}: S = (S + x_${i}*y + q_${i}*p) / 2^${w}`));
-    body.push(...montgomeryStep(params, i, M));
+  if (shape === 'loop') {
+    // the carry plan is a fixpoint over the outer step, so one step proven for the largest S serves every i
+    body.push(comment(`outer step i = 0..${n - 1} in a loop: S = (S + x_i*y + q_i*p) / 2^${w}`));
+    body.push('for (var i = 0u; i < FP_N; i++) {', '  let xi = x[i];', ...montgomeryStep(params, 'i', M).map((l) => `  ${l}`), '}');
+  } else {
+    for (let i = 0; i < n; i++) {
+      body.push(comment(`outer step ${i}: S = (S + x_${i}*y + q_${i}*p) / 2^${w}`));
+      body.push(...montgomeryStep(params, i, M));
+    }
   }
   body.push(comment('normalize: propagate the lazy carries so every limb has w bits (the value is < 2p < R)'));
   for (let j = 0; j < n - 1; j++) {
@@ -243,7 +253,7 @@ function fpMul(params) {
   body.push(`return ${fpOf(range(n).map((j) => `r${j}`))};`);
   return fn({
     doc: `fp_mul(x, y) = x y / R mod p (Montgomery product): [0, 2p) x [0, 2p) -> [0, 2p), since 4p < R.
-CIOS, fully unrolled, ${2 * n * n - pLimbs.filter((l) => l === 0n).length * n} limb products. Carry plan (u32 accumulators): ${carryPlan.summary}.
+CIOS, ${shape === 'loop' ? 'the outer step in a loop (compact: the shader compilers take it fast)' : 'fully unrolled'}, ${2 * n * n - pLimbs.filter((l) => l === 0n).length * n} limb products. Carry plan (u32 accumulators): ${carryPlan.summary}.
 mu = -p^-1 mod 2^w = ${mu}.`,
     signature: 'fp_mul(x: Fp, y: Fp) -> Fp',
     body,

@@ -5,10 +5,11 @@
 //   scanBlocks, addBlockOffsets   exclusive prefix sum of the histogram: where each bucket starts
 //   scatterDigits  the counting sort: (point index, sign) entries in bucket order
 //   accumulate     each thread sums a segment of S entries, a bucket at a time (mixed additions)
-//   joinSegments   each bucket that crossed a segment boundary: the sum of its parts
-//   reduceGroups   sum_l l B_l over groups of M buckets of a window, as running sums
-//   sumRuns        the groups' sums of each window added R at a time (repeated until one per window)
-//   combine        sum_k 2^(c k) W_k by doubling (Horner), added to the result of earlier chunks
+//   sumPoints      every sum after that, in four modes (one g_add call site for all):
+//     joinSegments   each bucket that crossed a segment boundary: the sum of its parts
+//     reduceGroups   sum_l l B_l over groups of M buckets of a window, as running sums
+//     sumRuns        the groups' sums of each window added R at a time (repeated until one per window)
+//     combine        sum_k 2^(c k) W_k by doubling (Horner), added to the result of earlier chunks
 // Every phase is variable time. Runtime parameters (c, K, L, S, ...) come in one uniform struct per dispatch.
 
 import { MSM_PARAM_FIELDS, SCAN_BLOCK, WORKGROUP } from '../../src/gpu/layout.js';
@@ -43,7 +44,7 @@ export function msmWgsl(curve, field) {
 struct MsmParams {
 ${MSM_PARAM_FIELDS.map((f) => `  ${f}: u32,`).join('\n')}
 }
-// count: points or threads of the pass; c: window bits; windows: K; buckets: L = 2^(c-1) per window; segment: S entries
+// mode: sumPoints' step (src/gpu/layout.js SUM_MODES); count: points or threads of the pass; c: window bits; windows: K; buckets: L = 2^(c-1) per window; segment: S entries
 // per accumulate thread; groupSize: M buckets per reduce thread, groups: G = ceil(L / M); runIn, runOut, run: sumRuns'
 // entries per window before and after, R added per thread; first: 1 when combine starts the result; base: the
 // first point's index in the whole input (for error codes)
@@ -263,145 +264,170 @@ fn accumulate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: ve
   }
 }
 
-// --- joinSegments: one thread per bucket; an empty bucket is written as zero -------------------------------------
-@group(0) @binding(1) var<storage, read> js_offsets: array<u32>;
-@group(0) @binding(2) var<storage, read_write> js_buckets: array<u32>;
-@group(0) @binding(3) var<storage, read> js_parts: array<u32>;
+// --- sumPoints: every sum of accumulator points after the accumulation, as one entry point with one g_add call
+// site (a doubling is g_add(P, P), which g_add handles): each inlined copy of the addition costs the shader
+// compilers seconds and the GPU instruction cache room. prm.mode picks the step:
+//   0 joinSegments  thread b: bucket b from its parts in the segments it crossed (src = parts, dst = buckets);
+//                   an empty bucket is written as zero, one that accumulate wrote in place is left alone
+//   1 reduceGroups  thread (k, g) over buckets l = g M + 1 .. min(g M + M, L) of window k (bucket l at index l - 1):
+//                   running sums from the top give sum_l (l - g M) B_l and T = sum_l B_l, plus (g M) T by
+//                   double-and-add (src = buckets, dst = the groups' sums)
+//   2 sumRuns       entry j of window k out = the sum of entries j R .. j R + R - 1 of window k in (src -> dst)
+//   3 combine       one thread: dst[0] (+)= sum_k 2^(c k) W_k by Horner from the top window (src = window sums),
+//                   added to the earlier chunks' result in dst[0] unless prm.first
+@group(0) @binding(1) var<storage, read> sp_offsets: array<u32>;
+@group(0) @binding(2) var<storage, read> sp_src: array<u32>;
+@group(0) @binding(3) var<storage, read_write> sp_dst: array<u32>;
 
-fn loadPart(slot: u32) -> Point {
+fn loadSrc(i: u32) -> Point {
   var c: array<Fp, G_COORDS>;
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { c[t][j] = js_parts[(slot * G_COORDS + t) * FP_N + j]; }
+    for (var j = 0u; j < FP_N; j++) { c[t][j] = sp_src[(i * G_COORDS + t) * FP_N + j]; }
   }
   return g_fromCoords(c);
 }
 
-@compute @workgroup_size(WORKGROUP)
-fn joinSegments(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let b = invocation(wg, nwg, lid, WORKGROUP);
-  let bucketCount = prm.windows * prm.buckets;
-  if (b >= bucketCount) { return; }
-  let begin = js_offsets[b];
-  let end = js_offsets[b + 1u];
-  let total = js_offsets[bucketCount];
-  var P = g_zero();
-  if (begin < end) {
-    let size = prm.segment;
-    let s0 = begin / size;
-    let s1 = (end - 1u) / size;
-    let startsSegment = begin == s0 * size;
-    let endsSegment = end == min(s0 * size + size, total);
-    // inside one segment, neither its first nor its last bucket: accumulate wrote it in place
-    if (s0 == s1 && !startsSegment && !endsSegment) { return; }
-    // its part in s0 is that segment's A when it starts there, else B (the segment's last bucket); in every later
-    // segment it is the first bucket, so A
-    P = loadPart(select(2u * s0 + 1u, 2u * s0, startsSegment));
-    for (var s = s0 + 1u; s <= s1; s++) { P = g_add(P, loadPart(2u * s)); }
+fn loadDst(i: u32) -> Point {
+  var c: array<Fp, G_COORDS>;
+  for (var t = 0u; t < G_COORDS; t++) {
+    for (var j = 0u; j < FP_N; j++) { c[t][j] = sp_dst[(i * G_COORDS + t) * FP_N + j]; }
   }
+  return g_fromCoords(c);
+}
+
+fn storeDst(i: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { js_buckets[(b * G_COORDS + t) * FP_N + j] = c[t][j]; }
+    for (var j = 0u; j < FP_N; j++) { sp_dst[(i * G_COORDS + t) * FP_N + j] = c[t][j]; }
   }
-}
-
-// --- reduceGroups: thread (k, g) over buckets l = g M + 1 .. min(g M + M, L) of window k (bucket l at index l - 1):
-// running sums from the top give sum_l (l - g M) B_l and T = sum_l B_l; plus (g M) T by double-and-add ---------
-@group(0) @binding(1) var<storage, read> rd_buckets: array<u32>;
-@group(0) @binding(2) var<storage, read_write> rd_sums: array<u32>;
-
-fn loadBucket(b: u32) -> Point {
-  var c: array<Fp, G_COORDS>;
-  for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { c[t][j] = rd_buckets[(b * G_COORDS + t) * FP_N + j]; }
-  }
-  return g_fromCoords(c);
 }
 
 @compute @workgroup_size(WORKGROUP)
-fn reduceGroups(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+fn sumPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let t = invocation(wg, nwg, lid, WORKGROUP);
-  if (t >= prm.windows * prm.groups) { return; }
-  let k = t / prm.groups;
-  let g = t % prm.groups;
-  let low = g * prm.groupSize; // l - low is the weight within the group
-  let top = min(low + prm.groupSize, prm.buckets);
-  var run = g_zero();
-  var sum = g_zero();
-  for (var l = top; l > low; l--) {
-    run = g_add(run, loadBucket(k * prm.buckets + l - 1u));
-    sum = g_add(sum, run);
-  }
-  // (g M) T, most significant bit first (g M < L = 2^(c-1))
-  var scaled = g_zero();
-  for (var bit = prm.c; bit > 0u; bit--) {
-    scaled = g_double(scaled);
-    if (((low >> (bit - 1u)) & 1u) != 0u) { scaled = g_add(scaled, run); }
-  }
-  let c = g_coords(g_add(sum, scaled));
-  for (var q = 0u; q < G_COORDS; q++) {
-    for (var j = 0u; j < FP_N; j++) { rd_sums[(t * G_COORDS + q) * FP_N + j] = c[q][j]; }
-  }
-}
-
-// --- sumRuns: entry j of window k out = the sum of entries j R .. j R + R - 1 of window k in ---------------------
-@group(0) @binding(1) var<storage, read> sr_in: array<u32>;
-@group(0) @binding(2) var<storage, read_write> sr_out: array<u32>;
-
-fn loadRun(i: u32) -> Point {
-  var c: array<Fp, G_COORDS>;
-  for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { c[t][j] = sr_in[(i * G_COORDS + t) * FP_N + j]; }
-  }
-  return g_fromCoords(c);
-}
-
-@compute @workgroup_size(WORKGROUP)
-fn sumRuns(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let t = invocation(wg, nwg, lid, WORKGROUP);
-  if (t >= prm.windows * prm.runOut) { return; }
-  let k = t / prm.runOut;
-  let j = t % prm.runOut;
-  var P = g_zero();
-  for (var r = 0u; r < prm.run; r++) {
-    let at = j * prm.run + r;
-    if (at < prm.runIn) { P = g_add(P, loadRun(k * prm.runIn + at)); }
-  }
-  let c = g_coords(P);
-  for (var q = 0u; q < G_COORDS; q++) {
-    for (var i = 0u; i < FP_N; i++) { sr_out[(t * G_COORDS + q) * FP_N + i] = c[q][i]; }
-  }
-}
-
-// --- combine: one thread; result (+)= sum_k 2^(c k) W_k ------------------------------------------------------------
-@group(0) @binding(1) var<storage, read> cb_windows: array<u32>;
-@group(0) @binding(2) var<storage, read_write> cb_result: array<u32>;
-
-fn loadWindow(k: u32) -> Point {
-  var c: array<Fp, G_COORDS>;
-  for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { c[t][j] = cb_windows[(k * G_COORDS + t) * FP_N + j]; }
-  }
-  return g_fromCoords(c);
-}
-
-@compute @workgroup_size(1)
-fn combine() {
-  var acc = loadWindow(prm.windows - 1u);
-  for (var k = prm.windows - 1u; k > 0u; k--) {
-    for (var d = 0u; d < prm.c; d++) { acc = g_double(acc); }
-    acc = g_add(acc, loadWindow(k - 1u));
-  }
-  if (prm.first == 0u) {
-    var c: array<Fp, G_COORDS>;
-    for (var t = 0u; t < G_COORDS; t++) {
-      for (var j = 0u; j < FP_N; j++) { c[t][j] = cb_result[t * FP_N + j]; }
+  let mode = prm.mode;
+  var acc0 = g_zero(); // join: the bucket; reduce: the running sum; sumRuns, combine: the sum
+  var acc1 = g_zero(); // reduce: the sum of running sums
+  var acc2 = g_zero(); // reduce: (g M) T
+  var steps = 0u;
+  var out = t; // where acc (acc1 for reduce) goes
+  // join
+  var s0 = 0u;
+  var startsSegment = false;
+  // reduce
+  var k = 0u;
+  var low = 0u;
+  var top = 0u;
+  var runSteps = 0u;
+  // sumRuns
+  var j = 0u;
+  // combine
+  var d = 0u;
+  var earlier = false;
+  switch mode {
+    case 0u: {
+      let bucketCount = prm.windows * prm.buckets;
+      if (t >= bucketCount) { return; }
+      let begin = sp_offsets[t];
+      let end = sp_offsets[t + 1u];
+      if (begin < end) {
+        let size = prm.segment;
+        s0 = begin / size;
+        let s1 = (end - 1u) / size;
+        startsSegment = begin == s0 * size;
+        let endsSegment = end == min(s0 * size + size, sp_offsets[bucketCount]);
+        // inside one segment, neither its first nor its last bucket: accumulate wrote it in place
+        if (s0 == s1 && !startsSegment && !endsSegment) { return; }
+        steps = s1 - s0 + 1u;
+      }
     }
-    acc = g_add(acc, g_fromCoords(c));
+    case 1u: {
+      if (t >= prm.windows * prm.groups) { return; }
+      k = t / prm.groups;
+      low = (t % prm.groups) * prm.groupSize; // l - low is the weight within the group
+      top = min(low + prm.groupSize, prm.buckets);
+      runSteps = 2u * (top - low); // run += B_l, then sum += run
+      steps = runSteps + 2u * prm.c + 1u; // then (g M) T bit by bit (g M < 2^c): double, add; then sum + that
+    }
+    case 2u: {
+      if (t >= prm.windows * prm.runOut) { return; }
+      k = t / prm.runOut;
+      j = t % prm.runOut;
+      steps = prm.run;
+    }
+    default: {
+      if (t > 0u) { return; }
+      acc0 = loadSrc(prm.windows - 1u);
+      k = prm.windows - 1u;
+      earlier = prm.first == 0u;
+      steps = 0xffffffffu; // until the loop breaks
+      out = 0u;
+    }
   }
-  let c = g_coords(acc);
-  for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { cb_result[t * FP_N + j] = c[t][j]; }
+  for (var step = 0u; step < steps; step++) {
+    var a = acc0;
+    var b: Point;
+    var which = 0u; // the result goes to acc0, acc1 or acc2
+    var skip = false; // (a WGSL break or continue inside a switch would leave the switch only)
+    var done = false;
+    switch mode {
+      case 0u: {
+        // the bucket's part in s0 is that segment's A when it starts there, else its B (the segment's last
+        // bucket); in every later segment it is the first bucket, so A
+        b = loadSrc(select(2u * (s0 + step), 2u * s0 + 1u, step == 0u && !startsSegment));
+      }
+      case 1u: {
+        if (step < runSteps) {
+          if ((step & 1u) == 0u) {
+            b = loadSrc(k * prm.buckets + top - 1u - step / 2u);
+          } else {
+            a = acc1;
+            b = acc0;
+            which = 1u;
+          }
+        } else if (step + 1u < steps) {
+          let bit = prm.c - 1u - (step - runSteps) / 2u;
+          a = acc2;
+          which = 2u;
+          if (((step - runSteps) & 1u) == 0u) {
+            b = acc2;
+          } else {
+            skip = ((low >> bit) & 1u) == 0u;
+            b = acc0;
+          }
+        } else {
+          a = acc1;
+          b = acc2;
+          which = 1u;
+        }
+      }
+      case 2u: {
+        let at = j * prm.run + step;
+        done = at >= prm.runIn;
+        if (!done) { b = loadSrc(k * prm.runIn + at); }
+      }
+      default: {
+        b = acc0;
+        if (k == 0u) {
+          done = !earlier;
+          earlier = false;
+          if (!done) { b = loadDst(0u); }
+        } else if (d == prm.c) {
+          k -= 1u;
+          d = 0u;
+          b = loadSrc(k);
+        } else {
+          d += 1u;
+        }
+      }
+    }
+    if (done) { break; }
+    if (skip) { continue; }
+    let r = g_add(a, b);
+    if (which == 0u) { acc0 = r; } else if (which == 1u) { acc1 = r; } else { acc2 = r; }
   }
+  if (mode == 1u) { acc0 = acc1; }
+  storeDst(out, acc0);
 }
 `;
 }

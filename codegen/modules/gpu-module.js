@@ -9,15 +9,16 @@ import { curveWgsl } from '../kernels/wgsl-curve.js';
 import { msmWgsl } from '../kernels/wgsl-msm.js';
 import { wgslHeader } from '../wgsl/index.js';
 
-/** The limb size of the shipped GPU kernels (w = 12..16 all work; bench/gpu-field.js measures them). */
+/** The limb size and product shape of the shipped GPU kernels (w = 12..16 and both shapes work; bench/gpu-field.js measures them). */
 export const GPU_LIMB_BITS = 13;
+export const GPU_MUL_SHAPE = 'loop';
 
 /**
  * @param json a curve's params (codegen/curves/*.json as parsed): p, model, a, b / a, d
- * @param {{ scalarBytes: number, w?: number, generator?: string }} options
+ * @param {{ scalarBytes: number, w?: number, mul?: 'unrolled' | 'loop', generator?: string }} options
  * @returns {{ wgsl: string, gpu: { w, n, coords } }}
  */
-export function buildGpuModule(json, { scalarBytes, w = GPU_LIMB_BITS, generator = 'codegen/modules/gpu-module.js' }) {
+export function buildGpuModule(json, { scalarBytes, w = GPU_LIMB_BITS, mul = GPU_MUL_SHAPE, generator = 'codegen/modules/gpu-module.js' }) {
   const field = deriveFieldParams({ p: BigInt(json.p), w, kernel: 'gpu' });
   const model = json.model ?? 'short-weierstrass';
   const header = wgslHeader({
@@ -26,6 +27,6 @@ export function buildGpuModule(json, { scalarBytes, w = GPU_LIMB_BITS, generator
     params: field,
     lines: [`scalars of ${scalarBytes} bytes; entry points: see codegen/kernels/wgsl-msm.js`],
   });
-  const wgsl = `${header}\n${fieldWgsl(field)}\n${curveWgsl(json, field)}\n${msmWgsl({ model, scalarBytes }, field)}`;
+  const wgsl = `${header}\n${fieldWgsl(field, { mul })}\n${curveWgsl(json, field)}\n${msmWgsl({ model, scalarBytes }, field)}`;
   return { wgsl, gpu: Object.freeze({ w: field.w, n: field.n, coords: 4 }) };
 }

@@ -8,15 +8,17 @@ export const SCAN_BLOCK = 256;
 
 /** The uniform struct's fields, in order (u32 each). */
 export const MSM_PARAM_FIELDS = Object.freeze([
-  'count', 'c', 'windows', 'buckets', 'segment', 'groupSize', 'groups', 'runIn', 'runOut', 'run', 'first', 'base',
+  'count', 'c', 'windows', 'buckets', 'segment', 'groupSize', 'groups', 'runIn', 'runOut', 'run', 'first', 'base', 'mode',
 ]);
 
-/** Entry point names, in the order a chunk runs them. */
+/** Entry point names, in the order a chunk runs them; sumPoints runs in the modes of SUM_MODES. */
 export const MSM_ENTRY_POINTS = Object.freeze([
-  'convertPoints', 'countDigits', 'scanBlocks', 'addBlockOffsets', 'scatterDigits', 'accumulate', 'joinSegments',
-  'reduceGroups', 'sumRuns', 'combine',
+  'convertPoints', 'countDigits', 'scanBlocks', 'addBlockOffsets', 'scatterDigits', 'accumulate', 'sumPoints',
 ]);
 
 /** The u32 words of one point in the GPU buffers: affine (x, y) and the accumulator (G_COORDS field elements). */
 export const affineWords = (gpu) => 2 * gpu.n;
 export const pointWords = (gpu) => gpu.coords * gpu.n;
+
+/** sumPoints' steps (prm.mode): the buckets joined from their segments' parts, the windows' groups reduced, their sums added R at a time, the windows combined. */
+export const SUM_MODES = Object.freeze({ joinSegments: 0, reduceGroups: 1, sumRuns: 2, combine: 3 });

@@ -3,7 +3,7 @@
 // (convert, digits, sort, accumulate, reduce, combine). Points and scalars go up as bytes; one point (the result in
 // the accumulator's coordinates) comes back. Every phase is variable time.
 
-import { MSM_ENTRY_POINTS, MSM_PARAM_FIELDS, SCAN_BLOCK, WORKGROUP, affineWords, pointWords } from './layout.js';
+import { MSM_ENTRY_POINTS, MSM_PARAM_FIELDS, SCAN_BLOCK, SUM_MODES, WORKGROUP, affineWords, pointWords } from './layout.js';
 
 // GPUBufferUsage and GPUMapMode by value: Dawn in Node does not put them on globalThis
 const MAP_READ = 0x1;
@@ -276,21 +276,21 @@ export class GpuMsmRun {
     await this.phase('accumulate', () => {
       const segments = ceilDiv(count * K, segment);
       this.dispatch('accumulate', shape, [counts, this.buffer('entries'), points, this.buffer('buckets'), this.buffer('parts')], segments);
-      this.dispatch('joinSegments', shape, [counts, this.buffer('buckets'), this.buffer('parts')], K * L);
+      this.dispatch('sumPoints', { ...shape, mode: SUM_MODES.joinSegments }, [counts, this.buffer('parts'), this.buffer('buckets')], K * L);
     });
     await this.phase('reduce', () => {
-      this.dispatch('reduceGroups', shape, [this.buffer('buckets'), this.buffer('sumsA')], K * groups);
+      this.dispatch('sumPoints', { ...shape, mode: SUM_MODES.reduceGroups }, [counts, this.buffer('buckets'), this.buffer('sumsA')], K * groups);
       let [from, to] = ['sumsA', 'sumsB'];
       for (let runIn = groups; runIn > 1;) {
         const runOut = ceilDiv(runIn, RUN);
-        this.dispatch('sumRuns', { windows: K, runIn, runOut, run: RUN }, [this.buffer(from), this.buffer(to)], K * runOut);
+        this.dispatch('sumPoints', { windows: K, runIn, runOut, run: RUN, mode: SUM_MODES.sumRuns }, [counts, this.buffer(from), this.buffer(to)], K * runOut);
         runIn = runOut;
         [from, to] = [to, from];
       }
       this.windowSums = from;
     });
     await this.phase('combine', () => {
-      this.dispatch('combine', { c, windows: K, first: isFirst ? 1 : 0 }, [this.buffer(this.windowSums), this.buffer('result')], 1);
+      this.dispatch('sumPoints', { c, windows: K, first: isFirst ? 1 : 0, mode: SUM_MODES.combine }, [counts, this.buffer(this.windowSums), this.buffer('result')], 1);
     });
   }
 
