@@ -12,6 +12,10 @@
 // ?kernel=int, fma or wide picks the build of the curve's Wasm (loadCurve's `kernel`; default auto: the wide build
 // where the browser validates wide arithmetic, else the FMA build where its relaxed-SIMD multiply-add is fused).
 // The page shows which build ran.
+//
+// ?gpu=1 also runs the same MSM on the GPU through curve.gpu() (WebGPU from navigator.gpu) and shows its result, the
+// adapter and the time next to the CPU's; a browser without WebGPU gets a message there, not a failed page. The GPU
+// part of the page (gpu-section.js) and the library's GPU code and kernels are fetched only with ?gpu=1.
 
 import { loadCurve, curveNames } from 'wasmsm';
 // @noble/curves (a devDependency of wasmsm) is bundled into this example only; the library has no dependencies.
@@ -47,6 +51,7 @@ function readOptions() {
   const kernel = q.get('kernel') || 'auto';
   return {
     kernel,
+    gpu: q.getAll('gpu').at(-1) === '1',
     curve,
     logn,
     runs: int('runs', 3, 1, 50),
@@ -65,10 +70,11 @@ function fillForm(opts) {
   $('runs').value = opts.runs;
   $('threads').value = opts.threads;
   $('shared').value = opts.shared === 'auto' ? 'auto' : opts.shared ? '1' : '0';
-  // An unchecked box sends nothing; this hidden 0 comes first, so a checked box's 1 wins (getAll().at(-1)).
-  const off = Object.assign(document.createElement('input'), { type: 'hidden', name: 'noble', value: '0' });
-  $('noble').before(off);
+  // An unchecked box sends nothing; a hidden 0 comes first, so a checked box's 1 wins (getAll().at(-1)).
   $('noble').checked = opts.noble;
+  $('noble').before(Object.assign(document.createElement('input'), { type: 'hidden', name: 'noble', value: '0' }));
+  $('gpu').before(Object.assign(document.createElement('input'), { type: 'hidden', name: 'gpu', value: '0' }));
+  $('gpu').checked = opts.gpu;
 }
 
 function status(text) {
@@ -237,7 +243,18 @@ async function run(opts) {
   } else {
     $('compare').textContent = 'skipped (tick "compare with pure JS"; it is slow for large N).';
   }
-  return `done: ${opts.curve}, N = 2^${opts.logn}, ${where}: MSM median ${fmt(msmMedian)} ms`;
+
+  let gpuSummary = '';
+  if (opts.gpu) {
+    // Fetched only here: a page that never asks for the GPU loads none of its code or kernels.
+    const { runGpuSection } = await import('./gpu-section.js');
+    const gpu = await runGpuSection(curve, points, scalars, resultBytes, { runs: opts.runs, status, paint });
+    report.gpu = gpu;
+    gpuSummary = gpu.available ? `; GPU median ${fmt(gpu.msmMedianMs)} ms` : '; GPU: WebGPU unavailable';
+  } else {
+    $('gpu-verdict').textContent = 'not run (tick "GPU (WebGPU)", or add ?gpu=1 to the address).';
+  }
+  return `done: ${opts.curve}, N = 2^${opts.logn}, ${where}: MSM median ${fmt(msmMedian)} ms${gpuSummary}`;
 }
 
 async function main() {
