@@ -5,14 +5,18 @@
 // every t >> w split at generation time from the exact worst-case sum of each accumulator.
 //
 // Style of the text: values are `let`s where they are computed once; the product's accumulators are `var`s
-// reassigned in straight-line code (the compilers make SSA of both); limbs are indexed by constants only, since a
-// dynamic index forces an array into local memory on GPUs. Borrows are bit 31 of a u32 difference: every
-// difference of w-bit limbs lies in (-2^31, 2^31).
+// reassigned in straight-line code (the compilers make SSA of both); limbs are indexed by constants only (a dynamic
+// index can force an array into local memory on GPUs), except x[i] once per outer step in the loop shape of fp_mul,
+// which measured as fast as the unrolled one on an H100 (bench/gpu-field.js). Borrows are bit 31 of a u32
+// difference: every difference of w-bit limbs lies in (-2^31, 2^31).
 
 import { u32, u32Array, comment, fn } from '../wgsl/index.js';
 
-/** Shapes of fp_mul: every outer step written out, or one step in a WGSL loop (n times less code). */
-export const MUL_SHAPES = Object.freeze(['unrolled', 'loop']);
+/**
+ * Shapes of fp_mul: operand scanning (CIOS) with every outer step written out, or one step in a WGSL loop (n times
+ * less code); or product scanning, column by column (`product`, for the bench to compare).
+ */
+export const MUL_SHAPES = Object.freeze(['unrolled', 'loop', 'product']);
 
 const range = (n) => Array.from({ length: n }, (_, i) => i);
 const chunks = (a, k) => range(Math.ceil(a.length / k)).map((i) => a.slice(i * k, i * k + k));
@@ -43,7 +47,7 @@ unless a function says otherwise; p = 0x${p.toString(16)}.`),
     fpAdd(params, 'fp_double', ['x', 'x'], '2x mod p'),
     fpSub(params, 'fp_sub', ['x', 'y'], 'x - y mod p'),
     fpSub(params, 'fp_neg', [null, 'x'], '-x mod p (0 - x: fp_neg(0) = 0)'),
-    fpMul(params, mul),
+    mul === 'product' ? fpMulProductScanning(params) : fpMul(params, mul),
     fn({
       doc: `fp_sqr(x) = x^2 / R mod p through fp_mul: [0, 2p) -> [0, 2p).`,
       signature: 'fp_sqr(x: Fp) -> Fp',
@@ -255,6 +259,87 @@ function fpMul(params, shape = 'unrolled') {
     doc: `fp_mul(x, y) = x y / R mod p (Montgomery product): [0, 2p) x [0, 2p) -> [0, 2p), since 4p < R.
 CIOS, ${shape === 'loop' ? 'the outer step in a loop (compact: the shader compilers take it fast)' : 'fully unrolled'}, ${2 * n * n - pLimbs.filter((l) => l === 0n).length * n} limb products. Carry plan (u32 accumulators): ${carryPlan.summary}.
 mu = -p^-1 mod 2^w = ${mu}.`,
+    signature: 'fp_mul(x: Fp, y: Fp) -> Fp',
+    body,
+  });
+}
+
+/**
+ * The Montgomery product by product scanning (FIPS), unrolled: column k sums every x_i y_(k-i) and q_i p_(k-i), with
+ * q_k = (t mu) mod 2^w chosen in column k < n so that the column's low w bits vanish; columns n..2n-1 are the limbs
+ * of the result. One column accumulator t (u32) and its high part h: before a term could take t past 2^32 - 1,
+ * h += t >> w and t &= 2^w - 1 (t + h 2^w unchanged). The bounds are exact worst cases (limbs of values below 2p, q
+ * below 2^w, the limbs of p), checked here as the text is written: a term that could overflow throws.
+ */
+function fpMulProductScanning(params) {
+  const { n, w, mu, p, pLimbs } = params;
+  const M = maskLit(w);
+  const W = BigInt(w);
+  const MASK = (1n << W) - 1n;
+  const MAX = (1n << 32n) - 1n;
+  const topMax = (2n * p - 1n) >> BigInt((n - 1) * w);
+  const limbMax = (j) => (j === n - 1 && topMax < MASK ? topMax : MASK);
+  const body = [
+    comment('x_i and y_j in lets; t the column sum, h its high part (t + h 2^w), c the carry into the next column'),
+    ...range(n).map((j) => `let x${j} = x[${j}]; let y${j} = y[${j}];`),
+    'var t: u32; var h: u32; var c: u32;',
+  ];
+  let carry = 0n; // bound of c, the carry into column k
+  let largest = 0n;
+  let splits = 0;
+  for (let k = 0; k <= 2 * n - 2; k++) {
+    const lo = Math.max(0, k - n + 1);
+    const hi = Math.min(k, n - 1);
+    const lines = [];
+    const notes = [];
+    let acc = k === 0 ? null : 'c';
+    let tBound = k === 0 ? 0n : carry;
+    let hBound = null; // null: h not started in this column
+    const flush = () => {
+      if (acc !== null && acc !== 't') lines.push(`t = ${acc};`);
+      acc = 't';
+    };
+    const add = (expr, bound, note) => {
+      if (bound === 0n) return;
+      if (tBound + bound > MAX) {
+        if (acc === null || tBound === 0n) throw new Error(`fp_mul (product scanning): one term exceeds 2^32 - 1 (w = ${w})`);
+        flush();
+        lines.push(`h = ${hBound === null ? `t >> ${w}u` : `h + (t >> ${w}u)`}; t = t & ${M}; // split`);
+        hBound = (hBound ?? 0n) + (tBound >> W);
+        tBound = tBound < MASK ? tBound : MASK;
+        notes.push('[split]');
+        splits++;
+      }
+      acc = acc === null ? expr : `${acc} + ${expr}`;
+      tBound += bound;
+      notes.push(note);
+      if (tBound > largest) largest = tBound;
+    };
+    if (k > 0) notes.push('carry');
+    for (let i = lo; i <= hi; i++) add(`x${i} * y${k - i}`, limbMax(i) * limbMax(k - i), `x_${i}*y_${k - i}`);
+    for (let i = lo; i <= Math.min(hi, k < n ? k - 1 : hi); i++) {
+      if (pLimbs[k - i] !== 0n) add(`q${i} * ${u32(pLimbs[k - i])}`, MASK * pLimbs[k - i], `q_${i}*p_${k - i}`);
+    }
+    if (k < n) {
+      flush();
+      lines.push(`let q${k} = (t * ${u32(mu)}) & ${M}; // q_${k} = (t * mu) mod 2^${w}: the column's low w bits vanish`);
+      add(`q${k} * ${u32(pLimbs[0])}`, MASK * pLimbs[0], `q_${k}*p_0`);
+    }
+    flush();
+    if (k >= n) lines.push(`let r${k - n} = t & ${M};`);
+    lines.push(`c = ${hBound === null ? `t >> ${w}u` : `h + (t >> ${w}u)`};`);
+    carry = (hBound ?? 0n) + (tBound >> W);
+    if (hBound !== null && hBound > MAX) throw new Error(`fp_mul (product scanning): h exceeds 2^32 - 1 (w = ${w})`);
+    if (carry > MAX) throw new Error(`fp_mul (product scanning): the carry exceeds 2^32 - 1 (w = ${w})`);
+    body.push(comment(`column ${k}: t = ${notes.join(' + ')}${k >= n ? `; r_${k - n} = t mod 2^w` : ''}`), ...lines);
+  }
+  // the last column (2n - 1) holds only the carry: the top limb, below 2^w since the result is below 2p < R
+  body.push(`let r${n - 1} = c;`);
+  body.push(`return ${fpOf(range(n).map((j) => `r${j}`))};`);
+  return fn({
+    doc: `fp_mul(x, y) = x y / R mod p (Montgomery product): [0, 2p) x [0, 2p) -> [0, 2p), since 4p < R.
+Product scanning, fully unrolled, ${2 * n * n - pLimbs.filter((l) => l === 0n).length * n} limb products; ${splits} splits of a column sum (u32
+accumulators, exact worst-case bounds: largest sum < 2^${largest.toString(2).length}). mu = -p^-1 mod 2^w = ${mu}.`,
     signature: 'fp_mul(x: Fp, y: Fp) -> Fp',
     body,
   });
