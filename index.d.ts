@@ -339,6 +339,46 @@ export interface PoolPreparedBases<C = bigint> extends PreparedBasesInfo {
   free(): Promise<void>;
 }
 
+export interface GpuOptions {
+  /** A device the app already has: the MSM shares it and never destroys it. */
+  device?: GPUDeviceLike;
+  /** The adapter asked for (default 'high-performance'). */
+  powerPreference?: 'low-power' | 'high-performance';
+  /** GPU bytes one MSM's working buffers may take (default 1 GiB); larger input runs in chunks. */
+  maxMemory?: number;
+}
+
+/** A WebGPU GPUDevice (typed loosely so these types need no WebGPU lib). */
+export type GPUDeviceLike = object;
+
+/** msmBytes' options on the GPU (timings: upload, convert, digits, sort, accumulate, reduce, combine, download). */
+export interface GpuMsmOptions extends PoolMsmOptions {}
+
+/** curve.gpu(): the same calls as the curve's, asynchronous, run one at a time on the device. Variable time. */
+export interface GpuMsm<C = bigint> {
+  /** The adapter: vendor / architecture / device / description, as the runtime gives them. */
+  readonly adapter: string;
+  msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: GpuMsmOptions): Promise<Uint8Array>;
+  msm(points: ReadonlyArray<AffinePoint<C> | PointLike<C> | null>, scalars: ReadonlyArray<bigint>, options?: Omit<GpuMsmOptions, 'pointFormat' | 'scalarFormat' | 'resultFormat'>): Promise<AffinePoint<C> | null>;
+  /** Points uploaded, converted and checked once; msmBytes(scalars) sums any prefix of them. */
+  prepareBases(pointBytes: Uint8Array, options?: Omit<PrepareBasesOptions, 'precompute'> & { maxMemory?: number }): Promise<GpuPreparedBases>;
+  /** Gives back the GPU buffers kept between calls. */
+  trim(): Promise<void>;
+  /** Frees everything; destroys the device gpu() made. */
+  close(): Promise<void>;
+}
+
+export interface GpuPreparedBases {
+  readonly length: number;
+  msmBytes(scalarBytes: Uint8Array, options?: PreparedMsmOptions & { signal?: AbortSignal }): Promise<Uint8Array>;
+  free(): void;
+}
+
+/** No usable WebGPU: none in this runtime, no adapter, limits too small, or no GPU kernels for the group. */
+export declare class GpuUnavailableError extends Error {}
+/** The device was lost during a call (no result is given); the next call gets a new device. */
+export declare class GpuDeviceLostError extends Error {}
+
 export interface SeedOptions {
   /** Any 32-bit integer; the same seed gives the same values. */
   seed?: number;
@@ -442,6 +482,11 @@ export declare class Curve<C = bigint> {
    */
   threads(options?: ThreadsOptions): Promise<MsmPool<C>>;
   /**
+   * The MSM on a WebGPU device (docs/gpu.md): WebGPU from options.device, navigator.gpu, or in Node the optional
+   * `webgpu` package. G1 only. Rejects with GpuUnavailableError where none is usable. Close it when done.
+   */
+  gpu(options?: GpuOptions): Promise<GpuMsm<C>>;
+  /**
    * Points that serve many MSMs, checked and converted once (GLV images and, with precompute, multiples kept
    * in an instance of their own); its msmBytes(scalars) sums any prefix of them. Throws like msmBytes.
    */
@@ -485,5 +530,8 @@ export declare function curveParams(name: CurveName): Promise<CurveParams>;
 export declare function curveLoader(
   params: CurveParams,
   importWasm: () => Promise<{ default: string }>,
-  importFmaWasm?: () => Promise<{ default: string }>,
+  importFmaWasm?: () => Promise<{ default: string }> | null,
+  importWideWasm?: () => Promise<{ default: string }> | null,
+  /** The curve's WGSL module (default export: its text), imported by curve.gpu() only. */
+  importWgsl?: () => Promise<{ default: string }> | null,
 ): (options?: LoadOptions) => Promise<Curve>;

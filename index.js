@@ -48,4 +48,5 @@ export async function curveParams(name) {
 }
 
 export { Curve } from './src/curve.js';
+export { GpuUnavailableError, GpuDeviceLostError } from './src/gpu/errors.js';
 export { curveLoader } from './src/curve.js';

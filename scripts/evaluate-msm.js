@@ -42,6 +42,10 @@ const HELP = `usage: npm run evaluate-msm -- [options]
   --kernel k      auto (default: the FMA build where this engine's relaxed SIMD multiply-add is fused), int,
                   fma, or both: each curve with the integer build, then the FMA build, and the FMA rows'
                   speedup over the integer ones (fmaSpeedup in --json)
+  --gpu           the GPU MSM (curve.gpu(): WebGPU, in Node through the optional webgpu package) next to the thread
+                  pool on the same inputs (--threads T: the pool's size, default every core), with the adapter's
+                  description, prepared bases, and the split between transfers and phases (scripts/evaluate-gpu.js)
+  --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, e.g. 13:loop,16:unrolled
   --json          print the results as JSON instead of a table`;
 
 const args = parseCli('evaluate-msm', HELP, {
@@ -59,6 +63,8 @@ const args = parseCli('evaluate-msm', HELP, {
   'max-memory': { type: 'string' },
   kernel: { type: 'string', default: 'auto' },
   json: { type: 'boolean', default: false },
+  gpu: { type: 'boolean', default: false },
+  'gpu-variants': { type: 'string' },
 });
 const curves = args.curve.split(',').map((s) => s.trim());
 const sizes = args.sizes.split(',').map(Number);
@@ -427,6 +433,17 @@ async function runMemory() {
   }
 }
 
+if (args.gpu) {
+  const { evaluateGpu } = await import('./evaluate-gpu.js');
+  const variants = (args['gpu-variants'] ?? '').split(',').filter(Boolean).map((v) => {
+    const [w, mul = 'loop'] = v.split(':');
+    return { w: Number(w), mul };
+  });
+  const threads = threadCounts ? Math.max(...threadCounts) : cpus().length;
+  await evaluateGpu({ curves, sizes, runs, threads, checkSize, variants, json: args.json, progress });
+  if (!args.json) process.stderr.write(`\r${''.padEnd(70)}\r`);
+  process.exit(0);
+}
 if (budgetsMiB) await runMemory();
 else if (threadCounts) await runThreaded();
 else if (args.prepared) await runPrepared();

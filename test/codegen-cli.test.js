@@ -22,6 +22,7 @@ import { subgroupTestOf } from '../src/msm/subgroup.js';
 import { fmaLimbShape } from '../codegen/params/field.js';
 import { shippedModules } from '../codegen/modules/shipped.js';
 import { KERNELS, edwardsOps } from './harness.js';
+import { testGpu } from './gpu.js';
 import { loadCurve } from '../index.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { pippenger } from '@noble/curves/abstract/curve.js';
@@ -407,7 +408,27 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
     };
     expect(diff(shipped.wat, readFileSync(join(out.bn254, 'bn254.wat'), 'utf8'))).toEqual([1]);
     expect(diff(shipped.paramsJs, readFileSync(join(out.bn254, 'params.js'), 'utf8'))).toEqual([0]);
+    const shippedWgsl = shippedModules().find((m) => m.name === 'bn254' && m.kernel === 'gpu');
+    expect(diff(shippedWgsl.wat, readFileSync(join(out.bn254, 'bn254.wgsl'), 'utf8')).length).toBe(1);
   });
+
+  it('the GPU kernels of a generated curve (toy64.wgsl): its gpu() on SwiftShader equals its msmBytes; a Montgomery-form curve gets none', async () => {
+    expect(existsSync(join(out.curve25519, 'curve25519.wgsl'))).toBe(false);
+    expect(runs.curve25519.stdout).toMatch(/GPU kernels: not written/);
+    await testGpu();
+    const { load } = await import(pathToFileURL(join(out.toy, 'index.js')).href);
+    const curve = await load();
+    const gpu = await curve.gpu();
+    try {
+      for (const n of [1, 33, 200]) {
+        const points = curve.randomPointsBytes(n, { seed: n });
+        const scalars = curve.randomScalarsBytes(n, { seed: n + 1 });
+        expect(Buffer.from(await gpu.msmBytes(points, scalars)).toString('hex'), `n = ${n}`).toBe(Buffer.from(curve.msmBytes(points, scalars)).toString('hex'));
+      }
+    } finally {
+      await gpu.close();
+    }
+  }, 120_000);
 });
 
 /** Replace the params with a model's (keys set to undefined are deleted). */

@@ -3,10 +3,7 @@
 
 import { hostGpu } from '#gpu-host';
 
-/** A GPU MSM cannot run here: no WebGPU, no adapter, or limits too small. */
-export class GpuUnavailableError extends Error {
-  name = 'GpuUnavailableError';
-}
+import { GpuUnavailableError } from './errors.js';
 
 /** The limits the MSM needs at least, and those it asks the adapter's maximum of. */
 const NEEDED = { maxStorageBuffersPerShaderStage: 5, maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupSizeX: 256 };

@@ -1,7 +1,8 @@
 // curve.gpu(): the MSM on a WebGPU device, with the inputs, encodings and results of curve.msmBytes. Loaded on the
 // first gpu() call; the curve's WGSL module is imported and compiled then, once per device, and reused by every call.
 
-import { acquireDevice, describeAdapter, GpuUnavailableError } from './device.js';
+import { acquireDevice, describeAdapter } from './device.js';
+import { GpuDeviceLostError, GpuUnavailableError } from './errors.js';
 import { GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm } from './msm.js';
 import { pointWords } from './layout.js';
 import {
@@ -12,12 +13,7 @@ import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js
 import { noFormatOptions, resolveFormatOptions } from '../formats.js';
 import { abortError } from '../stream.js';
 
-export { GpuUnavailableError };
-
-/** The device was lost (or destroyed) during a call: its result is not trusted. The next call gets a new device. */
-export class GpuDeviceLostError extends Error {
-  name = 'GpuDeviceLostError';
-}
+export { GpuDeviceLostError, GpuUnavailableError };
 
 const CALL_OPTIONS = ['window', 'timings', 'checkSubgroup', 'onProgress', 'maxMemory', 'pointFormat', 'scalarFormat', 'resultFormat', 'signal'];
 const GPU_OPTIONS = ['device', 'powerPreference', 'maxMemory'];

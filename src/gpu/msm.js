@@ -105,7 +105,21 @@ export function planGpuMsm(gpu, n, bits, { maxMemory = DEFAULT_GPU_MEMORY, windo
 
 /** The compiled entry points of one curve's WGSL module on one device (compiled once, reused by every call). */
 export class GpuKernels {
-  static async compile(device, code) {
+  static #compiled = new WeakMap(); // device -> Map(code -> Promise<GpuKernels>)
+
+  /** The kernels of `code` on `device`, compiled on first use and shared by every GpuCurve on that device. */
+  static compile(device, code) {
+    let byCode = GpuKernels.#compiled.get(device);
+    if (!byCode) GpuKernels.#compiled.set(device, (byCode = new Map()));
+    if (!byCode.has(code)) {
+      const made = GpuKernels.#compileNow(device, code);
+      made.catch(() => byCode.delete(code));
+      byCode.set(code, made);
+    }
+    return byCode.get(code);
+  }
+
+  static async #compileNow(device, code) {
     const module = device.createShaderModule({ code });
     const info = await module.getCompilationInfo?.();
     const errors = (info?.messages ?? []).filter((m) => m.type === 'error');

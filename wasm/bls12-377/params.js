@@ -63,4 +63,9 @@ export default Object.freeze({
     jacobianBytes: 144,
     infOffset: 96,
   }),
+  gpu: Object.freeze({
+    w: 13,
+    n: 30,
+    coords: 4,
+  }),
 });

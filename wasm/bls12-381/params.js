@@ -160,4 +160,9 @@ export default Object.freeze({
       infOffset: 192,
     }),
   }),
+  gpu: Object.freeze({
+    w: 13,
+    n: 30,
+    coords: 4,
+  }),
 });

@@ -159,4 +159,9 @@ export default Object.freeze({
       infOffset: 128,
     }),
   }),
+  gpu: Object.freeze({
+    w: 13,
+    n: 20,
+    coords: 4,
+  }),
 });

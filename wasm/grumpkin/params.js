@@ -64,4 +64,9 @@ export default Object.freeze({
     jacobianBytes: 96,
     infOffset: 64,
   }),
+  gpu: Object.freeze({
+    w: 13,
+    n: 20,
+    coords: 4,
+  }),
 });

@@ -68,4 +68,9 @@ export default Object.freeze({
     jacobianBytes: 120,
     infOffset: 80,
   }),
+  gpu: Object.freeze({
+    w: 13,
+    n: 20,
+    coords: 4,
+  }),
 });

@@ -1,0 +1,124 @@
+// evaluate-msm --gpu: the GPU MSM (curve.gpu()) next to the CPU thread pool on the same seeded inputs, with the
+// adapter's description. Per curve and size: the pool's median (T threads, default every core), then the GPU's
+// msmBytes from the input bytes on the host to the result on the host (median after a warm-up), the same over
+// prepared bases (points uploaded once), and one run with timings for the split between transfers and phases (a
+// timed run submits each phase alone, so its total is above the median). Every GPU result is checked against the
+// pool's, and the pool's against @noble/curves at --check-size. --gpu-variants w:shape,... also times kernels of other
+// limb sizes and product shapes (built here from codegen/, as bench/gpu-field.js does) on the same inputs.
+
+import { cpus } from 'node:os';
+import { loadCurve } from '../index.js';
+import { nobleMsm } from './peers.js';
+import { printTable, runtimeName } from './lib.js';
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+const PHASES = ['upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'download'];
+
+/** A view of `curve` whose GPU kernels are another build of its WGSL (w, shape): what GpuCurve reads of a curve. */
+async function variantOf(curve, name, w, mul) {
+  const { buildGpuModule } = await import('../codegen/modules/gpu-module.js');
+  const { readCurveParams } = await import('../codegen/modules/shipped.js');
+  const { wgsl, gpu } = buildGpuModule(readCurveParams(name), { scalarBytes: curve.params.scalarBytes, w, mul });
+  const view = { params: { ...curve.params, gpu }, name: curve.name, group: curve.group, scalarBytes: curve.scalarBytes, pointBytes: curve.pointBytes };
+  const { openGpu } = await import('../src/gpu/index.js');
+  return (options) => openGpu(view, async () => ({ default: wgsl }), options);
+}
+
+async function timeGpu(open, points, scalars, runs, expected, label) {
+  const t0 = performance.now();
+  const gpu = await open();
+  const openMs = performance.now() - t0;
+  try {
+    const times = [];
+    for (let r = -1; r < runs; r++) {
+      const t = performance.now();
+      const got = await gpu.msmBytes(points, scalars);
+      if (r >= 0) times.push(performance.now() - t);
+      if (!sameBytes(got, expected)) throw new Error(`${label}: the GPU result differs from the pool's`);
+    }
+    const timings = {};
+    await gpu.msmBytes(points, scalars, { timings });
+    const bases = await gpu.prepareBases(points);
+    const preparedTimes = [];
+    for (let r = -1; r < runs; r++) {
+      const t = performance.now();
+      const got = await bases.msmBytes(scalars);
+      if (r >= 0) preparedTimes.push(performance.now() - t);
+      if (!sameBytes(got, expected)) throw new Error(`${label}: the GPU result over prepared bases differs from the pool's`);
+    }
+    bases.free();
+    return { adapter: gpu.adapter, openMs, times, preparedTimes, timings };
+  } finally {
+    await gpu.close();
+  }
+}
+
+/** Run the GPU rows; returns { machine, results } (printed unless json). */
+export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, variants = [], json = false, progress = () => {} }) {
+  const results = [];
+  for (const name of curves) {
+    const curve = await loadCurve(name);
+    for (const k of sizes) {
+      const n = 2 ** k;
+      progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
+      const points = curve.randomPointsBytes(n, { seed: 1000 + k });
+      const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
+      progress(`${name} 2^${k}: the pool of ${threads} threads...`);
+      const pool = await curve.threads({ count: threads });
+      const poolTimes = [];
+      let expected;
+      try {
+        for (let r = -1; r < runs; r++) {
+          const t = performance.now();
+          const got = await pool.msmBytes(points, scalars);
+          if (r >= 0) poolTimes.push(performance.now() - t);
+          expected ??= got;
+        }
+      } finally {
+        await pool.close();
+      }
+      let check = 'not checked';
+      if (k === checkSize) {
+        progress(`${name} 2^${k}: checking against @noble/curves...`);
+        const want = await nobleMsm(curve.params, points, scalars);
+        const got = curve.decodePoint(expected);
+        if (!(want === null ? got === null : got !== null && want.x === got.x && want.y === got.y)) throw new Error(`${name} 2^${k}: the pool differs from @noble/curves`);
+        check = 'pool matches @noble/curves';
+      }
+      const poolMs = median(poolTimes);
+      const kinds = [{ label: `w = ${curve.params.gpu.w} (shipped)`, open: () => curve.gpu() }];
+      for (const { w, mul } of variants) kinds.push({ label: `w = ${w}, ${mul}`, open: await variantOf(curve, name, w, mul) });
+      for (const kind of kinds) {
+        progress(`${name} 2^${k}: GPU ${kind.label}...`);
+        const g = await timeGpu(kind.open, points, scalars, runs, expected, `${name} 2^${k} ${kind.label}`);
+        results.push({
+          curve: name, logN: k, n, kernels: kind.label, adapter: g.adapter, openMs: g.openMs, threads, poolMs,
+          medianMs: median(g.times), minMs: Math.min(...g.times), maxMs: Math.max(...g.times), preparedMs: median(g.preparedTimes),
+          vsPool: poolMs / median(g.times), window: g.timings.window, chunks: g.timings.chunks,
+          phasesMs: Object.fromEntries(PHASES.map((p) => [p, g.timings[p] ?? 0])), check,
+        });
+      }
+    }
+  }
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${runtimeName()}`;
+  if (json) {
+    console.log(JSON.stringify({ machine, runs, results }, null, 2));
+  } else {
+    console.log(`wasmsm evaluate-msm --gpu: ${machine}; GPU: ${results[0]?.adapter ?? '-'}; ${runs} runs (median, min-max), host bytes in to result out`);
+    printTable(
+      ['curve', 'N', 'kernels', 'c', 'chunks', 'GPU ms', 'min-max', 'prepared ms', `pool ms (T=${threads})`, 'GPU vs pool', 'open ms', ...PHASES.map((p) => `${p}*`)],
+      results.map((r) => [
+        r.curve, `2^${r.logN}`, r.kernels, r.window, r.chunks, r.medianMs.toFixed(2), `${r.minMs.toFixed(1)}-${r.maxMs.toFixed(1)}`, r.preparedMs.toFixed(2),
+        r.poolMs.toFixed(1), `${r.vsPool.toFixed(2)}x`, r.openMs.toFixed(0), ...PHASES.map((p) => r.phasesMs[p].toFixed(2)),
+      ]),
+    );
+    console.log('* one run with timings: each phase submitted and awaited alone (ms)');
+    console.log('check: every GPU result (msmBytes and prepared bases) equals the pool\'s');
+    for (const r of results) if (r.check !== 'not checked') console.log(`check: ${r.curve} 2^${r.logN}: ${r.check}`);
+  }
+  return { machine, results };
+}

@@ -1,0 +1,266 @@
+// The GPU MSM (curve.gpu(), src/gpu/) on SwiftShader through Dawn: every shipped curve and a generated one against
+// the CPU MSM (itself checked against @noble/curves and a BigInt double-and-add in test/msm.test.js) and against
+// noble directly on BN254 and BLS12-381; degenerate input, chunks, prepared bases, the errors of bad input, abort,
+// no adapter, and a device destroyed mid-call. SwiftShader proves results, never speed.
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { testDevice, testGpu } from './gpu.js';
+import { makeRng } from './harness.js';
+import { loadCurve, curveNames } from '../index.js';
+import { nobleMsm } from '../scripts/peers.js';
+import { generateCurve } from '../codegen/modules/curve-module.js';
+import { compileWat } from '../codegen/compile.js';
+import { curveLoader } from '../src/curve.js';
+import { GpuDeviceLostError, GpuUnavailableError } from '../src/gpu/index.js';
+import { chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
+
+const hex = (bytes) => Buffer.from(bytes).toString('hex');
+
+/** A small generated curve (p and r of 24 and 25 bits, y^2 = x^3 + 3x + 26, prime order): every limb count and
+ * word size differs from the shipped ones (3-byte coordinates, 4-byte scalars). */
+const TOY = { name: 'toy', p: '0xfffffd', a: '0x3', b: '0x1a', r: '0x100183f', h: '0x1', generator: { x: '0x1', y: '0x3d06cf' } };
+
+async function loadToyCurve() {
+  const { runtime, wat, wgsl } = generateCurve(TOY, { gpu: true, glv: false });
+  const bytes = await compileWat(wat, 'toy.wat');
+  const load = curveLoader(runtime, async () => ({ default: Buffer.from(bytes).toString('base64') }), null, null, async () => ({ default: wgsl }));
+  return load();
+}
+
+/** -P in the native encoding: (x, p - y) on a short Weierstrass curve, (p - x, y) on a twisted Edwards one. */
+function negateBytes(curve, point) {
+  const B = curve.coordinateBytes;
+  const P = curve.decodePoint(point);
+  if (P === null) return point;
+  const neg = curve.model === 'twisted-edwards' ? { x: (curve.p - P.x) % curve.p, y: P.y } : { x: P.x, y: (curve.p - P.y) % curve.p };
+  return curve.encodePoints([neg]).subarray(0, 2 * B);
+}
+
+const concat = (parts) => {
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+};
+
+/** Points and scalars with every degenerate case of the buckets: P + P, P + (-P), repeated points, zero scalars, the neutral element. */
+function degenerate(curve, rng) {
+  const PB = curve.pointBytes;
+  const pool = curve.randomPointsBytes(24, { seed: rng.u32() });
+  const point = (i) => pool.subarray(i * PB, (i + 1) * PB);
+  const scalar = (s) => curve.encodeScalars([s]);
+  const points = [];
+  const scalars = [];
+  const add = (p, s) => {
+    points.push(p);
+    scalars.push(scalar(s));
+  };
+  const s1 = rng.below(curve.r);
+  for (let i = 0; i < 12; i++) add(point(0), s1); // one bucket in every window: doublings
+  add(point(1), 5n);
+  add(negateBytes(curve, point(1)), 5n); // P + (-P) inside a bucket
+  add(point(1), curve.r - 1n);
+  add(point(1), 1n); // and across windows
+  add(curve.encodePoints([null]), rng.below(curve.r)); // the neutral element
+  for (let i = 2; i < 8; i++) add(point(i), 0n); // zero scalars
+  for (const s of [1n, 2n, curve.r - 1n, curve.r - 2n, (curve.r - 1n) / 2n]) add(point(8), s);
+  for (let i = 9; i < 24; i++) add(point(i), rng.below(curve.r));
+  return { points: concat(points), scalars: concat(scalars), n: points.length };
+}
+
+describe('GPU MSM on SwiftShader (Dawn)', () => {
+  let device;
+  const gpus = [];
+
+  /** curve.gpu() on the suite's device (its pipelines compile once per curve) */
+  async function gpuOf(curve) {
+    const gpu = await curve.gpu({ device });
+    gpus.push(gpu);
+    return gpu;
+  }
+
+  beforeAll(async () => {
+    device = await testDevice();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const g of gpus) await g.close();
+    device?.destroy();
+  });
+
+  it('the window model and the plan: chunks within the budget and the device limits', () => {
+    expect(chooseGpuWindow(2 ** 20, 254)).toBeGreaterThanOrEqual(14);
+    expect(chooseGpuWindow(2 ** 20, 254)).toBeLessThanOrEqual(18);
+    expect(chooseGpuWindow(1, 254)).toBeLessThanOrEqual(3);
+    const shape = { n: 20, w: 13, coords: 4, bytes: 32, words: 8, scalarBytes: 32, scalarWords: 8 };
+    const limits = { maxStorageBufferBindingSize: 2 ** 27, maxBufferSize: 2 ** 28 };
+    const whole = planGpuMsm(shape, 2 ** 16, 254, { limits });
+    expect(whole.chunk).toBe(2 ** 16);
+    const budget = 32 * 2 ** 20;
+    const cut = planGpuMsm(shape, 2 ** 20, 254, { limits, maxMemory: budget });
+    expect(cut.total).toBeLessThanOrEqual(budget);
+    expect(cut.chunks).toBeGreaterThan(1);
+    for (const b of Object.values(cut.bytes)) expect(b).toBeLessThanOrEqual(limits.maxStorageBufferBindingSize);
+    expect(() => planGpuMsm(shape, 10, 254, { limits, maxMemory: 1000 })).toThrow(/at least \d+ bytes/);
+  });
+
+  // every shipped curve: random input and the degenerate cases, against the CPU MSM
+  for (const name of curveNames) {
+    it(`${name}: random and degenerate input equal the CPU MSM`, async () => {
+      const curve = await loadCurve(name);
+      const gpu = await gpuOf(curve);
+      const rng = makeRng(`gpu ${name}`);
+      for (const n of [1, 3, 37]) {
+        const points = curve.randomPointsBytes(n, { seed: n });
+        const scalars = curve.randomScalarsBytes(n, { seed: n + 100 });
+        expect(hex(await gpu.msmBytes(points, scalars)), `${name} n = ${n}`).toBe(hex(curve.msmBytes(points, scalars)));
+      }
+      const { points, scalars } = degenerate(curve, rng);
+      expect(hex(await gpu.msmBytes(points, scalars)), `${name} degenerate`).toBe(hex(curve.msmBytes(points, scalars)));
+      // a small window: many windows and full buckets
+      expect(hex(await gpu.msmBytes(points, scalars, { window: 3 })), `${name} degenerate, c = 3`).toBe(hex(curve.msmBytes(points, scalars)));
+    }, 240_000);
+  }
+
+  it('bn254 and bls12-381 equal @noble/curves, in several chunks too', async () => {
+    for (const name of ['bn254', 'bls12-381']) {
+      const curve = await loadCurve(name);
+      const gpu = await gpuOf(curve);
+      const n = 150;
+      const points = curve.randomPointsBytes(n, { seed: 7 });
+      const scalars = curve.randomScalarsBytes(n, { seed: 8 });
+      const expected = await nobleMsm(curve.params, points, scalars);
+      expect(expected).not.toBeNull();
+      expect(curve.decodePoint(await gpu.msmBytes(points, scalars)), name).toEqual(expected);
+      const timings = {};
+      const maxMemory = chunkShape(gpu.gpuParams, 50, 256).total;
+      expect(curve.decodePoint(await gpu.msmBytes(points, scalars, { maxMemory, timings })), `${name} in chunks`).toEqual(expected);
+      expect(timings.chunks).toBeGreaterThan(1);
+      for (const phase of ['upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'download']) expect(timings[phase]).toBeGreaterThanOrEqual(0);
+    }
+  }, 240_000);
+
+  it('a generated curve (3-byte coordinates, 4-byte scalars): sizes 0 to 600, windows 1 to 12, chunks, repeated points', async () => {
+    const curve = await loadToyCurve();
+    const gpu = await gpuOf(curve);
+    const rng = makeRng('gpu toy');
+    expect(hex(await gpu.msmBytes(new Uint8Array(0), new Uint8Array(0)))).toBe(hex(curve.msmBytes(new Uint8Array(0), new Uint8Array(0))));
+    for (const n of [1, 2, 5, 64, 100, 255, 600]) {
+      const points = curve.randomPointsBytes(n, { seed: n });
+      const scalars = curve.randomScalarsBytes(n, { seed: n + 1 });
+      const expected = hex(curve.msmBytes(points, scalars));
+      expect(hex(await gpu.msmBytes(points, scalars)), `n = ${n}`).toBe(expected);
+      const window = 1 + rng.int(12);
+      expect(hex(await gpu.msmBytes(points, scalars, { window })), `n = ${n}, c = ${window}`).toBe(expected);
+    }
+    // one point 500 times, every scalar the same: one bucket of 500 entries across many segments
+    const one = curve.randomPointsBytes(1, { seed: 3 });
+    const points = concat(Array.from({ length: 500 }, () => one));
+    const scalars = concat(Array.from({ length: 500 }, () => curve.encodeScalars([123457n])));
+    expect(hex(await gpu.msmBytes(points, scalars))).toBe(hex(curve.msmBytes(points, scalars)));
+    const { points: dp, scalars: ds } = degenerate(curve, rng);
+    const timings = {};
+    expect(hex(await gpu.msmBytes(dp, ds, { maxMemory: chunkShape(gpu.gpuParams, 8, 25).total, timings }))).toBe(hex(curve.msmBytes(dp, ds)));
+    expect(timings.chunks).toBeGreaterThan(2);
+  }, 240_000);
+
+  it('msm (BigInt points and scalars) and prepared bases (any prefix) give the CPU results', async () => {
+    const curve = await loadCurve('bn254');
+    const gpu = await gpuOf(curve);
+    const points = curve.randomPoints(40, { seed: 5 });
+    const scalars = curve.randomScalars(40, { seed: 6 });
+    expect(await gpu.msm(points, scalars)).toEqual(curve.msm(points, scalars));
+    const pointBytes = curve.randomPointsBytes(40, { seed: 5 });
+    const bases = await gpu.prepareBases(pointBytes);
+    const scalarBytes = curve.randomScalarsBytes(40, { seed: 9 });
+    for (const k of [40, 17, 1, 0]) {
+      const prefix = scalarBytes.subarray(0, k * curve.scalarBytes);
+      expect(hex(await bases.msmBytes(prefix)), `prefix ${k}`).toBe(hex(curve.msmBytes(pointBytes.subarray(0, k * curve.pointBytes), prefix)));
+    }
+    await expect(bases.msmBytes(curve.randomScalarsBytes(41))).rejects.toThrow(/41 scalars but only 40 prepared bases/);
+    bases.free();
+    await expect(bases.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
+  }, 240_000);
+
+  it('bad input gets the errors of msmBytes, naming the index', async () => {
+    const curve = await loadCurve('bn254');
+    const gpu = await gpuOf(curve);
+    const points = curve.randomPointsBytes(6, { seed: 11 });
+    const scalars = curve.randomScalarsBytes(6, { seed: 12 });
+    const sameError = async (pts, scs) => {
+      let cpu;
+      try {
+        curve.msmBytes(pts, scs);
+      } catch (e) {
+        cpu = e;
+      }
+      expect(cpu, 'the CPU rejects it').toBeDefined();
+      await expect(gpu.msmBytes(pts, scs)).rejects.toThrow(cpu.message);
+    };
+    const offCurve = points.slice();
+    offCurve[4 * 64 + 40] ^= 1; // y of point 4
+    await sameError(offCurve, scalars);
+    const xTooBig = points.slice();
+    xTooBig.fill(0xff, 2 * 64, 2 * 64 + 32); // x of point 2 >= p
+    await sameError(xTooBig, scalars);
+    const yTooBig = points.slice();
+    yTooBig.fill(0xff, 5 * 64 + 32, 6 * 64);
+    await sameError(yTooBig, scalars);
+    const bigScalar = scalars.slice();
+    bigScalar.fill(0xff, 3 * 32, 4 * 32);
+    await sameError(points, bigScalar);
+    await sameError(points.subarray(1), scalars);
+    await sameError(points, scalars.subarray(32));
+    await expect(gpu.msmBytes(points, scalars, { window: 0 })).rejects.toThrow(/window/);
+    await expect(gpu.msmBytes(points, scalars, { wndow: 4 })).rejects.toThrow(/unknown option "wndow"/);
+    await expect(gpu.msmBytes([1, 2], scalars)).rejects.toThrow(TypeError);
+    // and the next call is right
+    expect(hex(await gpu.msmBytes(points, scalars))).toBe(hex(curve.msmBytes(points, scalars)));
+  }, 240_000);
+
+  it('abort: a signal aborted before or during the call rejects with AbortError', async () => {
+    const curve = await loadToyCurve();
+    const gpu = await gpuOf(curve);
+    const points = curve.randomPointsBytes(20);
+    const scalars = curve.randomScalarsBytes(20);
+    await expect(gpu.msmBytes(points, scalars, { signal: AbortSignal.abort() })).rejects.toThrow(expect.objectContaining({ name: 'AbortError' }));
+    const controller = new AbortController();
+    const maxMemory = chunkShape(gpu.gpuParams, 8, 25).total; // several chunks
+    const call = gpu.msmBytes(points, scalars, { signal: controller.signal, maxMemory, onProgress: () => controller.abort() });
+    await expect(call).rejects.toThrow(expect.objectContaining({ name: 'AbortError' }));
+    expect(hex(await gpu.msmBytes(points, scalars))).toBe(hex(curve.msmBytes(points, scalars)));
+  }, 240_000);
+
+  it('a device destroyed mid-call: a clear error, never a result; the next call gets a new device', async () => {
+    await testGpu(); // Dawn loaded, SwiftShader chosen
+    const curve = await loadToyCurve();
+    const gpu = await curve.gpu(); // a device of its own
+    gpus.push(gpu);
+    const points = curve.randomPointsBytes(30);
+    const scalars = curve.randomScalarsBytes(30);
+    const first = gpu.device;
+    const maxMemory = chunkShape(gpu.gpuParams, 8, 25).total; // several chunks
+    const call = gpu.msmBytes(points, scalars, { maxMemory, onProgress: () => first.destroy() });
+    await expect(call).rejects.toThrow(GpuDeviceLostError);
+    expect(hex(await gpu.msmBytes(points, scalars))).toBe(hex(curve.msmBytes(points, scalars)));
+    expect(gpu.device).not.toBe(first);
+  }, 240_000);
+
+  it('no WebGPU, no adapter, a G2 curve: GpuUnavailableError', async () => {
+    const curve = await loadCurve('bn254');
+    const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    try {
+      Object.defineProperty(globalThis, 'navigator', { value: { gpu: { requestAdapter: async () => null } }, configurable: true });
+      await expect(curve.gpu()).rejects.toThrow(GpuUnavailableError);
+      await expect(curve.gpu()).rejects.toThrow(/no adapter/);
+    } finally {
+      if (saved) Object.defineProperty(globalThis, 'navigator', saved);
+      else delete globalThis.navigator;
+    }
+    await expect(curve.g2.gpu()).rejects.toThrow(/G2 on the GPU/);
+    await expect(curve.gpu({ devise: 1 })).rejects.toThrow(/unknown option "devise"/);
+  });
+});
