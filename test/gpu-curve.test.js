@@ -1,7 +1,8 @@
 // The WGSL curve kernels (codegen/kernels/wgsl-curve.js, the g_ contract of codegen/wgsl/README.md) on SwiftShader,
 // against BigInt: src/bigint/curve.js makeCurve for short Weierstrass, harness edwardsOps for twisted Edwards, and
-// for the points at infinity of Bandersnatch's Edwards form the Weierstrass image (params/models.js). One shader
-// module per curve, every vector of the curve in one dispatch: SwiftShader compiles slowly, runs fast enough.
+// for the points at infinity of Bandersnatch's Edwards form the Weierstrass image (params/models.js), over the
+// shipped field (wgsl-field.js). A few shader modules per curve (OP_GROUPS), each with all its vectors in one
+// dispatch: SwiftShader compiles slowly and runs fast enough.
 // Points go in with random projective scale factors and, at random, coordinates lifted from [0, p) to [0, 2p)
 // (the lazy range every kernel accepts); results come back, are checked for the range and for the invariant of
 // their coordinates (ZZ^3 = ZZZ^2, XY = ZT), and are compared in affine form (projectively at infinity).
@@ -18,20 +19,18 @@ import { deriveFieldParams } from '../codegen/params/field.js';
 import { curveModel } from '../codegen/params/models.js';
 import { fieldWgsl } from '../codegen/kernels/wgsl-field.js';
 import { curveWgsl } from '../codegen/kernels/wgsl-curve.js';
-import { fpLimbs, wgslFp, wgslFpPlain, toMontgomery } from '../codegen/wgsl/constants.js';
+import { fpLimbs, wgslFp, toMontgomery } from '../codegen/wgsl/constants.js';
 
 const readJson = (path) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
 const curveJson = (name) => readJson(`../codegen/curves/${name}.json`);
 
-// SwiftShader compiles slowly, and superlinearly in a function's size (it inlines every call): all the g_ functions of
-// one curve take 20-50 s over the compact field below, and over wgsl-field.js's unrolled product at 16 limbs or more
-// g_addAffine alone crashes it (LLVM: "Local variable exceeds stack size limit"), while a 64-bit prime's 5-6 limbs
-// compile in 1-7 s. So, by default:
-// - every formula variant, every op, every degenerate case over the shipped field, on toy curves of 64-bit primes;
+// SwiftShader compiles slowly, and superlinearly in a function's size (it inlines every call): at 254 bits g_add
+// (with its g_double) takes 10-25 s, g_addAffine 5-10 s, and all the g_ functions in one entry point crash it. The
+// curve variants and the degenerate cases, not the size of p, are what the kernels branch on; so by default:
+// - toy curves over 64-bit primes (5-6 limbs, a few seconds each), one per formula variant: every op, every case;
 // - every shipped curve: its constants (host side), and on the GPU g_isOnCurve (valid and invalid points),
-//   g_negAffine, g_fromAffine, g_isZero, g_isNeutralAffine over the compact field;
-// - over the compact field, every op on Bandersnatch (the incomplete Edwards addition, points at infinity) and g_add
-//   (with its g_double) on BN254.
+//   g_negAffine, g_fromAffine, g_isZero, g_isNeutralAffine;
+// - every op on Bandersnatch (the incomplete Edwards addition, its points at infinity), g_add on BN254.
 // WASMSM_LONG_TESTS: every shipped curve and NIST P-256 through every op at w = 13 and 16, the toys at every w.
 const OP = { add: 0, addAffine: 1, double: 2, isOnCurve: 3, isNeutralAffine: 4, negFromAffine: 5, zero: 6, doubleAffine: 7 };
 const W = 13;
@@ -52,17 +51,16 @@ const CALLS = [
   'flag = select(0u, 1u, g_isZero(P));',
   'out = g_doubleAffine(A);',
 ];
-// Ops compiled into one module: all of them, or the cheap ones (no addition) where only the curve's constants and the
-// point plumbing are checked.
 const ALL_OPS = Object.values(OP);
+// the ops without an addition: the curve's constants (g_isOnCurve) and the point plumbing
 const CHEAP_OPS = [OP.isOnCurve, OP.isNeutralAffine, OP.negFromAffine, OP.zero];
+// One module per group: SwiftShader inlines every call, and the additions of a 254-bit or larger curve inlined into
+// one entry point crash it (a segmentation fault in its compiler).
+const OP_GROUPS = [[OP.add], [OP.addAffine], [OP.double, OP.doubleAffine], CHEAP_OPS];
 
 // record: op | P (4 Fp) | Q (4 Fp) | A (2 Fp) | out (4 Fp) | flag; loads and stores through g_fromCoords / g_coords.
-// cfg[0] = FP_N, read into fpn: the compact field's loop bound (a value the compiler cannot unroll).
 const harnessWgsl = (ops) => `
 @group(0) @binding(0) var<storage, read_write> io: array<u32>;
-@group(0) @binding(1) var<storage, read_write> cfg: array<u32>;
-var<private> fpn: u32;
 const STRIDE: u32 = 2u + 14u * FP_N;
 fn ld(at: u32) -> Fp {
   var x: Fp;
@@ -80,7 +78,6 @@ fn stPoint(at: u32, P: Point) {
 }
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-  fpn = cfg[0];
   let v = id.x;
   if (v >= arrayLength(&io) / STRIDE) { return; }
   let at = v * STRIDE;
@@ -97,88 +94,6 @@ ${ops.map((op) => `    case ${op}u: { ${CALLS[op]} }`).join('\n')}
   io[at + 1u + 14u * FP_N] = flag;
 }
 `;
-
-/**
- * A compact F_p for the formulas' tests on the shipped curves: the fp_ names and ranges of the contract
- * (codegen/wgsl/README.md: [0, 2p) in and out), written as loops over fpn limbs. SwiftShader
- * inlines every call and compiles wgsl-field.js's unrolled fp_mul at about 1.2 s per call site for 16 limbs, so the
- * g_ functions of a 254-bit curve would take minutes; these loops compile in milliseconds. The shipped field itself
- * runs under the same kernels on the toy curves here and on every shipped curve under WASMSM_LONG_TESTS.
- */
-function compactFieldWgsl(F) {
-  const { p, w, n } = F;
-  const W = 1n << BigInt(w);
-  const mu = (W - modInv(p % W, W)) % W;
-  return `
-const FP_N: u32 = ${n}u;
-const FP_MASK: u32 = ${(1 << w) - 1}u;
-const FP_SHIFT: u32 = ${w}u;
-const FP_MU: u32 = ${mu}u;
-alias Fp = array<u32, FP_N>;
-const FP_P: Fp = ${wgslFpPlain(F, p)};
-const FP_2P: Fp = ${wgslFpPlain(F, 2n * p)};
-const FP_ZERO: Fp = Fp();
-const FP_ONE: Fp = ${wgslFpPlain(F, F.R % p)};
-// x + y - 2p if that is >= 0, else x + y: [0, 2p) -> [0, 2p)
-fn fp_add(x: Fp, y: Fp) -> Fp {
-  var s: Fp;
-  var d: Fp;
-  var c = 0u;
-  var b = 0u;
-  for (var i = 0u; i < fpn; i++) {
-    let t = x[i] + y[i] + c;
-    s[i] = t & FP_MASK;
-    c = t >> FP_SHIFT;
-    let u = s[i] - FP_2P[i] - b;
-    d[i] = u & FP_MASK;
-    b = u >> 31u;
-  }
-  // the sum is s + c 2^(n w); it is >= 2p unless the borrow out of s - 2p exceeds the carry
-  let keep = b > c;
-  for (var i = 0u; i < fpn; i++) { s[i] = select(d[i], s[i], keep); }
-  return s;
-}
-fn fp_double(x: Fp) -> Fp { return fp_add(x, x); }
-// x - y, plus 2p on a borrow: [0, 2p) -> [0, 2p)
-fn fp_sub(x: Fp, y: Fp) -> Fp {
-  var s: Fp;
-  var b = 0u;
-  for (var i = 0u; i < fpn; i++) { let u = x[i] - y[i] - b; s[i] = u & FP_MASK; b = u >> 31u; }
-  let m = 0u - b;
-  var c = 0u;
-  for (var i = 0u; i < fpn; i++) { let t = s[i] + (FP_2P[i] & m) + c; s[i] = t & FP_MASK; c = t >> FP_SHIFT; }
-  return s;
-}
-fn fp_neg(x: Fp) -> Fp { return fp_sub(FP_ZERO, x); }
-// x = 0 or x = p
-fn fp_isZero(x: Fp) -> bool {
-  var z = 0u;
-  var e = 0u;
-  for (var i = 0u; i < fpn; i++) { z |= x[i]; e |= x[i] ^ FP_P[i]; }
-  return z == 0u || e == 0u;
-}
-fn fp_eq(x: Fp, y: Fp) -> bool { return fp_isZero(fp_sub(x, y)); }
-// CIOS, one limb of x per outer step: x y / R, [0, 2p) x [0, 2p) -> [0, 2p) (4p < R)
-fn fp_mul(x: Fp, y: Fp) -> Fp {
-  var t: array<u32, ${n + 1}>;
-  for (var i = 0u; i < fpn; i++) {
-    var c = 0u;
-    for (var j = 0u; j < fpn; j++) { let s = t[j] + x[i] * y[j] + c; t[j] = s & FP_MASK; c = s >> FP_SHIFT; }
-    let top = t[fpn] + c;
-    let m = (t[0] * FP_MU) & FP_MASK;
-    c = (t[0] + m * FP_P[0]) >> FP_SHIFT;
-    for (var j = 1u; j < fpn; j++) { let s = t[j] + m * FP_P[j] + c; t[j - 1u] = s & FP_MASK; c = s >> FP_SHIFT; }
-    let s = top + c;
-    t[fpn - 1u] = s & FP_MASK;
-    t[fpn] = s >> FP_SHIFT;
-  }
-  var r: Fp;
-  for (var i = 0u; i < fpn; i++) { r[i] = t[i]; }
-  return r;
-}
-fn fp_sqr(x: Fp) -> Fp { return fp_mul(x, x); }
-`;
-}
 
 /**
  * The model's host side: how a point goes in (a projective representative with a random scale), how a result is
@@ -381,23 +296,23 @@ function vectors(M, edwards, rng, r) {
 const modelOf = (json) => (json.model === 'twisted-edwards' ? edwardsModel(json) : weierstrassModel(json));
 
 /**
- * The vectors of a curve whose op is in ops, through the GPU in one module and one dispatch, over field 'compact'
- * (compactFieldWgsl) or 'shipped' (wgsl-field.js). r bounds the random scalars (the group order where known).
- * Returns the count of vectors run.
+ * The vectors of a curve whose op is in ops through the GPU, one module and one dispatch per group of OP_GROUPS.
+ * r bounds the random scalars (the group order where known). Returns the count of vectors run.
  */
-async function runVectors({ json, w, r = BigInt(json.r), field, ops = ALL_OPS, label }) {
+async function runVectors({ json, w, r = BigInt(json.r), ops = ALL_OPS, label }) {
   const edwards = json.model === 'twisted-edwards';
   const M = modelOf(json);
   const F = deriveFieldParams({ p: BigInt(json.p), w, kernel: 'gpu' });
   const { p, n } = F;
   const rng = makeRng(`gpu-curve ${label}`);
-  const V = vectors(M, edwards, rng, r);
+  const V = vectors(M, edwards, rng, r).filter((v) => ops.includes(v.op));
   const stride = 2 + 14 * n;
   const Rinv = modInv(F.R % p, p);
   const failures = [];
-  const fieldText = field === 'compact' ? compactFieldWgsl(F) : fieldWgsl(F);
-  {
-    const G = V.filter((v) => ops.includes(v.op));
+  const fieldText = fieldWgsl(F);
+  for (const group of OP_GROUPS) {
+    const G = V.filter((v) => group.includes(v.op));
+    if (!G.length) continue;
     const io = new Uint32Array(G.length * stride);
     // Montgomery form, lifted to x + p in [p, 2p) one time in four
     const put = (at, x) => {
@@ -418,12 +333,12 @@ async function runVectors({ json, w, r = BigInt(json.r), field, ops = ALL_OPS, l
         put(at + 1 + 9 * n, v.A.y);
       }
     });
-    const code = `${fieldText}\n${curveWgsl(json, F)}\n${harnessWgsl(ops)}`;
-    const [out] = await runCompute(device, code, 'main', [io, Uint32Array.of(n)], Math.ceil(G.length / 64));
+    const code = `${fieldText}\n${curveWgsl(json, F)}\n${harnessWgsl(group)}`;
+    const [out] = await runCompute(device, code, 'main', [io], Math.ceil(G.length / 64));
     const limbMask = (1 << w) - 1;
     G.forEach((v, i) => {
       const at = i * stride;
-      const where = `${label} ${field} #${V.indexOf(v)} ${v.label}`;
+      const where = `${label} #${V.indexOf(v)} ${v.label}`;
       const flag = out[at + 1 + 14 * n];
       if (typeof v.want === 'boolean') {
         if (flag !== (v.want ? 1 : 0)) failures.push(`${where}: ${flag}, want ${v.want}`);
@@ -443,11 +358,11 @@ async function runVectors({ json, w, r = BigInt(json.r), field, ops = ALL_OPS, l
     });
   }
   expect(failures).toEqual([]);
-  return V.filter((v) => ops.includes(v.op)).length;
+  return V.length;
 }
 
 /**
- * Toy curves over 64-bit primes, where the shipped field's kernels compile in a fraction of a second: each model and
+ * Toy curves over 64-bit primes, where the kernels compile in seconds: each model and
  * each specialisation of the generator (a = 0 and a != 0; a = -1, a square, a non-square). The generator is a point
  * found from a seeded rng; scalars are taken below 2^64 (the order is not needed by the oracles).
  */
@@ -492,28 +407,28 @@ afterAll(() => device?.destroy());
 describe('WGSL curve kernels (g_) against BigInt, on SwiftShader', () => {
   for (const json of TOYS) {
     for (const w of [...TOY_LIMB_SIZES, ...(!LONG_TESTS && SECOND_W[json.name] ? [SECOND_W[json.name]] : [])]) {
-      it(`${json.name} (64-bit p), w = ${w}, over the shipped field: add, addAffine, double(Affine) on random points, P + P, P + (-P), P + 0, 0 + Q, 0 + 0, small order; isOnCurve`, async () => {
-        expect(await runVectors({ json, w, r: 1n << 64n, field: 'shipped', label: `${json.name} w=${w}` })).toBeGreaterThan(50);
+      it(`${json.name} (64-bit p), w = ${w}: add, addAffine, double(Affine) on random points, P + P, P + (-P), P + 0, 0 + Q, 0 + 0, small order; isOnCurve`, async () => {
+        expect(await runVectors({ json, w, r: 1n << 64n, label: `${json.name} w=${w}` })).toBeGreaterThan(50);
       }, 30_000);
     }
   }
 
   for (const { name, w, ops = ALL_OPS } of FULL) {
-    it(`${name}, w = ${w}, compact field: ${ops === ALL_OPS ? 'every op' : 'g_add'}, every degenerate case`, async () => {
-      expect(await runVectors({ json: curveJson(name), w, field: 'compact', ops, label: `${name} w=${w}` })).toBeGreaterThan(ops === ALL_OPS ? 60 : 15);
+    it(`${name}, w = ${w}, ${ops === ALL_OPS ? 'every op' : 'g_add'}, every degenerate case`, async () => {
+      expect(await runVectors({ json: curveJson(name), w, ops, label: `${name} w=${w}` })).toBeGreaterThan(ops === ALL_OPS ? 60 : 15);
     }, 120_000);
   }
 
   for (const { name, w } of CHEAP) {
-    it(`${name}, w = ${w}, compact field: isOnCurve (valid and invalid points), negAffine, fromAffine, isZero, isNeutralAffine`, async () => {
-      expect(await runVectors({ json: curveJson(name), w, field: 'compact', ops: CHEAP_OPS, label: `${name} w=${w}` })).toBeGreaterThan(8);
+    it(`${name}, w = ${w}, isOnCurve (valid and invalid points), negAffine, fromAffine, isZero, isNeutralAffine`, async () => {
+      expect(await runVectors({ json: curveJson(name), w, ops: CHEAP_OPS, label: `${name} w=${w}` })).toBeGreaterThan(8);
     }, 30_000);
   }
 
   if (LONG_TESTS) {
     for (const w of [13, 16]) {
-      it(`NIST P-256 (a = -3, not shipped), w = ${w}, compact field: every op`, async () => {
-        expect(await runVectors({ json: readJson('../scripts/examples/p256.json'), w, field: 'compact', label: `p256 w=${w}` })).toBeGreaterThan(60);
+      it(`NIST P-256 (a = -3, not shipped), w = ${w}, every op`, async () => {
+        expect(await runVectors({ json: readJson('../scripts/examples/p256.json'), w, label: `p256 w=${w}` })).toBeGreaterThan(60);
       }, 120_000);
     }
   }
