@@ -4,7 +4,7 @@
 // no adapter, and a device destroyed mid-call. SwiftShader proves results, never speed.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { testDevice, testGpu } from './gpu.js';
+import { skipGpuSuite, testDevice, testGpu } from './gpu.js';
 import { makeRng } from './harness.js';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
@@ -71,7 +71,7 @@ function degenerate(curve, rng) {
   return { points: concat(points), scalars: concat(scalars), n: points.length };
 }
 
-describe('GPU MSM on SwiftShader (Dawn)', () => {
+describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)', () => {
   let device;
   const gpus = [];
 

@@ -80,3 +80,15 @@ export async function runCompute(device, code, entryPoint, buffers, workgroups) 
   }
   return out;
 }
+
+/**
+ * Set by .ci/run for its second Node: the WebGPU suites run the same WGSL on the same SwiftShader whichever Node
+ * drives Dawn, so they run under the first only (as the Chromium suites do).
+ */
+export const GPU_SUITES_SKIPPED = process.env.WASMSM_GPU_SUITES === 'skip';
+
+/** Whether a WebGPU suite is skipped in this run (with a message naming `file`). */
+export function skipGpuSuite(file) {
+  if (GPU_SUITES_SKIPPED) console.warn(`${file}: SKIPPED: WASMSM_GPU_SUITES=skip`);
+  return GPU_SUITES_SKIPPED;
+}
