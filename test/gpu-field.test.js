@@ -1,11 +1,13 @@
 // The WGSL field kernels (codegen/kernels/wgsl-field.js) on WebGPU (Dawn on SwiftShader, test/gpu.js), every fp_
 // function against plain BigInt math (src/bigint/field.js), on a matrix of primes x limb sizes w = 12..16 with
 // edge-biased inputs: congruence, the documented output range, and at most w bits in every limb. One shader module
-// per (prime, w), all vectors in one dispatch. Also deriveFieldParams({ kernel: 'gpu' }) and a worst-case bound
-// walk over the generated fp_mul text (no u32 can wrap).
+// per (prime, w, shape of fp_mul), all vectors in one dispatch. Also deriveFieldParams({ kernel: 'gpu' }) and a
+// worst-case bound walk over each generated fp_mul text (no u32 can wrap).
 //
-// SwiftShader compiles a module in about 0.1-0.7 s: CI runs a smaller matrix (every w for BN254 and BLS12-381, one w
-// each elsewhere, rotating); WASMSM_LONG_TESTS=1 runs every prime at every w. No Dawn or no adapter fails the suite.
+// SwiftShader compiles a loop-shape module in 0.1-1 s and an unrolled one of BLS12-381 at w = 16 in 10 s: CI runs a
+// smaller matrix (about 20 s on 2 cores: every w for BN254 and BLS12-381, one w each elsewhere, rotating; the
+// unrolled and product shapes on a few); WASMSM_LONG_TESTS=1 runs every prime at every w in every shape (about
+// 10 minutes). No Dawn or no adapter fails the suite.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import {
