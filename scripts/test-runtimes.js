@@ -13,12 +13,17 @@ const LIMIT_MS = 90_000;
 const bin = (name) => join(repoRoot, 'node_modules', '.bin', name);
 const script = join(repoRoot, 'test', 'runtimes', 'smoke.js');
 const snarkjs = existsSync(join(repoRoot, 'src', 'adapters', 'snarkjs.js')) ? ['--snarkjs'] : [];
+// WebGPU: a driver the runtimes' Vulkan loader finds, or SwiftShader (chromium's, with libvulkan1: what CI has)
+const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+const env = { ...process.env, NO_COLOR: '1' };
+if (!env.VK_ICD_FILENAMES && !env.VK_DRIVER_FILES && existsSync(SWIFTSHADER_ICD)) env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
+const gpu = env.VK_ICD_FILENAMES || env.VK_DRIVER_FILES ? ['--gpu'] : [];
 
 const RUNTIMES = {
-  node: [process.execPath, [script, ...snarkjs]],
-  bun: [bin('bun'), [script, ...snarkjs]],
+  node: [process.execPath, [script, ...snarkjs, ...gpu]],
+  bun: [bin('bun'), [script, ...snarkjs, ...gpu]],
   // Deno: read access to the package's src/ only, where the pool's worker script is (src/threads/worker-node.js)
-  deno: [bin('deno'), ['run', `--allow-read=${join(repoRoot, 'src')}`, script, ...snarkjs]],
+  deno: [bin('deno'), ['run', `--allow-read=${join(repoRoot, 'src')}`, script, ...snarkjs, ...gpu]],
 };
 
 const asked = process.argv.slice(2);
@@ -33,7 +38,7 @@ let failed = false;
 for (const name of asked.length ? asked : Object.keys(RUNTIMES)) {
   const [command, args] = RUNTIMES[name];
   const t0 = performance.now();
-  const r = spawnSync(command, args, { cwd: repoRoot, encoding: 'utf8', timeout: LIMIT_MS, env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(command, args, { cwd: repoRoot, encoding: 'utf8', timeout: LIMIT_MS, env });
   const ms = performance.now() - t0;
   process.stdout.write(r.stdout ?? '');
   const why = r.error?.code === 'ETIMEDOUT' ? `did not exit within ${LIMIT_MS / 1000} s (an idle pool keeps it alive?)`

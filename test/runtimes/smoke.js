@@ -5,7 +5,10 @@
 //   2. a pool on each of its paths (one shared memory, a memory per thread) gives the same result, and its threads;
 //   3. the snarkjs route (wasmsm/snarkjs, when src/adapters/snarkjs.js exists): ffjavascript's own multiExpAffine
 //      equals the routed one, and restore() gives ffjavascript its own back;
-//   4. an idle pool that is never closed does not keep the runtime alive (the runner checks the exit: this script
+//   4. the GPU MSM (curve.gpu(): navigator.gpu in Deno, the webgpu package's Dawn in Node and Bun), when the runner
+//      passes --gpu (a Vulkan driver is at hand: SwiftShader here), equals the synchronous MSM, and close() lets the
+//      runtime exit;
+//   5. an idle pool that is never closed does not keep the runtime alive (the runner checks the exit: this script
 //      ends with such a pool and sets no exit code on success).
 // A failure prints what differs and sets a nonzero exit code.
 
@@ -111,7 +114,25 @@ if (process.argv.includes('--snarkjs')) {
   });
 } else results.push('skip snarkjs route: src/adapters/snarkjs.js is not in this checkout (the runner did not pass --snarkjs)');
 
-// 4. left running on purpose: the runner checks that the runtime still exits by itself
+if (process.argv.includes('--gpu')) {
+  // one curve: the runtime's WebGPU is under test here (test/gpu-msm.test.js covers the curves); SwiftShader compiles
+  // every curve's kernels for seconds
+  await check('GPU MSM (curve.gpu()): Ed-on-BLS12-377 equals the synchronous msmBytes', async () => {
+    for (const [name, n] of [['ed-on-bls12-377', 40]]) {
+      const curve = await loadCurve(name);
+      const gpu = await curve.gpu();
+      try {
+        const points = curve.randomPointsBytes(n, { seed: 5 });
+        const scalars = curve.randomScalarsBytes(n, { seed: 6 });
+        assert.deepEqual(await gpu.msmBytes(points, scalars), curve.msmBytes(points, scalars), `${name}: the GPU (${gpu.adapter}) differs`);
+      } finally {
+        await gpu.close();
+      }
+    }
+  });
+} else results.push('skip GPU MSM: no Vulkan driver here (the runner did not pass --gpu)');
+
+// 5. left running on purpose: the runner checks that the runtime still exits by itself
 await check('an idle pool left open (the runtime must still exit)', async () => {
   const pool = await bn254.threads({ count: 2 });
   const { points, scalars } = { points: bn254.randomPointsBytes(64, { seed: 3 }), scalars: bn254.randomScalarsBytes(64, { seed: 4 }) };
