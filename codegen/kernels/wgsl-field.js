@@ -410,3 +410,20 @@ function montgomeryStep(params, i, M) {
   }
   return out;
 }
+
+/**
+ * The `coord_` layer of G1 (codegen/wgsl/README.md): the MSM's kernels move coordinates through it, and a G1
+ * coordinate is one F_p element, so every function is the fp_ one (G2's layer, over F_p2, is in wgsl-field2.js).
+ */
+export function fpCoordWgsl() {
+  return `// G1 coordinates are F_p elements: the coord_ layer the MSM's kernels use (codegen/wgsl/README.md)
+alias Coord = Fp;
+const COORD_N: u32 = FP_N;
+const COORD_WORDS: u32 = FP_WORDS;
+fn coord_fromLimbs(a: array<u32, COORD_N>) -> Coord { return a; }
+fn coord_toLimbs(x: Coord) -> array<u32, COORD_N> { return x; }
+fn coord_fromWords(v: array<u32, COORD_WORDS>) -> Coord { return fp_fromWords(v); }
+fn coord_ltP(x: Coord) -> bool { return fp_ltP(x); }
+fn coord_toMontgomery(x: Coord) -> Coord { return fp_toMontgomery(x); }
+`;
+}

@@ -15,28 +15,13 @@
 import { MSM_PARAM_FIELDS, SCAN_BLOCK, WORKGROUP } from '../../src/gpu/layout.js';
 
 /**
- * Bits of each word of a coordinate's byte encoding that lie at or above n w, the limbs' reach: a coordinate with any
- * of them set is >= 2^(n w) > p, which fp_fromWords would cut off, so convertPoints rejects it first.
- */
-function excessMasks(words, limbBits) {
-  return Array.from({ length: words }, (_, j) => {
-    const lo = 32 * j;
-    if (lo + 32 <= limbBits) return 0;
-    if (lo >= limbBits) return 0xffffffff;
-    return (0xffffffff << (limbBits - lo)) >>> 0;
-  });
-}
-
-/**
+ * The MSM's entry points over the coordinates of the `coord_` layer (F_p for G1, F_p2 for G2: codegen/wgsl/README.md)
+ * and the group's `g_` kernels, for points of `curve.model` and scalars of `curve.scalarBytes`.
  * @param {{ model?: string, scalarBytes: number }} curve
- * @param {{ n: number, w: number, bytes: number }} field the GPU field params (deriveFieldParams kernel 'gpu')
  */
-export function msmWgsl(curve, field) {
+export function msmWgsl(curve) {
   const edwards = (curve.model ?? 'short-weierstrass') === 'twisted-edwards';
-  const words = Math.ceil(field.bytes / 4);
   const scalarWords = Math.ceil(curve.scalarBytes / 4);
-  const excess = excessMasks(words, field.n * field.w);
-  const u32s = (list) => list.map((v) => `${v >>> 0}u`).join(', ');
   return `
 // ---------------------------------------------------------------------------------------------------------------
 // MSM entry points (codegen/kernels/wgsl-msm.js)
@@ -53,17 +38,15 @@ ${MSM_PARAM_FIELDS.map((f) => `  ${f}: u32,`).join('\n')}
 const WORKGROUP: u32 = ${WORKGROUP}u;
 const SCAN_BLOCK: u32 = ${SCAN_BLOCK}u;
 const SCALAR_WORDS: u32 = ${scalarWords}u;
-const AFFINE_WORDS: u32 = 2u * FP_N;
-const POINT_WORDS: u32 = G_COORDS * FP_N;
-// bits of each coordinate word at or above n w = ${field.n * field.w} (set: the coordinate is >= p)
-const FP_WORD_EXCESS = array<u32, FP_WORDS>(${u32s(excess)});
+const AFFINE_WORDS: u32 = 2u * COORD_N;
+const POINT_WORDS: u32 = G_COORDS * COORD_N;
 
 /** The invocation's index over a dispatch of (x, y) workgroups (y > 1 past 65535 workgroups). */
 fn invocation(wg: vec3u, nwg: vec3u, lid: u32, size: u32) -> u32 {
   return (wg.y * nwg.x + wg.x) * size + lid;
 }
 
-// --- convertPoints: bindings 1 input words (x | y, FP_WORDS each), 2 affine points, 3 skip flags, 4 status -------
+// --- convertPoints: bindings 1 input words (x | y, COORD_WORDS each), 2 affine points, 3 skip flags, 4 status -----
 @group(0) @binding(1) var<storage, read> cv_input: array<u32>;
 @group(0) @binding(2) var<storage, read_write> cv_points: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cv_skip: array<u32>;
@@ -79,29 +62,28 @@ fn reject(i: u32, reason: u32) {
 fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let i = invocation(wg, nwg, lid, WORKGROUP);
   if (i >= prm.count) { return; }
-  var xw: array<u32, FP_WORDS>;
-  var yw: array<u32, FP_WORDS>;
+  var xw: array<u32, COORD_WORDS>;
+  var yw: array<u32, COORD_WORDS>;
   var nonzero = 0u;
-  var xOver = 0u;
-  var yOver = 0u;
-  for (var j = 0u; j < FP_WORDS; j++) {
-    xw[j] = cv_input[(2u * i) * FP_WORDS + j];
-    yw[j] = cv_input[(2u * i + 1u) * FP_WORDS + j];
+  for (var j = 0u; j < COORD_WORDS; j++) {
+    xw[j] = cv_input[(2u * i) * COORD_WORDS + j];
+    yw[j] = cv_input[(2u * i + 1u) * COORD_WORDS + j];
     nonzero |= xw[j] | yw[j];
-    xOver |= xw[j] & FP_WORD_EXCESS[j];
-    yOver |= yw[j] & FP_WORD_EXCESS[j];
   }
 ${edwards ? '' : `  // all zero: the point at infinity, which adds nothing
   if (nonzero == 0u) { cv_skip[i] = 1u; return; }
-`}  let x = fp_fromWords(xw);
-  let y = fp_fromWords(yw);
-  if (xOver != 0u || !fp_ltP(x)) { reject(i, 1u); return; }
-  if (yOver != 0u || !fp_ltP(y)) { reject(i, 2u); return; }
-  let Q = Affine(fp_toMontgomery(x), fp_toMontgomery(y));
+`}  // coord_fromWords marks a value past the limbs' reach so that coord_ltP rejects it
+  let x = coord_fromWords(xw);
+  let y = coord_fromWords(yw);
+  if (!coord_ltP(x)) { reject(i, 1u); return; }
+  if (!coord_ltP(y)) { reject(i, 2u); return; }
+  let Q = Affine(coord_toMontgomery(x), coord_toMontgomery(y));
   if (!g_isOnCurve(Q)) { reject(i, 3u); return; }
-  for (var j = 0u; j < FP_N; j++) {
-    cv_points[i * AFFINE_WORDS + j] = Q.x[j];
-    cv_points[i * AFFINE_WORDS + FP_N + j] = Q.y[j];
+  let xl = coord_toLimbs(Q.x);
+  let yl = coord_toLimbs(Q.y);
+  for (var j = 0u; j < COORD_N; j++) {
+    cv_points[i * AFFINE_WORDS + j] = xl[j];
+    cv_points[i * AFFINE_WORDS + COORD_N + j] = yl[j];
   }
   // the neutral element of an Edwards curve adds nothing either
   cv_skip[i] = select(0u, 1u, g_isNeutralAffine(Q));
@@ -204,11 +186,13 @@ fn addBlockOffsets(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nw
 
 fn entryPoint(entry: u32) -> Affine {
   let at = (entry >> 1u) * AFFINE_WORDS;
-  var Q: Affine;
-  for (var j = 0u; j < FP_N; j++) {
-    Q.x[j] = ac_points[at + j];
-    Q.y[j] = ac_points[at + FP_N + j];
+  var xl: array<u32, COORD_N>;
+  var yl: array<u32, COORD_N>;
+  for (var j = 0u; j < COORD_N; j++) {
+    xl[j] = ac_points[at + j];
+    yl[j] = ac_points[at + COORD_N + j];
   }
+  var Q = Affine(coord_fromLimbs(xl), coord_fromLimbs(yl));
   if ((entry & 1u) != 0u) { Q = g_negAffine(Q); }
   return Q;
 }
@@ -216,14 +200,16 @@ fn entryPoint(entry: u32) -> Affine {
 fn storeBucket(b: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { ac_buckets[(b * G_COORDS + t) * FP_N + j] = c[t][j]; }
+    let l = coord_toLimbs(c[t]);
+    for (var j = 0u; j < COORD_N; j++) { ac_buckets[(b * G_COORDS + t) * COORD_N + j] = l[j]; }
   }
 }
 
 fn storePart(slot: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { ac_parts[(slot * G_COORDS + t) * FP_N + j] = c[t][j]; }
+    let l = coord_toLimbs(c[t]);
+    for (var j = 0u; j < COORD_N; j++) { ac_parts[(slot * G_COORDS + t) * COORD_N + j] = l[j]; }
   }
 }
 
@@ -280,17 +266,21 @@ fn accumulate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: ve
 @group(0) @binding(3) var<storage, read_write> sp_dst: array<u32>;
 
 fn loadSrc(i: u32) -> Point {
-  var c: array<Fp, G_COORDS>;
+  var c: array<Coord, G_COORDS>;
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { c[t][j] = sp_src[(i * G_COORDS + t) * FP_N + j]; }
+    var l: array<u32, COORD_N>;
+    for (var j = 0u; j < COORD_N; j++) { l[j] = sp_src[(i * G_COORDS + t) * COORD_N + j]; }
+    c[t] = coord_fromLimbs(l);
   }
   return g_fromCoords(c);
 }
 
 fn loadDst(i: u32) -> Point {
-  var c: array<Fp, G_COORDS>;
+  var c: array<Coord, G_COORDS>;
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { c[t][j] = sp_dst[(i * G_COORDS + t) * FP_N + j]; }
+    var l: array<u32, COORD_N>;
+    for (var j = 0u; j < COORD_N; j++) { l[j] = sp_dst[(i * G_COORDS + t) * COORD_N + j]; }
+    c[t] = coord_fromLimbs(l);
   }
   return g_fromCoords(c);
 }
@@ -298,7 +288,8 @@ fn loadDst(i: u32) -> Point {
 fn storeDst(i: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { sp_dst[(i * G_COORDS + t) * FP_N + j] = c[t][j]; }
+    let l = coord_toLimbs(c[t]);
+    for (var j = 0u; j < COORD_N; j++) { sp_dst[(i * G_COORDS + t) * COORD_N + j] = l[j]; }
   }
 }
 

@@ -4,7 +4,7 @@
 // params as `gpu`, which src/gpu/ reads.
 
 import { deriveFieldParams } from '../params/field.js';
-import { fieldWgsl } from '../kernels/wgsl-field.js';
+import { fieldWgsl, fpCoordWgsl } from '../kernels/wgsl-field.js';
 import { curveWgsl } from '../kernels/wgsl-curve.js';
 import { msmWgsl } from '../kernels/wgsl-msm.js';
 import { wgslHeader } from '../wgsl/index.js';
@@ -27,6 +27,6 @@ export function buildGpuModule(json, { scalarBytes, w = GPU_LIMB_BITS, mul = GPU
     params: field,
     lines: [`scalars of ${scalarBytes} bytes; entry points: see codegen/kernels/wgsl-msm.js`],
   });
-  const wgsl = `${header}\n${fieldWgsl(field, { mul })}\n${curveWgsl(json, field)}\n${msmWgsl({ model, scalarBytes }, field)}`;
+  const wgsl = `${header}\n${fieldWgsl(field, { mul })}\n${fpCoordWgsl()}\n${curveWgsl(json, field)}\n${msmWgsl({ model, scalarBytes })}`;
   return { wgsl, gpu: Object.freeze({ w: field.w, n: field.n, coords: 4 }) };
 }

@@ -676,6 +676,16 @@ fn fp_toMontgomery(x: Fp) -> Fp {
   return fp_mul(x, FP_R2);
 }
 
+// G1 coordinates are F_p elements: the coord_ layer the MSM's kernels use (codegen/wgsl/README.md)
+alias Coord = Fp;
+const COORD_N: u32 = FP_N;
+const COORD_WORDS: u32 = FP_WORDS;
+fn coord_fromLimbs(a: array<u32, COORD_N>) -> Coord { return a; }
+fn coord_toLimbs(x: Coord) -> array<u32, COORD_N> { return x; }
+fn coord_fromWords(v: array<u32, COORD_WORDS>) -> Coord { return fp_fromWords(v); }
+fn coord_ltP(x: Coord) -> bool { return fp_ltP(x); }
+fn coord_toMontgomery(x: Coord) -> Coord { return fp_toMontgomery(x); }
+
 // ---------------------------------------------------------------------------------------------------------------
 // curve kernels of bandersnatch (codegen/kernels/wgsl-curve.js): points in Montgomery form, every coordinate in [0, 2p)
 // twisted Edwards a x^2 + y^2 = 1 + d x^2 y^2, a = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfefffffffefffffffc, d = 0x6389c12633c267cbc66e3bf86be3b6d8cb66677177e54f92b369f2f5188d58e7
@@ -935,17 +945,15 @@ struct MsmParams {
 const WORKGROUP: u32 = 64u;
 const SCAN_BLOCK: u32 = 256u;
 const SCALAR_WORDS: u32 = 8u;
-const AFFINE_WORDS: u32 = 2u * FP_N;
-const POINT_WORDS: u32 = G_COORDS * FP_N;
-// bits of each coordinate word at or above n w = 260 (set: the coordinate is >= p)
-const FP_WORD_EXCESS = array<u32, FP_WORDS>(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+const AFFINE_WORDS: u32 = 2u * COORD_N;
+const POINT_WORDS: u32 = G_COORDS * COORD_N;
 
 /** The invocation's index over a dispatch of (x, y) workgroups (y > 1 past 65535 workgroups). */
 fn invocation(wg: vec3u, nwg: vec3u, lid: u32, size: u32) -> u32 {
   return (wg.y * nwg.x + wg.x) * size + lid;
 }
 
-// --- convertPoints: bindings 1 input words (x | y, FP_WORDS each), 2 affine points, 3 skip flags, 4 status -------
+// --- convertPoints: bindings 1 input words (x | y, COORD_WORDS each), 2 affine points, 3 skip flags, 4 status -----
 @group(0) @binding(1) var<storage, read> cv_input: array<u32>;
 @group(0) @binding(2) var<storage, read_write> cv_points: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cv_skip: array<u32>;
@@ -961,27 +969,26 @@ fn reject(i: u32, reason: u32) {
 fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let i = invocation(wg, nwg, lid, WORKGROUP);
   if (i >= prm.count) { return; }
-  var xw: array<u32, FP_WORDS>;
-  var yw: array<u32, FP_WORDS>;
+  var xw: array<u32, COORD_WORDS>;
+  var yw: array<u32, COORD_WORDS>;
   var nonzero = 0u;
-  var xOver = 0u;
-  var yOver = 0u;
-  for (var j = 0u; j < FP_WORDS; j++) {
-    xw[j] = cv_input[(2u * i) * FP_WORDS + j];
-    yw[j] = cv_input[(2u * i + 1u) * FP_WORDS + j];
+  for (var j = 0u; j < COORD_WORDS; j++) {
+    xw[j] = cv_input[(2u * i) * COORD_WORDS + j];
+    yw[j] = cv_input[(2u * i + 1u) * COORD_WORDS + j];
     nonzero |= xw[j] | yw[j];
-    xOver |= xw[j] & FP_WORD_EXCESS[j];
-    yOver |= yw[j] & FP_WORD_EXCESS[j];
   }
-  let x = fp_fromWords(xw);
-  let y = fp_fromWords(yw);
-  if (xOver != 0u || !fp_ltP(x)) { reject(i, 1u); return; }
-  if (yOver != 0u || !fp_ltP(y)) { reject(i, 2u); return; }
-  let Q = Affine(fp_toMontgomery(x), fp_toMontgomery(y));
+  // coord_fromWords marks a value past the limbs' reach so that coord_ltP rejects it
+  let x = coord_fromWords(xw);
+  let y = coord_fromWords(yw);
+  if (!coord_ltP(x)) { reject(i, 1u); return; }
+  if (!coord_ltP(y)) { reject(i, 2u); return; }
+  let Q = Affine(coord_toMontgomery(x), coord_toMontgomery(y));
   if (!g_isOnCurve(Q)) { reject(i, 3u); return; }
-  for (var j = 0u; j < FP_N; j++) {
-    cv_points[i * AFFINE_WORDS + j] = Q.x[j];
-    cv_points[i * AFFINE_WORDS + FP_N + j] = Q.y[j];
+  let xl = coord_toLimbs(Q.x);
+  let yl = coord_toLimbs(Q.y);
+  for (var j = 0u; j < COORD_N; j++) {
+    cv_points[i * AFFINE_WORDS + j] = xl[j];
+    cv_points[i * AFFINE_WORDS + COORD_N + j] = yl[j];
   }
   // the neutral element of an Edwards curve adds nothing either
   cv_skip[i] = select(0u, 1u, g_isNeutralAffine(Q));
@@ -1084,11 +1091,13 @@ fn addBlockOffsets(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nw
 
 fn entryPoint(entry: u32) -> Affine {
   let at = (entry >> 1u) * AFFINE_WORDS;
-  var Q: Affine;
-  for (var j = 0u; j < FP_N; j++) {
-    Q.x[j] = ac_points[at + j];
-    Q.y[j] = ac_points[at + FP_N + j];
+  var xl: array<u32, COORD_N>;
+  var yl: array<u32, COORD_N>;
+  for (var j = 0u; j < COORD_N; j++) {
+    xl[j] = ac_points[at + j];
+    yl[j] = ac_points[at + COORD_N + j];
   }
+  var Q = Affine(coord_fromLimbs(xl), coord_fromLimbs(yl));
   if ((entry & 1u) != 0u) { Q = g_negAffine(Q); }
   return Q;
 }
@@ -1096,14 +1105,16 @@ fn entryPoint(entry: u32) -> Affine {
 fn storeBucket(b: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { ac_buckets[(b * G_COORDS + t) * FP_N + j] = c[t][j]; }
+    let l = coord_toLimbs(c[t]);
+    for (var j = 0u; j < COORD_N; j++) { ac_buckets[(b * G_COORDS + t) * COORD_N + j] = l[j]; }
   }
 }
 
 fn storePart(slot: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { ac_parts[(slot * G_COORDS + t) * FP_N + j] = c[t][j]; }
+    let l = coord_toLimbs(c[t]);
+    for (var j = 0u; j < COORD_N; j++) { ac_parts[(slot * G_COORDS + t) * COORD_N + j] = l[j]; }
   }
 }
 
@@ -1160,17 +1171,21 @@ fn accumulate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: ve
 @group(0) @binding(3) var<storage, read_write> sp_dst: array<u32>;
 
 fn loadSrc(i: u32) -> Point {
-  var c: array<Fp, G_COORDS>;
+  var c: array<Coord, G_COORDS>;
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { c[t][j] = sp_src[(i * G_COORDS + t) * FP_N + j]; }
+    var l: array<u32, COORD_N>;
+    for (var j = 0u; j < COORD_N; j++) { l[j] = sp_src[(i * G_COORDS + t) * COORD_N + j]; }
+    c[t] = coord_fromLimbs(l);
   }
   return g_fromCoords(c);
 }
 
 fn loadDst(i: u32) -> Point {
-  var c: array<Fp, G_COORDS>;
+  var c: array<Coord, G_COORDS>;
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { c[t][j] = sp_dst[(i * G_COORDS + t) * FP_N + j]; }
+    var l: array<u32, COORD_N>;
+    for (var j = 0u; j < COORD_N; j++) { l[j] = sp_dst[(i * G_COORDS + t) * COORD_N + j]; }
+    c[t] = coord_fromLimbs(l);
   }
   return g_fromCoords(c);
 }
@@ -1178,7 +1193,8 @@ fn loadDst(i: u32) -> Point {
 fn storeDst(i: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    for (var j = 0u; j < FP_N; j++) { sp_dst[(i * G_COORDS + t) * FP_N + j] = c[t][j]; }
+    let l = coord_toLimbs(c[t]);
+    for (var j = 0u; j < COORD_N; j++) { sp_dst[(i * G_COORDS + t) * COORD_N + j] = l[j]; }
   }
 }
 
