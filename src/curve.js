@@ -309,7 +309,8 @@ export class Curve {
   async gpu(options) {
     // Loaded on first use: pages that never ask for the GPU fetch none of its code
     const { openGpu } = await import('./gpu/index.js');
-    return openGpu(this, this.group === 'G1' ? gpuKernels.get(this.#owner) : null, options);
+    const importWgsl = gpuKernels.get(this.#owner);
+    return openGpu(this, importWgsl && (() => importWgsl(this.group)), options);
   }
 
   async threads(options) {
@@ -410,8 +411,8 @@ export class Curve {
  * Curve for that build. importWasm (and importFmaWasm / importWideWasm, for a curve whose runtime has an `fma` /
  * `wide` build) resolves to a module whose default export is the base64 Wasm (a generated .wasm.js). kernel:
  * 'auto' (default), 'int', 'fma' or 'wide' (src/runtime/kernels.js). A build is imported and compiled only when
- * chosen, so an engine never compiles a module it cannot validate. importWgsl resolves to a module whose default
- * export is the curve's WGSL text (a generated .wgsl.js), imported by curve.gpu() only.
+ * chosen, so an engine never compiles a module it cannot validate. importWgsl(group) resolves to a module whose default
+ * export is the WGSL text of the group's GPU kernels (a generated .wgsl.js; 'G1' or 'G2'), imported by curve.gpu() only.
  */
 export function curveLoader(runtime, importWasm, importFmaWasm = null, importWideWasm = null, importWgsl = null) {
   const curves = new Map();

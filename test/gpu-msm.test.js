@@ -95,7 +95,7 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect(chooseGpuWindow(2 ** 20, 254)).toBeGreaterThanOrEqual(14);
     expect(chooseGpuWindow(2 ** 20, 254)).toBeLessThanOrEqual(18);
     expect(chooseGpuWindow(1, 254)).toBeLessThanOrEqual(3);
-    const shape = { n: 20, w: 13, coords: 4, bytes: 32, words: 8, scalarBytes: 32, scalarWords: 8 };
+    const shape = { n: 20, w: 13, coords: 4, degree: 1, limbs: 20, componentBytes: 32, componentWords: 8, scalarBytes: 32, scalarWords: 8 };
     const limits = { maxStorageBufferBindingSize: 2 ** 27, maxBufferSize: 2 ** 28 };
     const whole = planGpuMsm(shape, 2 ** 16, 254, { limits });
     expect(whole.chunk).toBe(2 ** 16);
@@ -183,6 +183,21 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     await expect(bases.msmBytes(curve.randomScalarsBytes(41))).rejects.toThrow(/41 scalars but only 40 prepared bases/);
     bases.free();
     await expect(bases.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
+  }, 240_000);
+
+  it('calls made together run in order, each with its own input and result; a failing one leaves the next right', async () => {
+    const curve = await loadToyCurve();
+    const gpu = await gpuOf(curve);
+    const inputs = [5, 60, 1, 33].map((n) => [curve.randomPointsBytes(n, { seed: n }), curve.randomScalarsBytes(n, { seed: n + 7 })]);
+    const bad = curve.randomPointsBytes(3);
+    bad[5] ^= 1; // y of point 0 off the curve
+    const calls = inputs.map(([p, s]) => gpu.msmBytes(p, s));
+    const failing = gpu.msmBytes(bad, curve.randomScalarsBytes(3));
+    const after = gpu.msmBytes(...inputs[1]);
+    const results = await Promise.all(calls);
+    inputs.forEach(([p, s], i) => expect(hex(results[i]), `call ${i}`).toBe(hex(curve.msmBytes(p, s))));
+    await expect(failing).rejects.toThrow(/points\[0\]: point is not on the curve/);
+    expect(hex(await after)).toBe(hex(curve.msmBytes(...inputs[1])));
   }, 240_000);
 
   it('bad input gets the errors of msmBytes, naming the index', async () => {

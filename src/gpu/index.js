@@ -4,7 +4,7 @@
 import { acquireDevice, describeAdapter } from './device.js';
 import { GpuDeviceLostError, GpuUnavailableError } from './errors.js';
 import { GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm } from './msm.js';
-import { pointWords } from './layout.js';
+import { affineWords, pointWords } from './layout.js';
 import {
   BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
 } from '../msm/bytes.js';
@@ -38,37 +38,57 @@ function checkCallOptions(options) {
 /** The GPU module's shape for the runner: limbs, coordinates, words per coordinate and per scalar. */
 function gpuShape(params) {
   const { n, w, coords } = params.gpu;
+  const degree = params.field.degree ?? 1; // 2 for G2: a coordinate is c0 | c1
+  const componentBytes = params.field.base?.bytes ?? params.field.bytes;
   return Object.freeze({
-    n, w, coords, bytes: params.field.bytes, words: Math.ceil(params.field.bytes / 4),
+    n, w, coords, degree, componentBytes, componentWords: Math.ceil(componentBytes / 4),
+    limbs: degree * n, // u32 limbs of one coordinate in the GPU buffers (COORD_N)
     scalarBytes: params.scalarBytes, scalarWords: Math.ceil(params.scalarBytes / 4),
   });
 }
 
+/** F_p or F_p2 (u^2 = beta) arithmetic on BigInts for the result's last division: [c0] or [c0, c1]. */
+function coordinateField(p, degree, beta) {
+  const mod = (x) => ((x % p) + p) % p;
+  if (degree === 1) return { mul: ([a], [b]) => [mod(a * b)], inv: ([a]) => [modInverse(a, p)], isZero: ([a]) => a === 0n };
+  return {
+    mul: ([a0, a1], [b0, b1]) => [mod(a0 * b0 + beta * a1 * b1), mod(a0 * b1 + a1 * b0)],
+    // (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 - beta a1^2)
+    inv: ([a0, a1]) => {
+      const t = modInverse(mod(a0 * a0 - beta * a1 * a1), p);
+      return [mod(a0 * t), mod(-a1 * t)];
+    },
+    isZero: ([a0, a1]) => a0 === 0n && a1 === 0n,
+  };
+}
+
 /**
  * The result point from the accumulator's coordinates (Montgomery form: each ratio below cancels R) to the native
- * encoding: XYZZ (X / ZZ, Y / ZZZ) on a short Weierstrass curve, extended (X / Z, Y / Z) on a twisted Edwards one.
+ * encoding: XYZZ (X / ZZ, Y / ZZZ) on a short Weierstrass curve, extended (X / Z, Y / Z) on a twisted Edwards one;
+ * over F_p2 for G2 (c0 | c1 per coordinate).
  */
 export function resultBytes(params, gpu, coords) {
   const { p } = params;
-  const B = params.field.bytes;
-  const value = (t) => {
+  const B = gpu.componentBytes;
+  const F = coordinateField(p, gpu.degree, params.nonResidue ?? -1n);
+  const value = (t) => Array.from({ length: gpu.degree }, (_, c) => {
     let x = 0n;
-    for (let j = gpu.n - 1; j >= 0; j--) x = (x << BigInt(gpu.w)) | BigInt(coords[t * gpu.n + j]);
+    const at = t * gpu.limbs + c * gpu.n;
+    for (let j = gpu.n - 1; j >= 0; j--) x = (x << BigInt(gpu.w)) | BigInt(coords[at + j]);
     return x % p;
-  };
-  const out = new Uint8Array(2 * B);
+  });
+  const out = new Uint8Array(2 * gpu.degree * B);
+  const write = (x, y) => [...x, ...y].forEach((v, i) => bigIntToBytesLE(v, out, i * B, B));
   if (modelOf(params) === 'twisted-edwards') {
     const [X, Y, Z] = [value(0), value(1), value(2)];
-    if (Z === 0n) throw new RangeError('the result is a point at infinity of the Edwards curve (of order 2 or 4), which has no affine coordinates: some input point is outside the subgroup of order r (checkSubgroup finds it)');
-    const zInv = modInverse(Z, p);
-    bigIntToBytesLE((X * zInv) % p, out, 0, B);
-    bigIntToBytesLE((Y * zInv) % p, out, B, B);
+    if (F.isZero(Z)) throw new RangeError('the result is a point at infinity of the Edwards curve (of order 2 or 4), which has no affine coordinates: some input point is outside the subgroup of order r (checkSubgroup finds it)');
+    const zInv = F.inv(Z);
+    write(F.mul(X, zInv), F.mul(Y, zInv));
     return out;
   }
   const [X, Y, ZZ, ZZZ] = [value(0), value(1), value(2), value(3)];
-  if (ZZ === 0n) return out; // infinity: all zero
-  bigIntToBytesLE((X * modInverse(ZZ, p)) % p, out, 0, B);
-  bigIntToBytesLE((Y * modInverse(ZZZ, p)) % p, out, B, B);
+  if (F.isZero(ZZ)) return out; // infinity: all zero
+  write(F.mul(X, F.inv(ZZ)), F.mul(Y, F.inv(ZZZ)));
   return out;
 }
 
@@ -159,7 +179,9 @@ export class GpuCurve {
   }
 
   /**
-   * sum_i scalars[i] * points[i] on the GPU, with the inputs, formats and result of curve.msmBytes. options: window,
+   * sum_i scalars[i] * points[i] on the GPU, with the inputs, formats and result of curve.msmBytes. The arrays are read
+   * when the call's turn comes (after the calls before it): do not change or transfer them until it settles, as with
+   * the pool's msmBytes (a copy of a 2^20-point input would cost more than the GPU's whole MSM). options: window,
    * maxMemory (GPU bytes for the working buffers; default 1 GiB, or gpu()'s), timings (ms per phase: upload,
    * convert, digits, sort, accumulate, reduce, combine, download; timed phases run one at a time), signal,
    * onProgress (fraction of the chunks done), checkSubgroup, pointFormat, scalarFormat, resultFormat.
@@ -179,11 +201,9 @@ export class GpuCurve {
     } catch (e) {
       return Promise.reject(e);
     }
-    // the caller may reuse its buffers once this returns: keep copies only where the work waits for earlier calls
-    const points = pointBytes.slice();
-    const scalars = scalarBytes.slice();
+    // the arrays are read when the call's turn comes, as the pool's msmBytes reads them: no copy of the input
     return this.#exclusive(options, async (state, maxMemory) => {
-      const out = await this.#run(state, { points, scalars, n, prepared: null }, options, maxMemory);
+      const out = await this.#run(state, { points: pointBytes, scalars: scalarBytes, n, prepared: null }, options, maxMemory);
       return resultFromNative(curve, formats, out, options.timings);
     });
   }
@@ -212,7 +232,7 @@ export class GpuCurve {
     const n = countBases(P, formats, pointBytes);
     if (n > MAX_GPU_POINTS) throw new RangeError(`the GPU MSM takes at most ${MAX_GPU_POINTS} points, got ${n}`);
     // other formats decoded (and checked) here; native points are checked on the GPU as they are converted
-    const native = formats?.point || checkSubgroup ? curve.decodePoints(pointBytes, formats?.point?.name ?? 'native', { checkSubgroup }) : pointBytes.slice();
+    const native = formats?.point || checkSubgroup ? curve.decodePoints(pointBytes, formats?.point?.name ?? 'native', { checkSubgroup }) : pointBytes;
     const bases = new GpuBases(this, native, n, maxMemory);
     this.#bases.add(bases);
     await bases.upload();
@@ -235,9 +255,8 @@ export class GpuCurve {
     } catch (e) {
       return Promise.reject(e);
     }
-    const scalars = scalarBytes.slice();
     return this.#exclusive(options, async (state) => {
-      const out = await this.#run(state, { points: null, scalars, n: k, prepared: bases.on(state) }, options);
+      const out = await this.#run(state, { points: null, scalars: scalarBytes, n: k, prepared: bases.on(state) }, options);
       return resultFromNative(curve, formats, out, options.timings);
     });
   }
@@ -313,8 +332,8 @@ export class GpuCurve {
 /** Bases held on the GPU as converted affine points, a chunk of the plan per buffer pair. */
 class GpuBases {
   #gpu;
-  #bytes;
-  #held = null; // { state, plan, points: GPUBuffer[], skip: GPUBuffer[] }
+  #bytes; // the caller's points until they are uploaded (read when prepareBases' turn comes)
+  #held = null; // { state, chunk, points: GPUBuffer[], skip: GPUBuffer[] }
 
   constructor(gpu, bytes, length, maxMemory) {
     this.#gpu = gpu;
@@ -327,7 +346,7 @@ class GpuBases {
     return this.#gpu.uploadBases(this);
   }
 
-  /** @internal convert the bases on this device (again after a device loss) */
+  /** @internal upload and convert the bases on this device, once */
   async convertOn(state, maxMemory, gpu) {
     // the chunk sized for full scalars: the widest MSM these bases will serve
     const plan = planGpuMsm(gpu, Math.max(1, this.length), this.#gpu.scalarBits, { maxMemory, limits: state.device.limits });
@@ -337,7 +356,7 @@ class GpuBases {
     run.start();
     for (let first = 0; first < this.length; first += plan.chunk) {
       const count = Math.min(plan.chunk, this.length - first);
-      const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, count * 4 * 2 * gpu.n), usage: STORAGE_ONLY });
+      const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, count * 4 * affineWords(gpu)), usage: STORAGE_ONLY });
       const s = state.device.createBuffer({ label: 'bases skip', size: Math.max(16, count * 4), usage: STORAGE_ONLY });
       points.push(p);
       skip.push(s);
@@ -346,6 +365,7 @@ class GpuBases {
       await state.device.queue.onSubmittedWorkDone();
     }
     const { status } = await run.readResult();
+    this.#bytes = null;
     this.#held = { state, chunk: plan.chunk, points, skip };
     if (status !== 0xffffffff) {
       this.free();
@@ -387,7 +407,7 @@ function withoutMaxMemory(options) {
 export async function openGpu(curve, importCode, options = {}) {
   checkOptionNames(options, GPU_OPTIONS, 'gpu options');
   if (options.maxMemory !== undefined && !(typeof options.maxMemory === 'number' && options.maxMemory > 0)) throw new TypeError('gpu options.maxMemory must be a positive number of bytes');
-  if (!curve.params.gpu || !importCode) throw new GpuUnavailableError(`${curve.name} ${curve.group} has no GPU kernels${curve.group === 'G2' ? ' (G2 on the GPU is not built yet)' : ''}`);
+  if (!curve.params.gpu || !importCode) throw new GpuUnavailableError(`${curve.name} ${curve.group} has no GPU kernels`);
   const code = (await importCode()).default;
   return GpuCurve.open(curve, code, options);
 }

@@ -16,9 +16,9 @@ export const MSM_ENTRY_POINTS = Object.freeze([
   'convertPoints', 'countDigits', 'scanBlocks', 'addBlockOffsets', 'scatterDigits', 'accumulate', 'sumPoints',
 ]);
 
-/** The u32 words of one point in the GPU buffers: affine (x, y) and the accumulator (G_COORDS field elements). */
-export const affineWords = (gpu) => 2 * gpu.n;
-export const pointWords = (gpu) => gpu.coords * gpu.n;
+/** The u32 words of one point in the GPU buffers: affine (x, y) and the accumulator (G_COORDS coordinates of `limbs` words). */
+export const affineWords = (gpu) => 2 * gpu.limbs;
+export const pointWords = (gpu) => gpu.coords * gpu.limbs;
 
 /** sumPoints' steps (prm.mode): the buckets joined from their segments' parts, the windows' groups reduced, their sums added R at a time, the windows combined. */
 export const SUM_MODES = Object.freeze({ joinSegments: 0, reduceGroups: 1, sumRuns: 2, combine: 3 });

@@ -52,7 +52,7 @@ function scanLevels(count) {
 
 /**
  * The shape of one chunk of `chunk` points: window c, K windows of L buckets, segment S, reduce groups of M, and
- * every buffer's bytes. gpu: the module's { n, coords, words, scalarWords }.
+ * every buffer's bytes. gpu: the module's shape (src/gpu/index.js gpuShape: limbs per coordinate, words, ...).
  */
 export function chunkShape(gpu, chunk, bits, window) {
   const c = window ?? chooseGpuWindow(chunk, bits);
@@ -66,7 +66,7 @@ export function chunkShape(gpu, chunk, bits, window) {
   const PW = 4 * pointWords(gpu);
   const levels = scanLevels(K * L + 1);
   const bytes = {
-    input: chunk * 2 * gpu.words * 4,
+    input: chunk * 2 * gpu.degree * gpu.componentWords * 4,
     scalars: chunk * gpu.scalarWords * 4,
     points: chunk * 4 * affineWords(gpu),
     skip: chunk * 4,
@@ -249,8 +249,9 @@ export class GpuMsmRun {
   /** Upload one chunk's points (count from input index first) and convert them: `points` and `skip` hold them. */
   async convert(pointBytes, first, count, target = { points: this.buffer('points'), skip: this.buffer('skip') }) {
     const started = performance.now();
-    // each coordinate padded to whole words on its own
-    const words = toWords(pointBytes, 2 * count, this.gpu.bytes, this.gpu.words, 2 * first);
+    // each coordinate (each component in F_p2) padded to whole words on its own
+    const { degree, componentBytes, componentWords } = this.gpu;
+    const words = toWords(pointBytes, 2 * degree * count, componentBytes, componentWords, 2 * degree * first);
     this.device.queue.writeBuffer(this.buffer('input'), 0, words.buffer, words.byteOffset, words.byteLength);
     this.timeHost('upload', started);
     await this.phase('convert', () => {
