@@ -96,6 +96,12 @@ export interface CurveParams<C = bigint> {
   readonly fma?: Partial<Omit<CurveParams<C>, 'g2' | 'fma' | 'wide'>> & { readonly g2?: Partial<CurveParams<Fp2>> };
   /** Shipped curves: what the wide build changes, likewise. */
   readonly wide?: Partial<Omit<CurveParams<C>, 'g2' | 'fma' | 'wide'>> & { readonly g2?: Partial<CurveParams<Fp2>> };
+  /** The GPU kernels' limb shape (wasm/<curve>/<curve>.wgsl): w bits in each of n u32 limbs, coords field elements per accumulator point. */
+  readonly gpu?: {
+    readonly w: number;
+    readonly n: number;
+    readonly coords: number;
+  };
 }
 
 /** loadCurve's and a curve loader's options. */
