@@ -1,7 +1,7 @@
 // Type declarations of wasmsm/snarkjs (src/adapters/snarkjs.js). Written by hand; test/types.test.js type-checks
 // an example against them and compares the declared exports with the runtime ones.
 
-import type { Curve, Kernel } from '../index.js';
+import type { Curve, GpuOptions, Kernel } from '../index.js';
 
 /** A BigBuffer of ffjavascript: pages of bytes read as one array. */
 export interface BigBufferLike {
@@ -44,6 +44,19 @@ export interface AccelerateOptions {
    * Default 10000, so proofs one after another keep their threads and memory; Infinity: until restore().
    */
   releaseAfterMs?: number;
+  /**
+   * G1's MSMs on the GPU (curve.gpu(), WebGPU); G2 stays on its pool (no G2 GPU kernels yet). Default false.
+   * true: accelerate() rejects with GpuUnavailableError where no GPU opens. 'auto': the GPU where it opens, else G1's
+   * pool (handle.gpuError says why). An object: curve.gpu()'s options, and `optional: true` for 'auto'.
+   * A device lost during an MSM rejects that MSM (and the proof) with GpuDeviceLostError.
+   */
+  gpu?: boolean | 'auto' | AccelerateGpuOptions;
+}
+
+/** The object form of AccelerateOptions.gpu: the options of curve.gpu(), and whether the GPU may be missing. */
+export interface AccelerateGpuOptions extends GpuOptions {
+  /** true: where no GPU opens, G1 runs on its pool (as gpu: 'auto'); false (default): accelerate() rejects. */
+  optional?: boolean;
 }
 
 export interface AccelerateStats {
@@ -53,13 +66,19 @@ export interface AccelerateStats {
   fallback: number;
   /** Points of the routed MSMs. */
   points: number;
+  /** Routed MSMs run on the GPU. */
+  gpu: number;
 }
 
 export interface AccelerateHandle {
   /** wasmsm's curve of the route (its g2 serves G2). */
   readonly curve: Curve;
   readonly stats: AccelerateStats;
-  /** Puts ffjavascript's own MSMs back (after the MSMs under way) and closes the pools. Idempotent. */
+  /** The GPU adapter's description where G1's MSMs run on the GPU, else null. */
+  readonly gpu: string | null;
+  /** With gpu 'auto' (or optional), the error that kept the GPU out; else null. */
+  readonly gpuError: Error | null;
+  /** Puts ffjavascript's own MSMs back (after the MSMs under way) and closes the pools and the GPU. Idempotent. */
   restore(): Promise<void>;
   /** The same as restore(). */
   close(): Promise<void>;
@@ -75,6 +94,7 @@ export declare const DEFAULT_RELEASE_AFTER_MS: number;
 /**
  * Routes the MSMs of an ffjavascript curve ('bn128' or 'bls12381') to a wasmsm thread pool: curve.G1.multiExpAffine
  * and curve.G2.multiExpAffine are replaced on the object, so snarkjs's Groth16, PLONK and FFLONK proving use them.
- * Unknown option names are a TypeError; another curve a RangeError; a curve already accelerated a TypeError.
+ * Unknown option names are a TypeError; another curve a RangeError; a curve already accelerated a TypeError;
+ * gpu: true where no GPU opens a GpuUnavailableError.
  */
 export declare function accelerate(curve: FfCurve, options?: AccelerateOptions): Promise<AccelerateHandle>;

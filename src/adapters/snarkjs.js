@@ -14,10 +14,13 @@
 // and returns what ffjavascript would: the same point, as x | y | 1 (Z = 1 in Montgomery form), or ffjavascript's
 // own zero for infinity.
 //
+// With `gpu`, G1's MSMs run on curve.gpu() (WebGPU) instead of G1's pool, from the same bytes; G2 stays on its pool
+// (there are no G2 GPU kernels yet).
+//
 // This file speaks ffjavascript's formats through the objects the caller passes; it imports nothing from
 // snarkjs or ffjavascript (they are the user's dependencies) and only the public API of wasmsm.
 
-import { loadCurve } from '../../index.js';
+import { loadCurve, GpuDeviceLostError, GpuUnavailableError } from '../../index.js';
 import { bigIntToBytesLE, checkOptionNames } from '../msm/bytes.js';
 
 /** ffjavascript's curve names -> wasmsm's. */
@@ -33,7 +36,9 @@ export const DEFAULT_MIN_POINTS = 256;
  */
 export const DEFAULT_RELEASE_AFTER_MS = 10_000;
 
-const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups', 'releaseAfterMs'];
+const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups', 'releaseAfterMs', 'gpu'];
+/** The names of an object `gpu` option: curve.gpu()'s options, and `optional` (the object form of 'auto'). */
+const GPU_OPTIONS = ['device', 'powerPreference', 'maxMemory', 'optional'];
 
 /** The route of each ffjavascript curve object accelerated now (one per curve object). */
 const routes = new WeakMap();
@@ -42,6 +47,18 @@ const isBigBuffer = (b) => b !== null && typeof b === 'object' && !(b instanceof
 
 /** A BigBuffer (or Uint8Array) as its list of Uint8Array pages. */
 const pagesOf = (b) => (b instanceof Uint8Array ? [b] : b.buffers);
+
+/** The pages of a BigBuffer joined into one Uint8Array (a copy). */
+function joined(b) {
+  const out = new Uint8Array(b.byteLength);
+  let o = 0;
+  for (const page of b.buffers) {
+    out.set(page.subarray(0, Math.min(page.length, b.byteLength - o)), o);
+    o += page.length;
+    if (o >= b.byteLength) break;
+  }
+  return out;
+}
 
 /** One Uint8Array for b when it has a single page covering it (no copy), else null. */
 function single(b) {
@@ -127,15 +144,40 @@ function checkOptions(options) {
     throw new TypeError(`groups must be a non-empty array of 'G1' and 'G2', got ${JSON.stringify(o.groups)}`);
   }
   if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) throw new RangeError(`threads must be a positive integer, got ${o.threads}`);
+  o.gpu = checkGpuOption(o.gpu);
   return o;
+}
+
+/**
+ * The `gpu` option as null (no GPU) or { options (for curve.gpu()), optional }. Checked here, before anything is
+ * opened, so that a misspelt name is a TypeError even where 'auto' would fall back.
+ */
+function checkGpuOption(gpu) {
+  if (gpu === undefined || gpu === false) return null;
+  if (gpu === true) return { options: {}, optional: false };
+  if (gpu === 'auto') return { options: {}, optional: true };
+  if (gpu === null || typeof gpu !== 'object' || Array.isArray(gpu)) throw new TypeError(`gpu must be true, false, 'auto' or an object of curve.gpu() options, got ${JSON.stringify(gpu)}`);
+  checkOptionNames(gpu, GPU_OPTIONS, 'accelerate options.gpu');
+  const { optional = false, ...options } = gpu;
+  if (typeof optional !== 'boolean') throw new TypeError('gpu.optional must be a boolean');
+  if (options.device !== undefined && (options.device === null || typeof options.device !== 'object')) throw new TypeError('gpu.device must be a GPUDevice');
+  if (options.maxMemory !== undefined && !(typeof options.maxMemory === 'number' && options.maxMemory > 0)) throw new TypeError('gpu.maxMemory must be a positive number of bytes');
+  if (options.powerPreference !== undefined && options.powerPreference !== 'high-performance' && options.powerPreference !== 'low-power') {
+    throw new TypeError(`gpu.powerPreference must be 'high-performance' or 'low-power', got ${JSON.stringify(options.powerPreference)}`);
+  }
+  return { options, optional };
 }
 
 /**
  * Route the MSMs of an ffjavascript curve (bn128 or bls12381, as snarkjs uses it) to a wasmsm thread pool.
  * options: { threads (default: every core), sharedMemory ('auto'), minPoints (default 256: smaller MSMs stay with
  *   ffjavascript), maxMemory (bytes per MSM), kernel ('auto' | 'int' | 'fma' | 'wide'), groups (default ['G1', 'G2']),
- *   releaseAfterMs (idle time before the pools give back the memory MSMs grew; default 10 s, see threads()) }.
- * Returns a handle: { restore(), close(), terminate(), stats, curve }. A curve already accelerated is a TypeError.
+ *   releaseAfterMs (idle time before the pools give back the memory MSMs grew; default 10 s, see threads()),
+ *   gpu (false; true: G1 on curve.gpu(), GpuUnavailableError here where it cannot open; 'auto': the GPU where it
+ *   opens, else the pool; an object: curve.gpu()'s options { device, powerPreference, maxMemory } and optional
+ *   (true: as 'auto')) }.
+ * Returns a handle: { restore(), close(), terminate(), stats, curve, gpu, gpuError }. A curve already accelerated is
+ * a TypeError.
  */
 export async function accelerate(ffCurve, options) {
   checkFfCurve(ffCurve);
@@ -169,19 +211,29 @@ class Route {
     this.curve = curve;
     this.o = o;
     this.pools = {}; // group -> Promise<MsmPool>
+    this.gpu = null; // G1's GpuMsm where the GPU serves G1
+    this.gpuError = null; // why the GPU was not taken ('auto')
     this.queue = Promise.resolve(); // one MSM at a time across G1 and G2
     this.originals = { terminate: ffCurve.terminate };
     this.patched = {};
     this.active = true;
-    this.stats = { routed: 0, fallback: 0, points: 0 };
+    this.stats = { routed: 0, fallback: 0, points: 0, gpu: 0 };
     this.rBytes = new Uint8Array(32);
     bigIntToBytesLE(curve.r, this.rBytes, 0, 32);
     const route = this;
     this.handle = Object.freeze({
       /** wasmsm's curve (G1; its g2 for G2). */
       curve,
-      /** MSMs routed to wasmsm and left to ffjavascript so far, and the points routed. */
+      /** MSMs routed to wasmsm and left to ffjavascript so far, the points routed, and the MSMs run on the GPU. */
       stats: this.stats,
+      /** The GPU adapter's description where G1 runs on the GPU, else null. */
+      get gpu() {
+        return route.gpu ? route.gpu.adapter : null;
+      },
+      /** With gpu: 'auto', the error that kept the GPU out (G1 then runs on its pool); else null. */
+      get gpuError() {
+        return route.gpuError;
+      },
       /** Put ffjavascript's own MSMs back and close the pools (after the MSMs under way). */
       restore: () => route.restore(),
       /** The same as restore(). */
@@ -216,8 +268,25 @@ class Route {
       };
       this.patched.terminate = this.ff.terminate;
     }
-    // Every group's pool now, not at its first MSM: a proof's first G2 MSM should not pay for starting threads.
-    await Promise.all(this.o.groups.map((group) => this.pool(group)));
+    if (this.o.gpu && this.o.groups.includes('G1')) await this.openGpu();
+    // Every pool now, not at its first MSM: a proof's first G2 MSM should not pay for starting threads. G1 has
+    // none where the GPU serves it.
+    await Promise.all(this.o.groups.filter((group) => !(group === 'G1' && this.gpu)).map((group) => this.pool(group)));
+  }
+
+  /** G1's GPU (its kernels compile now, not in the first MSM); where it cannot open: an error, or the pool ('auto'). */
+  async openGpu() {
+    try {
+      this.gpu = await this.curve.gpu(this.o.gpu.options);
+    } catch (e) {
+      // Any failure to open means no usable GPU here (no WebGPU, no `webgpu` package in Node, no adapter, a
+      // driver that does not compile the kernels): 'auto' keeps the reason and takes the pool.
+      if (this.o.gpu.optional) {
+        this.gpuError = e;
+        return;
+      }
+      throw new GpuUnavailableError(`accelerate: the gpu option asks for a GPU, and there is no usable GPU (${e.message}); pass gpu: 'auto' to fall back to the thread pool`, { cause: e });
+    }
   }
 
   pool(group) {
@@ -245,27 +314,40 @@ class Route {
     this.stats.routed++;
     this.stats.points += n;
     if (logger) logger.debug(`${logText}: wasmsm ${group} MSM of ${n} points`);
+    const gpu = group === 'G1' ? this.gpu : null;
     const run = async () => {
-      const pool = await this.pool(group);
       const formats = { pointFormat: 'snarkjs', scalarFormat: 'snarkjs', resultFormat: 'snarkjs' };
+      if (gpu) {
+        this.stats.gpu++;
+        // The GPU takes one array per call: the pages of a BigBuffer (past 1 GiB) are joined, a copy (the pool
+        // streams them). A lost device rejects (GpuDeviceLostError): never a result.
+        return this.sumPairs(G, gpu, single(bases) ?? joined(bases), single(scalars) ?? joined(scalars), formats);
+      }
+      const pool = await this.pool(group);
       if (this.o.maxMemory !== undefined) formats.maxMemory = this.o.maxMemory;
       const b = single(bases);
       const s = single(scalars);
       // Pages of a BigBuffer are streamed as they are (the two read in step), never joined into one array.
       if (!(b && s)) return this.toJacobian(G, await pool.msmStream({ points: pagesOf(bases), scalars: pagesOf(scalars) }, formats));
-      const kept = withoutZeroScalars(b, s, 2 * n8);
-      if (kept.scalars.length === 0) return G.zero.slice();
-      try {
-        return this.toJacobian(G, await pool.msmBytes(kept.points, kept.scalars, formats));
-      } catch (e) {
-        // the error names an index in the kept pairs: the whole input again, for the index in the caller's arrays
-        if (kept.points === b) throw e;
-        return this.toJacobian(G, await pool.msmBytes(b, s, formats));
-      }
+      return this.sumPairs(G, pool, b, s, formats);
     };
     const result = this.queue.then(run);
     this.queue = result.catch(() => {});
     return result;
+  }
+
+  /** msmBytes on `target` (a pool or the GPU) of the pairs with a non-zero scalar, as ffjavascript's Jacobian. */
+  async sumPairs(G, target, b, s, formats) {
+    const kept = withoutZeroScalars(b, s, 2 * G.F.n8);
+    if (kept.scalars.length === 0) return G.zero.slice();
+    try {
+      return this.toJacobian(G, await target.msmBytes(kept.points, kept.scalars, formats));
+    } catch (e) {
+      // the error names an index in the kept pairs: the whole input again, for the index in the caller's arrays
+      // (a lost device or an abort is no input error: it fails as it is, never run again on a new device)
+      if (kept.points === b || e instanceof GpuDeviceLostError || e?.name === 'AbortError') throw e;
+      return this.toJacobian(G, await target.msmBytes(b, s, formats));
+    }
   }
 
   /** Affine LEM (all zero = infinity) to ffjavascript's Jacobian: x | y | 1 in Montgomery form, or G.zero. */
@@ -290,6 +372,8 @@ class Route {
     await this.queue;
     const pools = Object.values(this.pools);
     this.pools = {};
-    await Promise.all(pools.map(async (p) => (await p.catch(() => null))?.close()));
+    const gpu = this.gpu;
+    this.gpu = null;
+    await Promise.all([...pools.map(async (p) => (await p.catch(() => null))?.close()), gpu?.close()]);
   }
 }
