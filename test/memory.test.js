@@ -459,6 +459,46 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     }
   });
 
+  it('a stream grows its memory from what has arrived, not to its budget: a short one costs about what msmBytes does (G1, G2, both pool paths)', async () => {
+    // issue #37: 256 points with maxMemory 4 GiB grew 2963 MiB; 16 points without a budget 170 MiB (msmBytes: 1.3 MiB)
+    const bls = await loadCurve('bls12-381');
+    for (const g of [curve, bls.g2]) {
+      for (const n of [16, 1500]) {
+        const [pb, sb] = [g.randomPointsBytes(n, { seed: 47 }), g.randomScalarsBytes(n, { seed: 48 })];
+        const want = g.msmBytes(pb, sb);
+        // what msmBytes of these points grows a fresh instance to (an accumulator's own instance starts as fresh)
+        const fresh = withHeap(instantiateSync(g.module, { minPages: g.params.minPages, group: g.params.group }), g.params);
+        expect(msmBytesOn(fresh, pb, sb, n)).toEqual(want);
+        const bound = 2 * fresh.memory.buffer.byteLength + 2 * MiB;
+        for (const maxMemory of [undefined, 2 ** 32]) {
+          const timings = {};
+          expect(await g.msmStream([{ points: pb, scalars: sb }], { maxMemory, timings })).toEqual(want);
+          expect(timings.memoryBytes, `${g.group} ${n} points, maxMemory ${maxMemory}`).toBeLessThanOrEqual(bound);
+          const acc = g.msmAccumulator({ maxMemory });
+          acc.add(pb, sb);
+          expect(acc.result()).toEqual(want);
+          expect(acc.memoryBytes).toBeLessThanOrEqual(bound);
+        }
+      }
+    }
+    for (const sharedMemory of [true, false]) {
+      const pool = await curve.threads({ count: 2, sharedMemory, releaseAfterMs: Infinity });
+      try {
+        const n = 256;
+        const [pb, sb] = [curve.randomPointsBytes(n, { seed: 49 }), curve.randomScalarsBytes(n, { seed: 50 })];
+        const want = await pool.msmBytes(pb, sb);
+        const bound = 2 * pool.memoryBytes + 2 * MiB;
+        for (const maxMemory of [undefined, 2 ** 32]) {
+          await pool.trim();
+          expect(await pool.msmStream([{ points: pb, scalars: sb }], { maxMemory })).toEqual(want);
+          expect(pool.memoryBytes, `sharedMemory ${sharedMemory}, maxMemory ${maxMemory}`).toBeLessThanOrEqual(bound);
+        }
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
   it('an engine that will not grow the memory: the MSM runs in chunks that fit what it gave; with maxMemory it is a RangeError', () => {
     const bls = curve; // bn254
     const n = 1 << 14;
