@@ -237,12 +237,20 @@ export interface StreamChunk {
 /** A byte stream: a ReadableStream (a fetch body, File.stream()), an (async) iterable of Uint8Array, or one Uint8Array. */
 export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Uint8Array;
 
-/** What msmStream reads: chunks of { points, scalars }, or two byte streams read in step. */
+/**
+ * What msmStream reads: chunks of { points, scalars }, or two byte streams read in step. A chunk's bytes are read
+ * (what waits for its other half, copied) before the stream asks for the next chunk: a source may reuse or transfer
+ * its buffer from then on.
+ */
 export type StreamSource = AsyncIterable<StreamChunk> | Iterable<StreamChunk> | ReadableStream<StreamChunk> | { points: ByteSource; scalars: ByteSource };
 
 /** Curve.msmAccumulator: add pieces, then result() (or free()). Synchronous. */
 export interface MsmAccumulator {
-  /** Add points and scalars (Uint8Arrays in the formats; either may be absent; pieces need not hold whole pairs). */
+  /**
+   * Add points and scalars (Uint8Arrays in the formats; either may be absent; pieces need not hold whole pairs).
+   * Once it returns, the caller may reuse or transfer the arrays: what waits for its other half is copied. A piece
+   * that is not Uint8Arrays is a TypeError and ends the accumulator.
+   */
   add(points?: Uint8Array, scalars?: Uint8Array): void;
   /** The sum of everything added, in the result format; the accumulator's memory is given back. */
   result(): Uint8Array;
@@ -258,7 +266,11 @@ export interface MsmAccumulator {
 
 /** MsmPool.msmAccumulator: as MsmAccumulator, asynchronous; the pool is the accumulator's until result() or free(). */
 export interface PoolMsmAccumulator {
-  /** Resolves when the pool has taken the piece. */
+  /**
+   * Resolves when the pool has read the piece (what waits for its other half, copied): then the caller may reuse or
+   * transfer the arrays, not before. A piece that is not Uint8Arrays rejects here with a TypeError and ends the
+   * accumulator (result() rejects with it too).
+   */
   add(points?: Uint8Array, scalars?: Uint8Array): Promise<void>;
   result(): Promise<Uint8Array>;
   free(): Promise<void>;

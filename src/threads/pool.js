@@ -15,7 +15,7 @@ import { checkMsmOptions, checkOptionNames } from '../msm/bytes.js';
 import { checkedScalars, resultFromNative } from '../codecs.js';
 import { noFormatOptions, resolveFormatOptions } from '../formats.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
-import { abortError, checkStreamOptions, readStream } from '../stream.js';
+import { abortError, checkPiece, checkStreamOptions, readStream } from '../stream.js';
 import { RELEASE_AFTER_MS } from '../instance.js';
 
 const MAX_THREADS = 256;
@@ -154,24 +154,36 @@ export class MsmPool {
 
   /**
    * An accumulator on the pool for callers who make the chunks themselves: `await acc.add(points, scalars)` (pieces
-   * of any size, as msmStream's chunks; resolves when the pool has taken them), then `await acc.result()`. The pool
-   * is the accumulator's until result() or free(). options: as msmStream's.
+   * of any size, as msmStream's chunks; resolves when the pool has read them, or copied what waits for its other
+   * half: the caller may then reuse or transfer the buffers), then `await acc.result()`. A piece that is not
+   * Uint8Arrays rejects at add() and ends the accumulator. The pool is the accumulator's until result() or free().
+   * options: as msmStream's.
    */
   msmAccumulator(options) {
     const chunks = [];
     let wake = null;
     let ended = false;
+    let reading = null; // resolves the add() of the piece the stream reads: it is read when the stream asks for the next
+    const read = () => {
+      reading?.();
+      reading = null;
+    };
     const controller = new AbortController();
     const source = {
       [Symbol.asyncIterator]: () => ({
         next: async () => {
+          read();
           while (chunks.length === 0 && !ended) await new Promise((resolve) => (wake = resolve));
           if (chunks.length === 0) return { done: true };
           const { chunk, taken } = chunks.shift();
-          taken();
+          if (chunk.error) throw chunk.error;
+          reading = taken;
           return { done: false, value: chunk };
         },
-        return: async () => ({ done: true }),
+        return: async () => {
+          read();
+          return { done: true };
+        },
       }),
     };
     // free() aborts the stream, as does the caller's own signal
@@ -187,6 +199,14 @@ export class MsmPool {
     return {
       add: (points, scalars) => {
         if (ended) return Promise.reject(new Error('this accumulator is finished (result() or free() was called)'));
+        try {
+          checkPiece(points, scalars, 'add()');
+        } catch (error) {
+          // as the synchronous accumulator: the bad piece ends it, and result() rejects with the same error
+          ended = true;
+          push({ chunk: { error }, taken: () => {} });
+          return Promise.reject(error);
+        }
         return new Promise((resolve, reject) => {
           push({ chunk: { points, scalars }, taken: resolve });
           result.catch(reject);
