@@ -326,12 +326,43 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     expect(() => curve.msmAccumulator({ signal: new AbortController().signal })).toThrow(/free\(\)/);
     const bases = curve.prepareBases(pb);
     expect(() => bases.msmBytes(sb, { maxMemory: 1e6 })).toThrow(/does not apply to prepared bases/);
+    // a window that is not an integer says so (a NaN was "needs at least Infinity bytes")
+    for (const window of [NaN, 2.5, '5']) {
+      expect(() => curve.msmBytes(pb, sb, { window }), String(window)).toThrow(`window must be an integer in 2..24, got ${window}`);
+      await expect(curve.msmStream([], { window })).rejects.toThrow(`window must be an integer in 2..24, got ${window}`);
+      expect(() => curve.msmAccumulator({ window })).toThrow(`window must be an integer in 2..24, got ${window}`);
+    }
     const pool = await curve.threads({ count: 2 });
     try {
       await expect(pool.msmBytes(pb, sb, { maxMemroy: 1 })).rejects.toThrow(/unknown option/);
       await expect(pool.msmBytes(pb, sb, { maxMemory: 1000 })).rejects.toThrow(/too small/);
+      await expect(pool.msmStream([], { window: NaN })).rejects.toThrow('window must be an integer in 2..24, got NaN');
     } finally {
       await pool.close();
+    }
+    // the least budget a "too small" error names works, and a byte less does not: on both pool paths (the message
+    // path's threads each get maxMemory / T: it named the least for one thread), with and without a window
+    const [pb2, sb2] = [curve.randomPointsBytes(40, { seed: 51 }), curve.randomScalarsBytes(40, { seed: 52 })];
+    const want = curve.msmBytes(pb2, sb2);
+    for (const sharedMemory of [true, false]) {
+      const pool2 = await curve.threads({ count: 2, sharedMemory });
+      try {
+        for (const window of [undefined, 5]) {
+          const calls = {
+            msmBytes: (maxMemory) => pool2.msmBytes(pb2, sb2, { maxMemory, window }),
+            msmStream: (maxMemory) => pool2.msmStream([{ points: pb2, scalars: sb2 }], { maxMemory, window }),
+          };
+          for (const [name, call] of Object.entries(calls)) {
+            const what = `sharedMemory ${sharedMemory}, window ${window}, ${name}`;
+            const least = await call(1000).then(() => null, (e) => Number(/at least (\d+) bytes/.exec(e.message)?.[1]));
+            expect(least, what).toBeGreaterThan(1000);
+            expect(await call(least), what).toEqual(want);
+            await expect(call(least - 1), what).rejects.toThrow(`at least ${least} bytes`);
+          }
+        }
+      } finally {
+        await pool2.close();
+      }
     }
     await expect(curve.threads({ count: 2, shared: true })).rejects.toThrow(/unknown option "shared"/);
     // every other options object too: a misspelt name is never ignored

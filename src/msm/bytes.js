@@ -85,7 +85,9 @@ export function checkMsmOptions(options, { async = false } = {}) {
   }
   if (!async && 'signal' in options) throw new TypeError('options.signal is for asynchronous calls (a thread pool, msmStream); a synchronous msmBytes cannot be aborted');
   checkOptionNames(options, [...MSM_OPTIONS, ...(async ? ['signal'] : [])]);
-  const { timings, checkSubgroup, onProgress, signal, maxMemory } = options;
+  const { timings, checkSubgroup, onProgress, signal, maxMemory, window } = options;
+  // here, not only in msmShape: the plan's search over windows never reaches msmShape for a NaN
+  if (window != null && !Number.isInteger(window)) throw new RangeError(`window must be an integer in 2..24, got ${window}`);
   if (timings !== undefined && (timings === null || typeof timings !== 'object')) {
     throw new TypeError('options.timings must be an object (it is filled with milliseconds per phase)');
   }

@@ -195,13 +195,7 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     // points it took 1.04x one chunk's time at 2^18, docs/memory.md); else the model picks among the smaller ones
     if (c === best && C >= Math.min(limit, shape.L / 4)) break;
   }
-  if (!chosen) {
-    const need = Math.ceil(least + base);
-    throw new RangeError(
-      `maxMemory ${maxMemory} bytes is too small for this MSM: it needs at least ${need} bytes (${(need / 2 ** 20).toFixed(2)} MiB)` +
-        `${window === undefined ? '' : ` with window ${window}`}, one point per chunk`,
-    );
-  }
+  if (!chosen) throw budgetError(maxMemory, Math.ceil(least + base), window);
   const { shape, C } = chosen;
   const bytes = msmBytesFor(P, shape, C, sizeOptions);
   return Object.freeze({
@@ -215,6 +209,19 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     scalarBits,
     sizeOptions: Object.freeze(sizeOptions),
   });
+}
+
+/**
+ * The RangeError of a budget too small to run at all, naming the least that works (`need` bytes, also kept as
+ * e.need, so a pool whose threads each plan within a share of the budget can name the least for all of them).
+ */
+export function budgetError(maxMemory, need, window) {
+  const e = new RangeError(
+    `maxMemory ${maxMemory} bytes is too small for this MSM: it needs at least ${need} bytes (${(need / 2 ** 20).toFixed(2)} MiB)` +
+      `${window === undefined ? '' : ` with window ${window}`}, one point per chunk`,
+  );
+  e.need = need;
+  return e;
 }
 
 /**
