@@ -285,7 +285,11 @@ export interface MsmPool<C = bigint> {
   readonly count: number;
   /** true: the threads share one memory (the work is split by window and pair); false: the inputs are split and sent. */
   readonly sharedMemory: boolean;
-  /** Same inputs and result as Curve.msmBytes, on every thread. Rejects (TypeError/RangeError naming the input) on bad input. */
+  /**
+   * Same inputs and result as Curve.msmBytes, on every thread. Rejects (TypeError/RangeError naming the input) on bad
+   * input. The arrays are read when the call's turn comes: do not change or transfer them before the promise settles
+   * (the same holds for prepareBases and the prepared bases' msmBytes).
+   */
   msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: PoolMsmOptions): Promise<Uint8Array>;
   /** Same inputs and result as Curve.msm, on every thread. */
   msm(points: ReadonlyArray<AffinePoint<C> | PointLike<C> | null>, scalars: ReadonlyArray<bigint>, options?: PoolMsmOptions): Promise<AffinePoint<C> | null>;
