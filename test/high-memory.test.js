@@ -1,6 +1,6 @@
 // Addresses past 2^31 (issue #37): every API that runs an MSM, on G1 and G2, on one thread and on both pool paths,
 // in a child process whose heaps start past 2 GiB, or 128 MiB below the 4 GiB end of a Wasm memory
-// (WASMSM_TEST_HEAP_OFFSET, src/runtime/heap.js), each result against @noble/curves (test/fixtures/high-memory.js);
+// (fixtures/heap-offset.js, src/runtime/heap.js), each result against @noble/curves (test/fixtures/high-memory.js);
 // and g_gather over entries that end at the last byte of a 4 GiB memory. A signed 32-bit address anywhere
 // (`at >> 2` indexing a typed array, an end pointer that wraps) gave the point at infinity here.
 
@@ -9,9 +9,11 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const fixture = fileURLToPath(new URL('./fixtures/high-memory.js', import.meta.url));
+const preload = fileURLToPath(new URL('./fixtures/heap-offset.js', import.meta.url));
 
 function runAt(offset) {
-  const child = spawnSync(process.execPath, [fixture], {
+  // the preload sets the offset in the child and in each of its worker threads
+  const child = spawnSync(process.execPath, ['--import', preload, fixture], {
     encoding: 'utf8', timeout: 60_000, env: { ...process.env, WASMSM_TEST_HEAP_OFFSET: String(offset) },
   });
   expect(child.status, child.stderr).toBe(0);

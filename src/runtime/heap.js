@@ -8,13 +8,12 @@ import { PAGE } from './loader.js';
 export const MEMORY_LIMIT = 2 ** 32;
 
 /**
- * Tests only: bytes every heap over a memory leaves unused at its start (WASMSM_TEST_HEAP_OFFSET, seen where the
- * process's environment is: Node and its worker threads), so a test runs every call at addresses past 2^31 (up to
- * 4 GiB) without gigabytes of input. Read when a heap is made, never at import.
+ * Tests only: bytes every heap of a module leaves unused at its start (globalThis.__wasmsmTestHeapOffset, set in each
+ * thread by test/fixtures/heap-offset.js), so a test runs every call at addresses past 2^31 (up to 4 GiB) without
+ * gigabytes of input. A global, not the environment: reading that asks Deno for a permission.
  */
-const testHeapOffset = () => Math.ceil(Number(globalThis.process?.env?.WASMSM_TEST_HEAP_OFFSET ?? 0) / 64) * 64 || 0;
+const testHeapOffset = () => Math.ceil((Number(globalThis.__wasmsmTestHeapOffset) || 0) / 64) * 64;
 
-/** Memory could not grow (the engine refused, or past 4 GiB): `outOfMemory` lets a caller retry with less. */
 export class WasmMemoryError extends RangeError {
   constructor(message) {
     super(message);
