@@ -267,9 +267,9 @@ export interface MsmAccumulator {
 /** MsmPool.msmAccumulator: as MsmAccumulator, asynchronous; the pool is the accumulator's until result() or free(). */
 export interface PoolMsmAccumulator {
   /**
-   * Resolves when the pool has read the piece (what waits for its other half, copied): then the caller may reuse or
-   * transfer the arrays, not before. A piece that is not Uint8Arrays rejects here with a TypeError and ends the
-   * accumulator (result() rejects with it too).
+   * Copies the piece: the caller may reuse or transfer the arrays once add() returns. Resolves when the pool has
+   * taken the piece (await it, so pieces do not queue far ahead of the pool). A piece that is not Uint8Arrays rejects
+   * here with a TypeError and ends the accumulator (result() rejects with it too).
    */
   add(points?: Uint8Array, scalars?: Uint8Array): Promise<void>;
   result(): Promise<Uint8Array>;

@@ -1,6 +1,6 @@
-// The caller's buffers (issue #37): after acc.add() returns (a pool's: after its promise resolves), and once a stream
-// asks its source for the next chunk, the caller may reuse or transfer the bytes it gave: what waits for its other
-// half is copied. Each case reuses one buffer, overwriting it after every add, or transfers it, and compares the sum
+// The caller's buffers (issue #37): once acc.add() returns (sync or a pool's), and once a stream asks its source for
+// the next chunk, the caller may reuse or transfer the bytes it gave: what waits for its other half is copied (a
+// pool's add copies the piece). Each case reuses one buffer, overwriting it after every add, or transfers it, and compares the sum
 // with msmBytes of the same input. Then a property test: random sequences of adds with random piece sizes (cut
 // inside points and scalars, points and scalars out of step), buffers reused or transferred, random budgets, on G1,
 // G2 and both pool paths, every result against msmBytes (a short run here; WASMSM_LONG_TESTS=1 runs a long one).
@@ -90,7 +90,7 @@ describe('the caller may reuse or transfer its buffers once add() returns', { ti
     }
   });
 
-  it('pool accumulator (both paths): await add(), then the buffer is overwritten or transferred', async () => {
+  it('pool accumulator (both paths): after add(), awaited or not, the buffer is overwritten or transferred', async () => {
     const { points, scalars } = inputs(bn, 30, 67);
     const want = bn.msmBytes(points, scalars);
     for (const pool of pools) {
@@ -103,8 +103,9 @@ describe('the caller may reuse or transfer its buffers once add() returns', { ti
       }
       for (let at = 0; at < scalars.length; at += 100) {
         const piece = scalars.slice(at, at + 100);
-        await acc.add(undefined, piece);
-        transfer(piece);
+        const added = acc.add(undefined, piece);
+        transfer(piece); // before the pool has taken it
+        await added;
       }
       expect(await acc.result(), `sharedMemory ${pool.sharedMemory}`).toEqual(want);
     }
@@ -177,8 +178,9 @@ async function randomRun(rng, g, kind, pool, material, least) {
     const acc = kind === 'sync' ? g.msmAccumulator({ maxMemory }) : pool.msmAccumulator({ maxMemory });
     for (const [pp, ss] of steps) {
       const given = [give(pp, 0), give(ss, 1)];
-      await acc.add(given[0], given[1]);
-      after(given);
+      const added = acc.add(given[0], given[1]);
+      after(given); // a pool's add copies: before its promise resolves
+      await added;
     }
     out = await acc.result();
   } else {

@@ -154,36 +154,27 @@ export class MsmPool {
 
   /**
    * An accumulator on the pool for callers who make the chunks themselves: `await acc.add(points, scalars)` (pieces
-   * of any size, as msmStream's chunks; resolves when the pool has read them, or copied what waits for its other
-   * half: the caller may then reuse or transfer the buffers), then `await acc.result()`. A piece that is not
-   * Uint8Arrays rejects at add() and ends the accumulator. The pool is the accumulator's until result() or free().
-   * options: as msmStream's.
+   * of any size, as msmStream's chunks; copied, so the caller may reuse or transfer its arrays once add() returns;
+   * resolves when the pool has taken the piece, which keeps a fast caller from queueing far ahead), then
+   * `await acc.result()`. A piece that is not Uint8Arrays rejects at add() and ends the accumulator. The pool is the
+   * accumulator's until result() or free(). options: as msmStream's.
    */
   msmAccumulator(options) {
     const chunks = [];
     let wake = null;
     let ended = false;
-    let reading = null; // resolves the add() of the piece the stream reads: it is read when the stream asks for the next
-    const read = () => {
-      reading?.();
-      reading = null;
-    };
     const controller = new AbortController();
     const source = {
       [Symbol.asyncIterator]: () => ({
         next: async () => {
-          read();
           while (chunks.length === 0 && !ended) await new Promise((resolve) => (wake = resolve));
           if (chunks.length === 0) return { done: true };
           const { chunk, taken } = chunks.shift();
           if (chunk.error) throw chunk.error;
-          reading = taken;
+          taken();
           return { done: false, value: chunk };
         },
-        return: async () => {
-          read();
-          return { done: true };
-        },
+        return: async () => ({ done: true }),
       }),
     };
     // free() aborts the stream, as does the caller's own signal
@@ -207,8 +198,10 @@ export class MsmPool {
           push({ chunk: { error }, taken: () => {} });
           return Promise.reject(error);
         }
+        // copies: the pool reads a piece when the stream comes to it, and the caller's arrays are the caller's
+        const chunk = { points: points?.slice(), scalars: scalars?.slice() };
         return new Promise((resolve, reject) => {
-          push({ chunk: { points, scalars }, taken: resolve });
+          push({ chunk, taken: resolve });
           result.catch(reject);
         });
       },
