@@ -136,19 +136,22 @@ describe('the caller may reuse or transfer its buffers once add() returns', { ti
 async function randomRun(rng, g, kind, pool, material, least) {
   const PB = 2 * g.params.field.bytes;
   const S = g.scalarBytes;
-  const n = rng.int(0, 2) === 0 ? rng.int(0, 8) : rng.int(0, material.n);
+  // a few pairs, up to 200, or up to all (past FIRST_CHUNK_POINTS: a stream's first chunk grows as pairs come)
+  const n = [rng.int(0, 8), rng.int(0, Math.min(200, material.n)), rng.int(0, material.n)][rng.int(0, 2)];
   const first = rng.int(0, material.n - n);
   const points = material.points.slice(first * PB, (first + n) * PB);
   const scalars = material.scalars.slice(first * S, (first + n) * S);
   // some zero scalars, some runs of equal points: buckets that cancel or double across pieces
   for (let i = 0; i < n; i++) if (rng.int(0, 9) === 0) scalars.fill(0, i * S, (i + 1) * S);
   // none, 4 GiB and more than 2 GiB (the memory grows with what comes, not to these), and from the least that runs
-  // (one point per chunk) to a few times it: chunks of a few to a few dozen points, buckets carried across them
-  const budgets = [undefined, 2 ** 32, 2 ** 31 + 2 ** 20, least, Math.floor(least * (1 + rng.int(1, 16) / 8))];
+  // (one point per chunk) to a few times it: chunks of 1 to ~100 points, buckets carried across them
+  const checkSubgroup = rng.int(0, 3) === 0;
+  const low = least[Number(checkSubgroup)];
+  const budgets = [undefined, 2 ** 32, 2 ** 31 + 2 ** 20, low, Math.floor(low * (1 + rng.int(1, 16) / 8))];
   const maxMemory = budgets[rng.int(0, budgets.length - 1)];
   const want = g.msmBytes(points, scalars);
   const mode = ['reuse', 'transfer', 'fresh'][rng.int(0, 2)];
-  const describe = `${g.group} ${kind} n=${n} maxMemory=${maxMemory} ${mode}`;
+  const describe = `${g.group} ${kind} n=${n} maxMemory=${maxMemory} checkSubgroup=${checkSubgroup} ${mode}`;
   // the pieces, in order: [points bytes | undefined, scalars bytes | undefined]
   const steps = [];
   for (let p = 0, s = 0; p < points.length || s < scalars.length; ) {
@@ -175,7 +178,7 @@ async function randomRun(rng, g, kind, pool, material, least) {
   };
   let out;
   if (kind === 'sync' || kind === 'pool') {
-    const acc = kind === 'sync' ? g.msmAccumulator({ maxMemory }) : pool.msmAccumulator({ maxMemory });
+    const acc = (kind === 'sync' ? g : pool).msmAccumulator({ maxMemory, checkSubgroup });
     for (const [pp, ss] of steps) {
       const given = [give(pp, 0), give(ss, 1)];
       const added = acc.add(given[0], given[1]);
@@ -191,13 +194,13 @@ async function randomRun(rng, g, kind, pool, material, least) {
         after(given);
       }
     }
-    out = await (kind === 'stream' ? g : pool).msmStream(source(), { maxMemory });
+    out = await (kind === 'stream' ? g : pool).msmStream(source(), { maxMemory, checkSubgroup });
   }
   return [out, want, describe];
 }
 
 describe('property: random adds, piece sizes, reused and transferred buffers, budgets (G1, G2, both pool paths) equal msmBytes', { timeout: 3_600_000 }, () => {
-  const RUNS = LONG_TESTS ? 200 : 16;
+  const RUNS = LONG_TESTS ? 200 : 10;
   let targets;
   const pools = [];
 
@@ -205,8 +208,8 @@ describe('property: random adds, piece sizes, reused and transferred buffers, bu
     const bn = await loadCurve('bn254');
     const bls = await loadCurve('bls12-381');
     const material = (g, n, seed) => ({ n, points: g.randomPointsBytes(n, { seed }), scalars: g.randomScalarsBytes(n, { seed: seed + 1 }) });
-    const m1 = material(bn, LONG_TESTS ? 2000 : 200, 71);
-    const m2 = material(bls.g2, LONG_TESTS ? 400 : 60, 73);
+    const m1 = material(bn, LONG_TESTS ? 4000 : 1500, 71);
+    const m2 = material(bls.g2, LONG_TESTS ? 1500 : 150, 73);
     for (const sharedMemory of [true, false]) pools.push(await bn.threads({ count: 2, sharedMemory, releaseAfterMs: Infinity }));
     const g2pool = await bls.g2.threads({ count: 2, sharedMemory: false, releaseAfterMs: Infinity });
     pools.push(g2pool);
@@ -215,12 +218,16 @@ describe('property: random adds, piece sizes, reused and transferred buffers, bu
       [bn, 'pool', pools[0], m1], [bn, 'pool-stream', pools[0], m1], [bn, 'pool', pools[1], m1], [bn, 'pool-stream', pools[1], m1],
       [bls.g2, 'pool', g2pool, m2],
     ];
-    // each target's least budget, from the RangeError that names it
+    // each target's least budget without and with checkSubgroup (its scratch), from the RangeError that names it
     for (const target of targets) {
       const [g, , pool] = target;
-      const error = await (pool ?? g).msmStream([], { maxMemory: 1000 }).then(() => null, (e) => e);
-      target.push(Number(/at least (\d+) bytes/.exec(error?.message)?.[1]));
-      expect(target[4]).toBeGreaterThan(1000);
+      const least = [];
+      for (const checkSubgroup of [false, true]) {
+        const error = await (pool ?? g).msmStream([], { maxMemory: 1000, checkSubgroup }).then(() => null, (e) => e);
+        least.push(Number(/at least (\d+) bytes/.exec(error?.message)?.[1]));
+      }
+      expect(Math.min(...least)).toBeGreaterThan(1000);
+      target.push(least);
     }
   });
   afterAll(async () => {
