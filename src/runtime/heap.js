@@ -14,6 +14,7 @@ export const MEMORY_LIMIT = 2 ** 32;
  */
 const testHeapOffset = () => Math.ceil((Number(globalThis.__wasmsmTestHeapOffset) || 0) / 64) * 64;
 
+/** Memory could not grow (the engine refused, or past 4 GiB): `outOfMemory` lets a caller retry with less. */
 export class WasmMemoryError extends RangeError {
   constructor(message) {
     super(message);
