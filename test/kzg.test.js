@@ -131,6 +131,13 @@ describe('wasmsm/kzg: micro-eth-signer\'s fast_v1 setup, a pool', () => {
       try {
         expect(await other.blobToKzgCommitment(random)).toBe(commitment);
         expect(await other.computeBlobProof(random, commitment)).toBe(proof);
+        // the blob's bytes are read before the promise is returned: the caller may reuse them at once
+        const bytes = Uint8Array.from(Buffer.from(blobHex(random).slice(2), 'hex'));
+        const committed = other.blobToKzgCommitment(bytes);
+        const proved = other.computeBlobProof(bytes, commitment);
+        bytes.fill(0xff);
+        expect(await committed).toBe(commitment);
+        expect(await proved).toBe(proof);
       } finally {
         await other.close();
       }

@@ -111,6 +111,42 @@ describe('the caller may reuse or transfer its buffers once add() returns', { ti
     }
   });
 
+  it('msmStream over two byte streams that each refill one buffer', async () => {
+    const { points, scalars } = inputs(bn, 50, 71);
+    const want = bn.msmBytes(points, scalars);
+    function* refilling(bytes, size) {
+      const buffer = new Uint8Array(size);
+      for (let at = 0; at < bytes.length; at += size) {
+        const piece = bytes.subarray(at, at + size);
+        buffer.set(piece);
+        yield buffer.subarray(0, piece.length);
+        buffer.fill(0x99);
+      }
+    }
+    const source = () => ({ points: refilling(points, 333), scalars: refilling(scalars, 77) });
+    expect(await bn.msmStream(source())).toEqual(want);
+    for (const pool of pools) expect(await pool.msmStream(source()), `pool ${pool.sharedMemory}`).toEqual(want);
+  });
+
+  it('pool prepared bases keep their own copy: the points overwritten after prepareBases resolves, a thread replaced', async () => {
+    const { points, scalars } = inputs(bn, 64, 73);
+    const want = bn.msmBytes(points, scalars);
+    for (const pool of pools) {
+      const bytes = points.slice();
+      const bases = await pool.prepareBases(bytes);
+      bytes.fill(0x42);
+      expect(await bases.msmBytes(scalars), `sharedMemory ${pool.sharedMemory}`).toEqual(want);
+      // a replaced thread rebuilds its slice (message path) from the pool's copy, not the caller's array
+      pool.killThreadForTesting(1);
+      // the call that finds the thread dead may fail with it; the pool replaces it for the next
+      const first = await bases.msmBytes(scalars).catch((e) => e);
+      if (first instanceof Error) expect(first.message).toMatch(/wasmsm thread 1/);
+      else expect(first).toEqual(want);
+      expect(await bases.msmBytes(scalars), `sharedMemory ${pool.sharedMemory}, a thread replaced`).toEqual(want);
+      await bases.free();
+    }
+  });
+
   it('pool accumulator: a piece that is not Uint8Arrays rejects at add() (as the sync form throws), and result() with it', async () => {
     for (const pool of pools) {
       const acc = pool.msmAccumulator();
