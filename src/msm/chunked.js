@@ -4,7 +4,7 @@
 // every window's sums from chunk to chunk. finish() reduces and combines once; free() gives it all back.
 // msmBytesOn (Curve.msmBytes, the pool's message path) is one ChunkedMsm fed the whole input.
 
-import { allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, grownCapacity, growInputs, pairsOf, recordPointsFor, STAGING_POINTS } from './layout.js';
+import { allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, pairsOf, recordPointsFor, STAGING_POINTS } from './layout.js';
 import { planMsm, singleThreadPieces, windowWithin } from './plan.js';
 import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange, reducePieces, setInfinity } from './index.js';
 import { convertPoints, neutralBytes, pointToBytes, scalarBitLength } from './bytes.js';
@@ -46,9 +46,7 @@ export class ChunkedMsm {
     this.#inputs = allocInputs(instance.heap, instance.params, C, this.#inputOptions(C));
   }
 
-  #inputOptions(capacity) {
-    return { stagingPoints: Math.min(STAGING_POINTS, capacity), subgroupScratch: this.#options.checkSubgroup ? 1 : 0 };
-  }
+  #inputOptions = (capacity) => ({ stagingPoints: Math.min(STAGING_POINTS, capacity), subgroupScratch: this.#options.checkSubgroup ? 1 : 0 });
 
   /** Points the chunk being filled still takes. */
   get room() {
@@ -66,10 +64,7 @@ export class ChunkedMsm {
     const PB = 2 * P.field.bytes;
     const S = P.scalarBytes;
     if (count > this.room) throw new RangeError(`${count} points do not fit the ${this.room} left in this chunk`);
-    if (this.#filled + count > this.#inputs.capacity) {
-      const capacity = grownCapacity(this.#inputs.capacity, this.#filled + count, this.#plan.chunkPoints);
-      this.#inputs = growInputs(this.#instance.heap, memory, P, this.#inputs, capacity, this.#filled, this.#inputOptions(capacity));
-    }
+    this.#inputs = growInputs(this.#instance.heap, memory, P, this.#inputs, this.#filled + count, this.#plan.chunkPoints, this.#filled, this.#inputOptions);
     const { staging, stagingPoints, points, scalars, subgroup } = this.#inputs;
     for (let at = 0; at < count; at += stagingPoints) {
       const size = Math.min(stagingPoints, count - at);

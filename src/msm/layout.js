@@ -38,38 +38,37 @@ export const segmentsFor = (pieceCount, L) => Math.min(L, 2 ** Math.max(0, Math.
  */
 export function allocInputs(heap, P, capacity, { stagingPoints = capacity, subgroupScratch = 0 } = {}) {
   const A = P.affineBytes;
-  const inputs = {
+  return {
     capacity,
     points: heap.alloc((pairsPerPoint(P) * capacity + 1) * A, 64),
     scalars: heap.alloc(capacity * P.scalarBytes + 8),
     stagingPoints,
     staging: heap.alloc(stagingPoints * 2 * P.field.bytes),
     subgroup: Array.from({ length: subgroupScratch }, () => heap.alloc(subgroupScratchBytes(P), 64)),
+    end: heap.top,
   };
-  inputs.end = heap.mark();
-  return inputs;
 }
 
 /**
- * Points the first chunk of a stream has room for before more arrive: its inputs grow with what comes (growInputs),
- * so a short stream costs about what msmBytes of the same points costs, whatever its budget.
+ * The inputs of a stream's first chunk have room for this many points, then grow with what comes (growInputs), so a
+ * short stream costs about what msmBytes of the same points costs, whatever its budget.
  */
 export const FIRST_CHUNK_POINTS = 1024;
 
-/** The capacity a chunk's inputs grow to for `needed` points: doubling (so copies cost O(points)), at most `limit`. */
-export const grownCapacity = (capacity, needed, limit) => Math.min(limit, Math.max(needed, 2 * capacity));
-
 /**
- * The inputs of a chunk being filled, in room for `capacity` points (options as allocInputs'): they must be the
- * heap's last allocation. The points stay where they are; the first `filled` scalars and `staged` bytes of the
- * staging area move up to their new places (the staging area first: the scalars' new place may cover its old one).
+ * The inputs of a chunk being filled (the heap's last allocation), with room for `needed` points: as they are, or
+ * moved to room for twice as many (doubling: the copies cost O(points)), at most `limit`, with allocInputs' options
+ * optionsFor(capacity). The points stay where they are; the first `filled` scalars and `staged` bytes of the staging
+ * area move up (the staging area first: the scalars' new place may cover its old one).
  */
-export function growInputs(heap, memory, P, inputs, capacity, filled, { staged = 0, ...options } = {}) {
-  if (heap.mark() !== inputs.end) throw new Error('internal: a chunk\'s inputs grow only while they are the heap\'s last allocation');
+export function growInputs(heap, memory, P, inputs, needed, limit, filled, optionsFor, staged = 0) {
+  if (needed <= inputs.capacity) return inputs;
+  if (heap.top !== inputs.end) throw new Error('internal: inputs not last');
   heap.release(inputs.points);
-  const grown = allocInputs(heap, P, capacity, options);
+  const capacity = Math.min(limit, Math.max(needed, 2 * inputs.capacity));
+  const grown = allocInputs(heap, P, capacity, optionsFor(capacity));
   const bytes = new Uint8Array(memory.buffer);
-  if (staged) bytes.copyWithin(grown.staging, inputs.staging, inputs.staging + staged);
+  bytes.copyWithin(grown.staging, inputs.staging, inputs.staging + staged);
   bytes.copyWithin(grown.scalars, inputs.scalars, inputs.scalars + filled * P.scalarBytes);
   return grown;
 }

@@ -8,11 +8,11 @@ import { PAGE } from './loader.js';
 export const MEMORY_LIMIT = 2 ** 32;
 
 /**
- * Tests only: bytes every heap of a module leaves unused at its start (globalThis.__wasmsmTestHeapOffset, set in each
- * thread by test/fixtures/heap-offset.js), so a test runs every call at addresses past 2^31 (up to 4 GiB) without
+ * Tests only: bytes every heap of a module leaves unused at its start (globalThis.__wasmsmTestHeapOffset, a multiple
+ * of 64 set in each thread by test/fixtures/heap-offset.js), so a test runs every call at addresses past 2^31 (up to 4 GiB) without
  * gigabytes of input. A global, not the environment: reading that asks Deno for a permission.
  */
-const testHeapOffset = () => Math.ceil((Number(globalThis.__wasmsmTestHeapOffset) || 0) / 64) * 64;
+const testHeapOffset = () => globalThis.__wasmsmTestHeapOffset ?? 0;
 
 /** Memory could not grow (the engine refused, or past 4 GiB): `outOfMemory` lets a caller retry with less. */
 export class WasmMemoryError extends RangeError {

@@ -12,7 +12,7 @@
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { DEFAULT_WORKING_SET, equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
 import { scalePieces, weightedCuts } from './split.js';
-import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, grownCapacity, growInputs, lanePieces } from '../msm/layout.js';
+import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, lanePieces } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { pointScaleBytes } from '../msm/chunked.js';
@@ -334,9 +334,7 @@ class SharedChunks {
   }
 
   /** The threads convert the points of the whole chunk from its staged bytes: staging for all of them. */
-  #inputOptions(capacity) {
-    return { stagingPoints: capacity, subgroupScratch: this.#options.checkSubgroup ? this.#path.count : 0 };
-  }
+  #inputOptions = (capacity) => ({ stagingPoints: capacity, subgroupScratch: this.#options.checkSubgroup ? this.#path.count : 0 });
 
   get room() {
     return this.#plan.chunkPoints - this.#filled;
@@ -349,11 +347,7 @@ class SharedChunks {
     const PB = 2 * P.field.bytes;
     const S = P.scalarBytes;
     const { memory } = shared;
-    if (this.#filled + count > this.#inputs.capacity) {
-      const capacity = grownCapacity(this.#inputs.capacity, this.#filled + count, this.#plan.chunkPoints);
-      const options = { ...this.#inputOptions(capacity), staged: this.#filled * PB };
-      this.#inputs = growInputs(shared.instance.heap, memory, P, this.#inputs, capacity, this.#filled, options);
-    }
+    this.#inputs = growInputs(shared.instance.heap, memory, P, this.#inputs, this.#filled + count, this.#plan.chunkPoints, this.#filled, this.#inputOptions, this.#filled * PB);
     new Uint8Array(memory.buffer, this.#inputs.staging + this.#filled * PB, count * PB).set(pointBytes.subarray(0, count * PB));
     new Uint8Array(memory.buffer, this.#inputs.scalars + this.#filled * S, count * S).set(scalarBytes.subarray(0, count * S));
     if (this.#filled === 0) this.#chunkFirst = first;
