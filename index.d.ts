@@ -243,12 +243,20 @@ export interface StreamChunk {
 /** A byte stream: a ReadableStream (a fetch body, File.stream()), an (async) iterable of Uint8Array, or one Uint8Array. */
 export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Uint8Array;
 
-/** What msmStream reads: chunks of { points, scalars }, or two byte streams read in step. */
+/**
+ * What msmStream reads: chunks of { points, scalars }, or two byte streams read in step. A chunk's bytes are read
+ * (what waits for its other half, copied) before the stream asks for the next chunk: a source may reuse or transfer
+ * its buffer from then on.
+ */
 export type StreamSource = AsyncIterable<StreamChunk> | Iterable<StreamChunk> | ReadableStream<StreamChunk> | { points: ByteSource; scalars: ByteSource };
 
 /** Curve.msmAccumulator: add pieces, then result() (or free()). Synchronous. */
 export interface MsmAccumulator {
-  /** Add points and scalars (Uint8Arrays in the formats; either may be absent; pieces need not hold whole pairs). */
+  /**
+   * Add points and scalars (Uint8Arrays in the formats; either may be absent; pieces need not hold whole pairs).
+   * Once it returns, the caller may reuse or transfer the arrays: what waits for its other half is copied. A piece
+   * that is not Uint8Arrays is a TypeError and ends the accumulator.
+   */
   add(points?: Uint8Array, scalars?: Uint8Array): void;
   /** The sum of everything added, in the result format; the accumulator's memory is given back. */
   result(): Uint8Array;
@@ -264,7 +272,11 @@ export interface MsmAccumulator {
 
 /** MsmPool.msmAccumulator: as MsmAccumulator, asynchronous; the pool is the accumulator's until result() or free(). */
 export interface PoolMsmAccumulator {
-  /** Resolves when the pool has taken the piece. */
+  /**
+   * Copies the piece: the caller may reuse or transfer the arrays once add() returns. Resolves when the pool has
+   * taken the piece (await it, so pieces do not queue far ahead of the pool). A piece that is not Uint8Arrays rejects
+   * here with a TypeError and ends the accumulator (result() rejects with it too).
+   */
   add(points?: Uint8Array, scalars?: Uint8Array): Promise<void>;
   result(): Promise<Uint8Array>;
   free(): Promise<void>;
@@ -279,7 +291,11 @@ export interface MsmPool<C = bigint> {
   readonly count: number;
   /** true: the threads share one memory (the work is split by window and pair); false: the inputs are split and sent. */
   readonly sharedMemory: boolean;
-  /** Same inputs and result as Curve.msmBytes, on every thread. Rejects (TypeError/RangeError naming the input) on bad input. */
+  /**
+   * Same inputs and result as Curve.msmBytes, on every thread. Rejects (TypeError/RangeError naming the input) on bad
+   * input. The arrays are read when the call's turn comes: do not change or transfer them before the promise settles
+   * (the same holds for prepareBases and the prepared bases' msmBytes).
+   */
   msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: PoolMsmOptions): Promise<Uint8Array>;
   /** Same inputs and result as Curve.msm, on every thread. */
   msm(points: ReadonlyArray<AffinePoint<C> | PointLike<C> | null>, scalars: ReadonlyArray<bigint>, options?: PoolMsmOptions): Promise<AffinePoint<C> | null>;

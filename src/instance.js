@@ -15,7 +15,7 @@ export const RELEASE_AFTER_MS = 1000;
 
 /** exports and memory of an instantiated module (runtime/loader.js) with a heap above its heapBase and the base field. */
 export function withHeap({ exports, memory }, params) {
-  const heap = new Heap(memory, exports.fp_heapBase.value);
+  const heap = Heap.ofModule(memory, exports);
   return { exports, memory, params, heap, fp: new Field(exports, params.field.base ?? params.field, heap, 'fp') };
 }
 

@@ -19,6 +19,7 @@ const BATCH_PAIRS = 1 << 16;
 class ByteQueue {
   #pieces = [];
   #offset = 0; // into the first piece
+  #kept = 0; // the first pieces, which are copies of our own (keep)
   length = 0;
 
   push(bytes) {
@@ -49,9 +50,19 @@ class ByteQueue {
     return out;
   }
 
+  /** Copy what is left of the caller's pieces: once add() returns, the caller may reuse or transfer its buffers. */
+  keep() {
+    for (let i = this.#kept; i < this.#pieces.length; i++) {
+      this.#pieces[i] = this.#pieces[i].slice(i === 0 ? this.#offset : 0);
+      if (i === 0) this.#offset = 0;
+    }
+    this.#kept = this.#pieces.length;
+  }
+
   #drop() {
     this.#pieces.shift();
     this.#offset = 0;
+    this.#kept = Math.max(0, this.#kept - 1);
   }
 }
 
@@ -68,11 +79,15 @@ class PairBuffer {
 
   /** points and scalars: Uint8Array or undefined; `what` names the piece in errors. */
   push(points, scalars, what) {
-    for (const [name, bytes] of [['points', points], ['scalars', scalars]]) {
-      if (bytes !== undefined && bytes !== null && !(bytes instanceof Uint8Array)) throw new TypeError(`${what}.${name} must be a Uint8Array (or absent)`);
-    }
+    checkPiece(points, scalars, what);
     if (points) this.#points.push(points);
     if (scalars) this.#scalars.push(scalars);
+  }
+
+  /** Copy the bytes still waiting that are views of the caller's buffers (ByteQueue.keep). */
+  keep() {
+    this.#points.keep();
+    this.#scalars.keep();
   }
 
   /** Whole pairs ready. */
@@ -97,6 +112,13 @@ class PairBuffer {
     partial(this.#points, this.pointSize, 'point');
     partial(this.#scalars, this.scalarSize, 'scalar');
     if (points !== scalars) throw new RangeError(`${points} points but ${scalars} scalars in the whole input`);
+  }
+}
+
+/** A TypeError unless points and scalars are each a Uint8Array or absent; `what` names the piece. */
+export function checkPiece(points, scalars, what) {
+  for (const [name, bytes] of [['points', points], ['scalars', scalars]]) {
+    if (bytes !== undefined && bytes !== null && !(bytes instanceof Uint8Array)) throw new TypeError(`${what}.${name} must be a Uint8Array (or absent)`);
   }
 }
 
@@ -136,7 +158,8 @@ export function checkStreamOptions(P, options) {
 /**
  * The sum of scalars[i] * points[i] over pairs added a piece at a time, on one thread, in an instance of its own
  * (dropped at result() or free(), so its memory goes back). add(points, scalars): Uint8Arrays of any length in
- * the stream's formats (either may be absent); result(): the sum, in the result format. Variable time.
+ * the stream's formats (either may be absent), the caller's again once add() returns (what waits for its other half
+ * is copied); result(): the sum, in the result format. Variable time.
  */
 export class MsmAccumulator {
   #curve;
@@ -178,6 +201,7 @@ export class MsmAccumulator {
     try {
       this.#buffer.push(points, scalars, 'add()');
       this.#feed();
+      this.#buffer.keep();
     } catch (e) {
       this.free();
       throw e;
@@ -314,8 +338,9 @@ export function abortError(signal) {
 /**
  * Read a source to its end into a PairBuffer, handing every batch of whole pairs to add(points, scalars, count,
  * first) (which may be async; points in their format, scalars native and checked). Stops with an AbortError
- * when `signal` aborts, even while the source waits; a source that throws rejects with its error.
- * Returns the number of pairs.
+ * when `signal` aborts, even while the source waits; a source that throws rejects with its error. A chunk's bytes
+ * are read (what waits for its other half, copied) before the next chunk is asked for, so a source may reuse its
+ * buffer between chunks. Returns the number of pairs.
  */
 export async function readStream(P, source, { signal, pointSize, scalarSize, scalarLayout, room = () => Infinity, batch = BATCH_PAIRS }, add) {
   const it = chunkIterator(source);
@@ -341,6 +366,8 @@ export async function readStream(P, source, { signal, pointSize, scalarSize, sca
         const [points, scalars] = buffer.take(count);
         await Promise.race([add(points, nativeScalars(P, scalarLayout, scalars, count, first), count, first), aborted]);
       }
+      // a source may reuse its buffer once asked for the next chunk
+      buffer.keep();
     }
     buffer.checkEnd();
     return buffer.taken;

@@ -73,7 +73,9 @@ describe('browser bundle of the library', () => {
       const staticInputs = staticFiles.flatMap((f) => Object.keys(outputs[f].inputs));
       expect(staticInputs.some((p) => p.endsWith('.wasm.js')), `${c.curve}: Wasm must not load with the entry`).toBe(false);
       expect(c.wasm.raw).toBeGreaterThan(10_000);
-      expect(c.js.raw).toBeLessThan(64 * 1024);
+      // a budget, not a measure: 64 KiB had 118 bytes to spare when the streams' growing inputs, the copies of the
+      // caller's buffers and the option checks of issue #37 took about 0.9 KiB more (BLS12-381: 66409 bytes)
+      expect(c.js.raw).toBeLessThan(68 * 1024);
     }
   });
 

@@ -78,7 +78,14 @@ describe('wasmsm/kzg: bad input', () => {
     const tooBig = [...random];
     tooBig[7] = r;
     await expect(kzg.blobToKzgCommitment(tooBig)).rejects.toThrow(/blob\[7\]/);
-    await expect(kzg.blobToKzgCommitment(blobHex(tooBig))).rejects.toThrow(RangeError);
+    // every form names the element as blob[i] (bytes and hex reached the MSM, which named scalars[7])
+    await expect(kzg.blobToKzgCommitment(blobHex(tooBig))).rejects.toThrow(/^blob\[7\] is not in \[0, r\)$/);
+    await expect(kzg.blobToKzgCommitment(Uint8Array.from(Buffer.from(blobHex(tooBig).slice(2), 'hex')))).rejects.toThrow(/^blob\[7\] /);
+    await expect(kzg.blobToKzgCommitment(tooBig.map(hex))).rejects.toThrow(/^blob\[7\] /);
+    const lastTooBig = [...random];
+    lastTooBig[7] = r - 1n;
+    lastTooBig[4095] = 2n ** 256n - 1n;
+    await expect(kzg.blobToKzgCommitment(blobHex(lastTooBig))).rejects.toThrow(/^blob\[4095\] /);
     await expect(kzg.computeBlobProof(blobHex(tooBig), `0xc0${'00'.repeat(47)}`)).rejects.toThrow(/blob\[7\]/);
     await expect(kzg.computeBlobProof(random, `0x80${'00'.repeat(46)}01`)).rejects.toThrow(RangeError); // not on the curve
     await expect(kzg.computeBlobProof(random, '0xc0')).rejects.toThrow(/48 bytes/);
@@ -87,6 +94,31 @@ describe('wasmsm/kzg: bad input', () => {
     await expect(loadKzg({ g1_lagrange: setup.g1_lagrange.slice(0, 4), encoding: 'slow' })).rejects.toThrow(/encoding/);
     await expect(loadKzg(setup, { thread: 2 })).rejects.toThrow(TypeError);
     await expect(loadKzg(null)).rejects.toThrow(TypeError);
+  });
+
+  it('a bad setup point is named at its index in the setup (not the bit-reversed one), in both encodings, on a pool too', T, async () => {
+    const four = setup.g1_lagrange.slice(0, 4);
+    const fast = fastSetup.g1_lagrange.slice(0, 4);
+    const offCurve = [...four];
+    offCurve[1] = `0xa0${'00'.repeat(46)}07`; // x with no y on the curve
+    const swapped = [...fast];
+    swapped[1] = `${fast[2].split(' ')[0]} ${fast[1].split(' ')[1]}`; // another point's x: not on the curve
+    for (const threads of [0, 2]) {
+      await expect(loadKzg({ g1_lagrange: offCurve }, { threads })).rejects.toThrow(/^setup\.g1_lagrange\[1\]: /);
+      await expect(loadKzg({ g1_lagrange: swapped, encoding: 'fast_v1' }, { threads })).rejects.toThrow(/^setup\.g1_lagrange\[1\]: point is not on the curve/);
+    }
+    // non-hex coordinates: a RangeError naming the point (BigInt's SyntaxError before), a non-string a TypeError
+    for (const coordinates of ['zz 11', '0x12', '12 34 56', ' 12']) {
+      const g1 = [...fast];
+      g1[1] = coordinates;
+      await expect(loadKzg({ g1_lagrange: g1, encoding: 'fast_v1' }), coordinates).rejects.toThrow(RangeError);
+      await expect(loadKzg({ g1_lagrange: g1, encoding: 'fast_v1' }), coordinates).rejects.toThrow(/^setup\.g1_lagrange\[1\] is not x and y in hex/);
+    }
+    await expect(loadKzg({ g1_lagrange: [fast[0], 7n, fast[2], fast[3]], encoding: 'fast_v1' })).rejects.toThrow(TypeError);
+    // the setup's own four points load
+    const small = await loadKzg({ g1_lagrange: fast, encoding: 'fast_v1' });
+    expect(small.length).toBe(4);
+    await small.close();
   });
 });
 
@@ -99,6 +131,13 @@ describe('wasmsm/kzg: micro-eth-signer\'s fast_v1 setup, a pool', () => {
       try {
         expect(await other.blobToKzgCommitment(random)).toBe(commitment);
         expect(await other.computeBlobProof(random, commitment)).toBe(proof);
+        // the blob's bytes are read before the promise is returned: the caller may reuse them at once
+        const bytes = Uint8Array.from(Buffer.from(blobHex(random).slice(2), 'hex'));
+        const committed = other.blobToKzgCommitment(bytes);
+        const proved = other.computeBlobProof(bytes, commitment);
+        bytes.fill(0xff);
+        expect(await committed).toBe(commitment);
+        expect(await proved).toBe(proof);
       } finally {
         await other.close();
       }

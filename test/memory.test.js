@@ -326,12 +326,43 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     expect(() => curve.msmAccumulator({ signal: new AbortController().signal })).toThrow(/free\(\)/);
     const bases = curve.prepareBases(pb);
     expect(() => bases.msmBytes(sb, { maxMemory: 1e6 })).toThrow(/does not apply to prepared bases/);
+    // a window that is not an integer says so (a NaN was "needs at least Infinity bytes")
+    for (const window of [NaN, 2.5, '5']) {
+      expect(() => curve.msmBytes(pb, sb, { window }), String(window)).toThrow(`window must be an integer in 2..24, got ${window}`);
+      await expect(curve.msmStream([], { window })).rejects.toThrow(`window must be an integer in 2..24, got ${window}`);
+      expect(() => curve.msmAccumulator({ window })).toThrow(`window must be an integer in 2..24, got ${window}`);
+    }
     const pool = await curve.threads({ count: 2 });
     try {
       await expect(pool.msmBytes(pb, sb, { maxMemroy: 1 })).rejects.toThrow(/unknown option/);
       await expect(pool.msmBytes(pb, sb, { maxMemory: 1000 })).rejects.toThrow(/too small/);
+      await expect(pool.msmStream([], { window: NaN })).rejects.toThrow('window must be an integer in 2..24, got NaN');
     } finally {
       await pool.close();
+    }
+    // the least budget a "too small" error names works, and a byte less does not: on both pool paths (the message
+    // path's threads each get maxMemory / T: it named the least for one thread), with and without a window
+    const [pb2, sb2] = [curve.randomPointsBytes(40, { seed: 51 }), curve.randomScalarsBytes(40, { seed: 52 })];
+    const want = curve.msmBytes(pb2, sb2);
+    for (const sharedMemory of [true, false]) {
+      const pool2 = await curve.threads({ count: 2, sharedMemory });
+      try {
+        for (const window of [undefined, 5]) {
+          const calls = {
+            msmBytes: (maxMemory) => pool2.msmBytes(pb2, sb2, { maxMemory, window }),
+            msmStream: (maxMemory) => pool2.msmStream([{ points: pb2, scalars: sb2 }], { maxMemory, window }),
+          };
+          for (const [name, call] of Object.entries(calls)) {
+            const what = `sharedMemory ${sharedMemory}, window ${window}, ${name}`;
+            const least = await call(1000).then(() => null, (e) => Number(/at least (\d+) bytes/.exec(e.message)?.[1]));
+            expect(least, what).toBeGreaterThan(1000);
+            expect(await call(least), what).toEqual(want);
+            await expect(call(least - 1), what).rejects.toThrow(`at least ${least} bytes`);
+          }
+        }
+      } finally {
+        await pool2.close();
+      }
     }
     await expect(curve.threads({ count: 2, shared: true })).rejects.toThrow(/unknown option "shared"/);
     // every other options object too: a misspelt name is never ignored
@@ -456,6 +487,46 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
       expect(pool.memoryBytes).toBeLessThanOrEqual(16 * MiB + 2 * 65536);
     } finally {
       await pool.close();
+    }
+  });
+
+  it('a stream grows its memory from what has arrived, not to its budget: a short one costs about what msmBytes does (G1, G2, both pool paths)', async () => {
+    // issue #37: 256 points with maxMemory 4 GiB grew 2963 MiB; 16 points without a budget 170 MiB (msmBytes: 1.3 MiB)
+    const bls = await loadCurve('bls12-381');
+    for (const g of [curve, bls.g2]) {
+      for (const n of [16, 1500]) {
+        const [pb, sb] = [g.randomPointsBytes(n, { seed: 47 }), g.randomScalarsBytes(n, { seed: 48 })];
+        const want = g.msmBytes(pb, sb);
+        // what msmBytes of these points grows a fresh instance to (an accumulator's own instance starts as fresh)
+        const fresh = withHeap(instantiateSync(g.module, { minPages: g.params.minPages, group: g.params.group }), g.params);
+        expect(msmBytesOn(fresh, pb, sb, n)).toEqual(want);
+        const bound = 2 * fresh.memory.buffer.byteLength + 2 * MiB;
+        for (const maxMemory of [undefined, 2 ** 32]) {
+          const timings = {};
+          expect(await g.msmStream([{ points: pb, scalars: sb }], { maxMemory, timings })).toEqual(want);
+          expect(timings.memoryBytes, `${g.group} ${n} points, maxMemory ${maxMemory}`).toBeLessThanOrEqual(bound);
+          const acc = g.msmAccumulator({ maxMemory });
+          acc.add(pb, sb);
+          expect(acc.result()).toEqual(want);
+          expect(acc.memoryBytes).toBeLessThanOrEqual(bound);
+        }
+      }
+    }
+    for (const sharedMemory of [true, false]) {
+      const pool = await curve.threads({ count: 2, sharedMemory, releaseAfterMs: Infinity });
+      try {
+        const n = 256;
+        const [pb, sb] = [curve.randomPointsBytes(n, { seed: 49 }), curve.randomScalarsBytes(n, { seed: 50 })];
+        const want = await pool.msmBytes(pb, sb);
+        const bound = 2 * pool.memoryBytes + 2 * MiB;
+        for (const maxMemory of [undefined, 2 ** 32]) {
+          await pool.trim();
+          expect(await pool.msmStream([{ points: pb, scalars: sb }], { maxMemory })).toEqual(want);
+          expect(pool.memoryBytes, `sharedMemory ${sharedMemory}, maxMemory ${maxMemory}`).toBeLessThanOrEqual(bound);
+        }
+      } finally {
+        await pool.close();
+      }
     }
   });
 

@@ -102,33 +102,35 @@ export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism
       doc: `${g('gather')}(dst, src, entries, count): dst[i] = +-src[entries[i] & 0x7fffffff], negated when bit 31 of
 entries[i] is set. Affine points of ${affineBytes} bytes; entries are u32.`,
     });
-    for (const l of ['e', 's', 'end', 'groupEnd', 'ahead', 'aheadEnd', 'touch']) fn.local(l, 'i32');
+    for (const l of ['e', 's', 'left', 'group', 'ahead', 'aheadLeft', 'touch']) fn.local(l, 'i32');
     const lines = Array.from({ length: Math.ceil(affineBytes / 64) }, (_, k) => 64 * k);
     const srcOf = (e) => i32.add(local.get('src'), i32.mul(i32.and(e, i32.const('0x7fffffff')), i32.const(affineBytes)));
+    const atMost = (x, most) => select(local.get(x), i32.const(most), i32.lt_u(local.get(x), i32.const(most)));
     fn.push(
-      local.set('end', i32.add(local.get('entries'), i32.shl(local.get('count'), i32.const(2)))),
+      comment('bytes of entries left, not end pointers: an array that ends at 4 GiB would have its end wrap to 0'),
+      local.set('left', i32.shl(local.get('count'), i32.const(2))),
       block('done', [
         loop('group', [
-          br_if('done', i32.ge_u(local.get('entries'), local.get('end'))),
-          local.set('groupEnd', i32.add(local.get('entries'), i32.const(4 * GATHER_GROUP))),
-          local.set('groupEnd', select(local.get('groupEnd'), local.get('end'), i32.lt_u(local.get('groupEnd'), local.get('end')))),
+          br_if('done', i32.eqz(local.get('left'))),
+          local.set('group', atMost('left', 4 * GATHER_GROUP)),
+          local.set('left', i32.sub(local.get('left'), local.get('group'))),
           comment(`read one word of each cache line of the next group's points: a tight loop keeps many misses in flight`),
-          local.set('ahead', local.get('groupEnd')),
-          local.set('aheadEnd', i32.add(local.get('ahead'), i32.const(4 * GATHER_GROUP))),
-          local.set('aheadEnd', select(local.get('aheadEnd'), local.get('end'), i32.lt_u(local.get('aheadEnd'), local.get('end')))),
+          local.set('ahead', i32.add(local.get('entries'), local.get('group'))),
+          local.set('aheadLeft', atMost('left', 4 * GATHER_GROUP)),
           block('touched', [
             loop('touch', [
-              br_if('touched', i32.ge_u(local.get('ahead'), local.get('aheadEnd'))),
+              br_if('touched', i32.eqz(local.get('aheadLeft'))),
               local.set('s', srcOf(i32.load(local.get('ahead')))),
               ...lines.map((o) => local.set('touch', i32.xor(local.get('touch'), i32.load(local.get('s'), o)))),
               local.set('ahead', i32.add(local.get('ahead'), i32.const(4))),
+              local.set('aheadLeft', i32.sub(local.get('aheadLeft'), i32.const(4))),
               br('touch'),
             ]),
           ]),
           comment('copy this group (its lines were touched one group earlier)'),
           block('copied', [
             loop('copy', [
-              br_if('copied', i32.ge_u(local.get('entries'), local.get('groupEnd'))),
+              br_if('copied', i32.eqz(local.get('group'))),
               local.set('e', i32.load(local.get('entries'))),
               local.set('s', srcOf(local.get('e'))),
               call(fp('copy'), local.get('dst'), local.get('s')),
@@ -140,6 +142,7 @@ entries[i] is set. Affine points of ${affineBytes} bytes; entries are u32.`,
               i32.store(local.get('dst'), i32.load(local.get('s'), infOffset), infOffset),
               local.set('dst', i32.add(local.get('dst'), i32.const(affineBytes))),
               local.set('entries', i32.add(local.get('entries'), i32.const(4))),
+              local.set('group', i32.sub(local.get('group'), i32.const(4))),
               br('copy'),
             ]),
           ]),

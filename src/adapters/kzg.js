@@ -11,7 +11,7 @@
 // check, which micro-eth-signer (or any KZG library) does. Results are 0x-prefixed hex, as micro-eth-signer's.
 
 import { loadCurve } from '../../index.js';
-import { checkOptionNames, modInverse } from '../msm/bytes.js';
+import { checkOptionNames, inputError, modInverse } from '../msm/bytes.js';
 
 const OPTIONS = ['threads', 'sharedMemory', 'precompute', 'checkSubgroup', 'kernel'];
 /** FIAT_SHAMIR_PROTOCOL_DOMAIN of the spec. */
@@ -96,11 +96,28 @@ function setupPoints(curve, setup) {
   }
   // micro-eth-signer's 'fast_v1': affine x and y in hex, separated by a space
   if (setup.encoding !== 'fast_v1') throw new RangeError(`unknown setup encoding ${JSON.stringify(setup.encoding)}`);
-  const affine = order.map((p) => {
-    const [x, y] = String(p).split(' ').map((c) => BigInt(c.startsWith('0x') ? c : `0x${c}`));
+  const affine = order.map((p, i) => {
+    const what = `setup.g1_lagrange[${reverseBits(i, bits)}]`;
+    if (typeof p !== 'string') throw new TypeError(`${what} must be a string: x and y in hex, separated by a space`);
+    const xy = p.split(' ');
+    if (xy.length !== 2 || !xy.every((c) => /^(0x)?[0-9a-fA-F]+$/.test(c))) throw new RangeError(`${what} is not x and y in hex, separated by a space`);
+    const [x, y] = xy.map((c) => BigInt(c.startsWith('0x') ? c : `0x${c}`));
     return { x, y };
   });
-  return [curve.encodePoints(affine), 'native'];
+  return [encodeSetup(curve, affine, bits), 'native'];
+}
+
+/** An error about point i of the setup in its bit-reversed order (as prepared) names the point's index in the setup. */
+function setupError(e, bits) {
+  return e?.argument === 'points' && typeof e.index === 'number' ? inputError('setup.g1_lagrange', reverseBits(e.index, bits), e.reason) : e;
+}
+
+function encodeSetup(curve, affine, bits) {
+  try {
+    return curve.encodePoints(affine);
+  } catch (e) {
+    throw setupError(e, bits);
+  }
 }
 
 /** The EIP-4844 operations over one trusted setup; see loadKzg. */
@@ -109,6 +126,7 @@ export class Kzg {
   #bases;
   #pool;
   #roots; // the n-th roots of unity, bit-reversed (the spec's ROOTS_OF_UNITY in brp order)
+  #rBytes = new Uint8Array(FE); // r, big-endian
 
   constructor(curve, bases, pool) {
     this.#curve = curve;
@@ -116,6 +134,7 @@ export class Kzg {
     this.#pool = pool;
     const n = bases.length;
     const r = curve.r;
+    bigIntToBE(r, this.#rBytes, 0);
     const w = powMod(PRIMITIVE_ROOT, (r - 1n) / BigInt(n), r);
     const natural = new Array(n);
     for (let i = 0, x = 1n; i < n; i++, x = (x * w) % r) natural[i] = x;
@@ -149,7 +168,18 @@ export class Kzg {
       bytes = blob instanceof Uint8Array ? blob : hexToBytes(blob, 'blob');
       if (bytes.length !== FE * n) throw new RangeError(`a blob is ${FE * n} bytes (${n} field elements), got ${bytes.length}`);
     }
+    this.#checkElements(bytes);
     return bytes;
+  }
+
+  /** Each big-endian element below r, else a RangeError naming it as blob[i] (the MSM would name scalars[i]). */
+  #checkElements(bytes) {
+    const r = this.#rBytes;
+    for (let i = 0, at = 0; i < this.length; i++, at += FE) {
+      let k = 0;
+      while (k < FE && bytes[at + k] === r[k]) k++;
+      if (k === FE || bytes[at + k] > r[k]) throw new RangeError(`blob[${i}] is not in [0, r)`);
+    }
   }
 
   /** The blob's field elements as BigInts, each checked < r. */
@@ -256,13 +286,20 @@ export async function loadKzg(setup, options = {}) {
   if (!Number.isInteger(threads) || threads < 0) throw new TypeError('options.threads must be 0 (this thread) or a number of threads');
   const curve = await loadCurve('bls12-381', kernel === undefined ? undefined : { kernel });
   const [bytes, pointFormat] = setupPoints(curve, setup);
+  const bits = Math.log2(setup.g1_lagrange.length);
   const prepare = { pointFormat, checkSubgroup, precompute };
-  if (threads === 0) return new Kzg(curve, curve.prepareBases(bytes, prepare), null);
+  if (threads === 0) {
+    try {
+      return new Kzg(curve, curve.prepareBases(bytes, prepare), null);
+    } catch (e) {
+      throw setupError(e, bits);
+    }
+  }
   const pool = await curve.threads({ count: threads, ...(sharedMemory === undefined ? {} : { sharedMemory }) });
   try {
     return new Kzg(curve, await pool.prepareBases(bytes, prepare), pool);
   } catch (e) {
     await pool.close();
-    throw e;
+    throw setupError(e, bits);
   }
 }

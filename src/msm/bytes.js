@@ -2,6 +2,8 @@
 // Wasm, the result copied out. Used by Curve, the chunked MSM and the thread pool's workers (which have no Curve).
 // An instance here is { exports, memory, heap, params }; a ctx is { ex, memory, params }.
 
+import { checkWindow } from './window.js';
+
 /** What g_fromBytes' return code (index << 2 | reason) means. */
 export const BAD_POINT_REASON = { 1: 'x coordinate is >= p', 2: 'y coordinate is >= p', 3: 'point is not on the curve' };
 
@@ -85,7 +87,9 @@ export function checkMsmOptions(options, { async = false } = {}) {
   }
   if (!async && 'signal' in options) throw new TypeError('options.signal is for asynchronous calls (a thread pool, msmStream); a synchronous msmBytes cannot be aborted');
   checkOptionNames(options, [...MSM_OPTIONS, ...(async ? ['signal'] : [])]);
-  const { timings, checkSubgroup, onProgress, signal, maxMemory } = options;
+  const { timings, checkSubgroup, onProgress, signal, maxMemory, window } = options;
+  // here, not only in msmShape: the plan's search over windows never reaches msmShape for a NaN
+  if (window != null) checkWindow(window);
   if (timings !== undefined && (timings === null || typeof timings !== 'object')) {
     throw new TypeError('options.timings must be an object (it is filled with milliseconds per phase)');
   }

@@ -4,7 +4,7 @@
 // every window's sums from chunk to chunk. finish() reduces and combines once; free() gives it all back.
 // msmBytesOn (Curve.msmBytes, the pool's message path) is one ChunkedMsm fed the whole input.
 
-import { allocInputs, allocLane, allocWork, chunkIO, pairsOf, recordPointsFor, STAGING_POINTS } from './layout.js';
+import { allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, pairsOf, recordPointsFor, STAGING_POINTS } from './layout.js';
 import { planMsm, singleThreadPieces, windowWithin } from './plan.js';
 import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange, reducePieces, setInfinity } from './index.js';
 import { convertPoints, neutralBytes, pointToBytes, scalarBitLength } from './bytes.js';
@@ -40,10 +40,13 @@ export class ChunkedMsm {
     this.#options = { checkSubgroup, timings, onProgress, total, blockPoints };
     this.#phase = phaseTimer(timings);
     this.#mark = instance.heap.mark();
-    const C = plan.chunkPoints;
-    this.#inputs = allocInputs(instance.heap, instance.params, C, { stagingPoints: Math.min(STAGING_POINTS, C), subgroupScratch: checkSubgroup ? 1 : 0 });
     if (pointScale !== undefined) instance.fp.writeLimbs((this.#scale = instance.fp.alloc()), pointScale);
+    // a known length fills whole chunks; a stream's first chunk grows with what comes (growInputs)
+    const C = Number.isFinite(plan.chunks) ? plan.chunkPoints : Math.min(plan.chunkPoints, FIRST_CHUNK_POINTS);
+    this.#inputs = allocInputs(instance.heap, instance.params, C, this.#inputOptions(C));
   }
+
+  #inputOptions = (capacity) => ({ stagingPoints: Math.min(STAGING_POINTS, capacity), subgroupScratch: this.#options.checkSubgroup ? 1 : 0 });
 
   /** Points the chunk being filled still takes. */
   get room() {
@@ -60,8 +63,9 @@ export class ChunkedMsm {
     const { memory, params: P } = ctx;
     const PB = 2 * P.field.bytes;
     const S = P.scalarBytes;
-    const { staging, stagingPoints, points, scalars, subgroup } = this.#inputs;
     if (count > this.room) throw new RangeError(`${count} points do not fit the ${this.room} left in this chunk`);
+    this.#inputs = growInputs(this.#instance.heap, memory, P, this.#inputs, this.#filled + count, this.#plan.chunkPoints, this.#filled, this.#inputOptions);
+    const { staging, stagingPoints, points, scalars, subgroup } = this.#inputs;
     for (let at = 0; at < count; at += stagingPoints) {
       const size = Math.min(stagingPoints, count - at);
       new Uint8Array(memory.buffer, staging, size * PB).set(pointBytes.subarray(at * PB, (at + size) * PB));

@@ -227,7 +227,7 @@ function livePieces(ctx, lane, L) {
   const { affineBytes: A, infOffset } = ctx.params;
   const flags = new Uint32Array(ctx.memory.buffer);
   return pieces.filter((q) => {
-    for (let l = 0, at = pieceBuckets(lane, q, L * A) + infOffset; l < L; l++, at += A) if (flags[at >> 2] === 0) return true;
+    for (let l = 0, at = pieceBuckets(lane, q, L * A) + infOffset; l < L; l++, at += A) if (flags[at >>> 2] === 0) return true;
     return false;
   });
 }

@@ -34,7 +34,7 @@ export const segmentsFor = (pieceCount, L) => Math.min(L, 2 ** Math.max(0, Math.
 /**
  * A chunk's inputs for up to `capacity` points: affine points with room for their GLV images (and one more
  * point), the scalars, `stagingPoints` points' worth of bytes to convert from, and `subgroupScratch` scratch
- * areas for the subgroup check (one per thread that checks).
+ * areas for the subgroup check (one per thread that checks). `end`: the heap's top after them (growInputs).
  */
 export function allocInputs(heap, P, capacity, { stagingPoints = capacity, subgroupScratch = 0 } = {}) {
   const A = P.affineBytes;
@@ -45,7 +45,32 @@ export function allocInputs(heap, P, capacity, { stagingPoints = capacity, subgr
     stagingPoints,
     staging: heap.alloc(stagingPoints * 2 * P.field.bytes),
     subgroup: Array.from({ length: subgroupScratch }, () => heap.alloc(subgroupScratchBytes(P), 64)),
+    end: heap.top,
   };
+}
+
+/**
+ * The inputs of a stream's first chunk have room for this many points, then grow with what comes (growInputs), so a
+ * short stream costs about what msmBytes of the same points costs, whatever its budget.
+ */
+export const FIRST_CHUNK_POINTS = 1024;
+
+/**
+ * The inputs of a chunk being filled (the heap's last allocation), with room for `needed` points: as they are, or
+ * moved to room for twice as many (doubling: the copies cost O(points)), at most `limit`, with allocInputs' options
+ * optionsFor(capacity). The points stay where they are; the first `filled` scalars and `staged` bytes of the staging
+ * area move up (the staging area first: the scalars' new place may cover its old one).
+ */
+export function growInputs(heap, memory, P, inputs, needed, limit, filled, optionsFor, staged = 0) {
+  if (needed <= inputs.capacity) return inputs;
+  if (heap.top !== inputs.end) throw new Error('internal: inputs not last');
+  heap.release(inputs.points);
+  const capacity = Math.min(limit, Math.max(needed, 2 * inputs.capacity));
+  const grown = allocInputs(heap, P, capacity, optionsFor(capacity));
+  const bytes = new Uint8Array(memory.buffer);
+  bytes.copyWithin(grown.staging, inputs.staging, inputs.staging + staged);
+  bytes.copyWithin(grown.scalars, inputs.scalars, inputs.scalars + filled * P.scalarBytes);
+  return grown;
 }
 
 /**

@@ -6,7 +6,7 @@
 // A large input runs in chunks of C points (planMsm): each chunk's pieces add into buckets that outlive it, so
 // the memory is one chunk's inputs and digits plus the buckets, whatever N.
 
-import { chooseWindow } from './window.js';
+import { checkWindow, chooseWindow } from './window.js';
 import { Heap, MEMORY_LIMIT } from '../runtime/heap.js';
 import { allocFinish, allocInputs, allocLane, allocWork, lanePieces, pairsOf, pairsPerPoint, recordPointsFor, STAGING_POINTS } from './layout.js';
 
@@ -27,7 +27,7 @@ export function msmShape(P, n, window, threads = 1, { windowLimitPoints = n, sca
   const mLimit = pairsPerPoint(P) * Math.max(n, windowLimitPoints);
   const maxC = Math.max(16, Math.ceil(Math.log2(Math.max(1, mLimit))) + 2);
   const c = window ?? Math.min(maxC, chooseThreadedWindow(m, bits, threads));
-  if (!Number.isInteger(c) || c < 2 || c > 24) throw new RangeError(`window must be an integer in 2..24, got ${c}`);
+  checkWindow(c);
   if (c > maxC) throw new RangeError(`window ${c} is too large for ${Math.max(n, windowLimitPoints)} points: at most ${maxC} (each window has 2^(c-1) buckets)`);
   // One more bit than the scalar for the carry of the top signed digit.
   return Object.freeze({ n, m, glv, bits, c, K: Math.ceil((bits + 1) / c), L: 1 << (c - 1) });
@@ -195,13 +195,7 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     // points it took 1.04x one chunk's time at 2^18, docs/memory.md); else the model picks among the smaller ones
     if (c === best && C >= Math.min(limit, shape.L / 4)) break;
   }
-  if (!chosen) {
-    const need = Math.ceil(least + base);
-    throw new RangeError(
-      `maxMemory ${maxMemory} bytes is too small for this MSM: it needs at least ${need} bytes (${(need / 2 ** 20).toFixed(2)} MiB)` +
-        `${window === undefined ? '' : ` with window ${window}`}, one point per chunk`,
-    );
-  }
+  if (!chosen) throw budgetError(maxMemory, Math.ceil(least + base), window);
   const { shape, C } = chosen;
   const bytes = msmBytesFor(P, shape, C, sizeOptions);
   return Object.freeze({
@@ -215,6 +209,19 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     scalarBits,
     sizeOptions: Object.freeze(sizeOptions),
   });
+}
+
+/**
+ * The RangeError of a budget too small to run at all, naming the least that works (`need` bytes, also kept as
+ * e.need, so a pool whose threads each plan within a share of the budget can name the least for all of them).
+ */
+export function budgetError(maxMemory, need, window) {
+  const e = new RangeError(
+    `maxMemory ${maxMemory} bytes is too small for this MSM: it needs at least ${need} bytes (${(need / 2 ** 20).toFixed(2)} MiB)` +
+      `${window === undefined ? '' : ` with window ${window}`}, one point per chunk`,
+  );
+  e.need = need;
+  return e;
 }
 
 /**

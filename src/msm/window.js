@@ -11,6 +11,11 @@ const MEASURED = new Map([
 /** Scalars of at most this many bits get the model's window (a table row would cover bits they do not have). */
 const SMALL_BITS = 64;
 
+/** A RangeError unless c is a window the MSM takes (2^(c-1) buckets a window). */
+export function checkWindow(c) {
+  if (!Number.isInteger(c) || c < 2 || c > 24) throw new RangeError(`window must be an integer in 2..24, got ${c}`);
+}
+
 export function chooseWindow(m, bits) {
   const logM = m > 0 ? Math.round(Math.log2(m)) : 0;
   // the table holds for wide scalars; small ones (plan.js msmShape: the largest scalar's bits) take the model

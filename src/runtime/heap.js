@@ -7,6 +7,13 @@ import { PAGE } from './loader.js';
 /** Wasm memory32 ends at 4 GiB. */
 export const MEMORY_LIMIT = 2 ** 32;
 
+/**
+ * Tests only: bytes every heap of a module leaves unused at its start (globalThis.__wasmsmTestHeapOffset, a multiple
+ * of 64 set in each thread by test/fixtures/heap-offset.js), so a test runs every call at addresses past 2^31 (up to 4 GiB) without
+ * gigabytes of input. A global, not the environment: reading that asks Deno for a permission.
+ */
+const testHeapOffset = () => globalThis.__wasmsmTestHeapOffset ?? 0;
+
 /** Memory could not grow (the engine refused, or past 4 GiB): `outOfMemory` lets a caller retry with less. */
 export class WasmMemoryError extends RangeError {
   constructor(message) {
@@ -48,6 +55,11 @@ export class Heap {
     }
     this.top = end;
     return at;
+  }
+
+  /** The heap of an instantiated module: free memory from its heapBase on (past the test offset, if any). */
+  static ofModule(memory, exports) {
+    return new Heap(memory, exports.fp_heapBase.value + testHeapOffset());
   }
 
   mark() {

@@ -5,7 +5,7 @@
 // Prepared bases: each thread keeps a slice (in an instance of its own), rebuilt from a copy the pool keeps when
 // the thread is replaced. release() replaces the threads whose memory grew: a stopped worker frees it all.
 
-import { DEFAULT_WORKING_SET, equalShares } from '../msm/plan.js';
+import { budgetError, DEFAULT_WORKING_SET, equalShares } from '../msm/plan.js';
 import { neutralBytes, sumPointBytes } from '../msm/bytes.js';
 import { tableLayout } from '../msm/prepared.js';
 import { phaseTimer } from '../msm/index.js';
@@ -62,6 +62,14 @@ export class MessagePath {
     await this.#workers.ready();
   }
 
+  /**
+   * A thread's "budget too small" for its share (maxMemory / T) as the pool's: T times the least of a thread is the
+   * least budget that works for the pool.
+   */
+  static #poolBudgetError(e, options, T) {
+    return e?.need === undefined || options.maxMemory === undefined ? e : budgetError(options.maxMemory, T * e.need, options.window);
+  }
+
   /** maxMemory (or the default working set) split over the threads that take part (each has a memory of its own). */
   #threadOptions(options, T, n) {
     const out = { window: options.window, checkSubgroup: !!options.checkSubgroup, windowLimitPoints: n, workingSet: Math.floor(DEFAULT_WORKING_SET / T) };
@@ -113,7 +121,9 @@ export class MessagePath {
           progress((0.99 * fractions.reduce((a, b) => a + b, 0)) / n);
         },
       },
-    );
+    ).catch((e) => {
+      throw MessagePath.#poolBudgetError(e, options, T);
+    });
     phase('slices');
     const out = sumPointBytes(curve, results.filter(Boolean));
     phase('combine');
@@ -137,7 +147,9 @@ export class MessagePath {
     // each thread plans for its share when the length is known, else as a stream
     const points = Number.isFinite(n) ? Math.ceil(n / T) : Infinity;
     let begun = null;
-    const begin = () => (begun ??= workers.runAll('streamBegin', () => ({ args: { id, options: threadOptions, format: pointFormat?.name, points } })));
+    const begin = () => (begun ??= workers.runAll('streamBegin', () => ({ args: { id, options: threadOptions, format: pointFormat?.name, points } })).catch((e) => {
+      throw MessagePath.#poolBudgetError(e, options, T);
+    }));
     return {
       room: Infinity,
       async append(pointBytes, scalarBytes, count, first) {

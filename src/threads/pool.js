@@ -15,7 +15,7 @@ import { checkMsmOptions, checkOptionNames } from '../msm/bytes.js';
 import { checkedScalars, resultFromNative } from '../codecs.js';
 import { noFormatOptions, resolveFormatOptions } from '../formats.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
-import { abortError, checkStreamOptions, readStream } from '../stream.js';
+import { abortError, checkPiece, checkStreamOptions, readStream } from '../stream.js';
 import { RELEASE_AFTER_MS } from '../instance.js';
 
 const MAX_THREADS = 256;
@@ -154,8 +154,10 @@ export class MsmPool {
 
   /**
    * An accumulator on the pool for callers who make the chunks themselves: `await acc.add(points, scalars)` (pieces
-   * of any size, as msmStream's chunks; resolves when the pool has taken them), then `await acc.result()`. The pool
-   * is the accumulator's until result() or free(). options: as msmStream's.
+   * of any size, as msmStream's chunks; copied, so the caller may reuse or transfer its arrays once add() returns;
+   * resolves when the pool has taken the piece, which keeps a fast caller from queueing far ahead), then
+   * `await acc.result()`. A piece that is not Uint8Arrays rejects at add() and ends the accumulator. The pool is the
+   * accumulator's until result() or free(). options: as msmStream's.
    */
   msmAccumulator(options) {
     const chunks = [];
@@ -168,6 +170,7 @@ export class MsmPool {
           while (chunks.length === 0 && !ended) await new Promise((resolve) => (wake = resolve));
           if (chunks.length === 0) return { done: true };
           const { chunk, taken } = chunks.shift();
+          if (chunk.error) throw chunk.error;
           taken();
           return { done: false, value: chunk };
         },
@@ -187,8 +190,18 @@ export class MsmPool {
     return {
       add: (points, scalars) => {
         if (ended) return Promise.reject(new Error('this accumulator is finished (result() or free() was called)'));
+        try {
+          checkPiece(points, scalars, 'add()');
+        } catch (error) {
+          // as the synchronous accumulator: the bad piece ends it, and result() rejects with the same error
+          ended = true;
+          push({ chunk: { error }, taken: () => {} });
+          return Promise.reject(error);
+        }
+        // copies: the pool reads a piece when the stream comes to it, and the caller's arrays are the caller's
+        const chunk = { points: points?.slice(), scalars: scalars?.slice() };
         return new Promise((resolve, reject) => {
-          push({ chunk: { points, scalars }, taken: resolve });
+          push({ chunk, taken: resolve });
           result.catch(reject);
         });
       },

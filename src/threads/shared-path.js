@@ -12,7 +12,7 @@
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { DEFAULT_WORKING_SET, equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
 import { scalePieces, weightedCuts } from './split.js';
-import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, lanePieces, pairsOf } from '../msm/layout.js';
+import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, lanePieces } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { pointScaleBytes } from '../msm/chunked.js';
@@ -322,16 +322,19 @@ class SharedChunks {
     this.#progress = progress;
     this.#phase = phaseTimer(options.timings);
     const { shared } = path.internals;
-    this.#inputs = allocInputs(shared.instance.heap, shared.instance.params, plan.chunkPoints, {
-      stagingPoints: plan.chunkPoints, subgroupScratch: options.checkSubgroup ? path.count : 0,
-    });
     if (pointFormat?.kind === 'snarkjs') {
       // snarkjs' Montgomery form to this build's in the product the check makes anyway (formats.js: scale)
       const { fp } = shared.instance;
       this.#scale = fp.alloc();
       fp.writeLimbs(this.#scale, pointFormat.scale);
     }
+    // a known length fills whole chunks; a stream's first chunk grows with what comes (growInputs)
+    const C = Number.isFinite(n) ? plan.chunkPoints : Math.min(plan.chunkPoints, FIRST_CHUNK_POINTS);
+    this.#inputs = allocInputs(shared.instance.heap, shared.instance.params, C, this.#inputOptions(C));
   }
+
+  /** The threads convert the points of the whole chunk from its staged bytes: staging for all of them. */
+  #inputOptions = (capacity) => ({ stagingPoints: capacity, subgroupScratch: this.#options.checkSubgroup ? this.#path.count : 0 });
 
   get room() {
     return this.#plan.chunkPoints - this.#filled;
@@ -344,6 +347,7 @@ class SharedChunks {
     const PB = 2 * P.field.bytes;
     const S = P.scalarBytes;
     const { memory } = shared;
+    this.#inputs = growInputs(shared.instance.heap, memory, P, this.#inputs, this.#filled + count, this.#plan.chunkPoints, this.#filled, this.#inputOptions, this.#filled * PB);
     new Uint8Array(memory.buffer, this.#inputs.staging + this.#filled * PB, count * PB).set(pointBytes.subarray(0, count * PB));
     new Uint8Array(memory.buffer, this.#inputs.scalars + this.#filled * S, count * S).set(scalarBytes.subarray(0, count * S));
     if (this.#filled === 0) this.#chunkFirst = first;
@@ -364,7 +368,8 @@ class SharedChunks {
     let lanes = splitPieces(shape, T, weightedCuts(shape, T, segments));
     // the plan counted at most ceil(K / T) + 1 pieces a thread: an equal split of the items keeps to that
     if (T > 1 && lanes.some((pieces) => pieces.length > lanePieces(shape.K, T))) lanes = splitPieces(shape, T);
-    const maxPairs = pairsOf(shape) * this.#plan.chunkPoints;
+    // the pairs of this chunk: the first is full (no later one is larger), or the only one, of what came
+    const maxPairs = shape.m;
     if (single) {
       this.#claim = allocClaimLanes(heap, P, shape, lanes, { maxPairs });
       this.#lanes = this.#claim.lanes;

@@ -10,6 +10,7 @@ export function errorFromData(data, offset = 0) {
   const Type = { RangeError, TypeError }[data.name] ?? Error;
   const e = new Type(data.message);
   if (!(data.name in { RangeError: 1, TypeError: 1, Error: 1 })) e.name = data.name;
+  if (data.need !== undefined) e.need = data.need; // plan.js budgetError
   return e;
 }
 

@@ -28,6 +28,7 @@ export const errorData = (e) => ({
   argument: e?.argument,
   index: e?.index,
   reason: e?.reason,
+  need: e?.need,
 });
 
 /** port: { post(message, transfer), listen(onMessage) } over this thread's connection to the pool. */
