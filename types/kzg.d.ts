@@ -20,12 +20,21 @@ export interface KzgOptions {
   /** Check the setup's points are in G1 (default true). */
   checkSubgroup?: boolean;
   kernel?: 'auto' | Kernel;
+  /**
+   * The setup's points on the GPU (curve.gpu(), docs/gpu.md): true (a GpuUnavailableError where none opens), 'auto'
+   * (the GPU where one opens, else this thread or the pool), or curve.gpu()'s options with `optional`. Default false.
+   */
+  gpu?: boolean | 'auto' | { device?: object; powerPreference?: 'low-power' | 'high-performance'; maxMemory?: number; optional?: boolean };
 }
 
 /** The EIP-4844 operations over one setup. Results are 0x-prefixed hex, as micro-eth-signer's. */
 export declare class Kzg {
   /** Field elements per blob. */
   readonly length: number;
+  /** With the gpu option: the GPU's adapter (a description), or null where the MSMs run on the CPU. */
+  readonly gpu: string | null;
+  /** With gpu 'auto': why no GPU was taken, or null. */
+  readonly gpuError: Error | null;
   /** The blob's commitment (48 bytes, compressed G1). */
   blobToKzgCommitment(blob: Blob): Promise<string>;
   /** The proof at the Fiat-Shamir challenge of (blob, commitment) (the spec's compute_blob_kzg_proof). */

