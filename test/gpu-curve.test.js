@@ -35,9 +35,10 @@ const curveJson = (name) => readJson(`../codegen/curves/${name}.json`);
 // w = 13 (about 40 s each), every shipped curve's cheap ops at w = 16, the toys at every w.
 const OP = { add: 0, addAffine: 1, double: 2, isOnCurve: 3, isNeutralAffine: 4, negFromAffine: 5, zero: 6, doubleAffine: 7 };
 const W = 13;
-// SwiftShader's compiler crashes (SIGSEGV) on 6 dependent fp_mul calls at BLS12-381's p, w = 16 (24 limbs), on each
-// g_ addition and doubling of the 377- and 381-bit curves, and at w = 16 (more carry splits per product) on g_double
-// of ed25519 alone: those get their constants and plumbing checked only.
+// SwiftShader's compiler crashes (SIGSEGV) on 6 dependent fp_mul calls at BLS12-381's p, w = 16 (24 limbs), on the
+// additions of the 377- and 381-bit curves (BLS12-381: g_add at w = 13, every op at w = 16; BLS12-377: g_addAffine at
+// w = 13), and at w = 16 (more carry splits per product) on g_double of ed25519 alone: those get their constants and
+// plumbing checked only.
 const TOO_LARGE = ['bls12-377', 'bls12-381'];
 const FULL = LONG_TESTS
   ? curveNames.filter((name) => !TOO_LARGE.includes(name)).map((name) => ({ name, w: W }))
