@@ -7,14 +7,23 @@
 // Each formula is written below as one line of math per step; `compile` turns a line into nested fp_ calls and the
 // line itself becomes the comment above its `let`, so the text and the code cannot disagree. Small integer factors
 // (2 Y, 3 XX) become additions; the curve's constants are module constants in Montgomery form (wgsl/constants.js).
+// The same short Weierstrass formulas over F_p2 (G2 of a pairing-friendly curve, on its twist y^2 = x^3 + b'): the
+// option { field: 'fp2' } writes them with fp2_ calls (kernels/wgsl-field2.js) on Coord coordinates.
 
 import { fn as wgslFn } from '../wgsl/index.js';
-import { wgslFp } from '../wgsl/constants.js';
+import { wgslFp, wgslFp2 } from '../wgsl/constants.js';
 import { modPow } from '../params/number-theory.js';
 
 const mod = (x, p) => ((x % p) + p) % p;
 const big = (v) => (typeof v === 'bigint' ? v : BigInt(v));
 const isSquare = (x, p) => x === 0n || modPow(x, (p - 1n) / 2n, p) === 1n;
+
+/**
+ * The coordinate field as the emitted text names it: its type, its functions' prefix and its constants 0 and 1.
+ * G1 names Fp and fp_ (the text as it always was); G2 names Coord (= Fp2) and fp2_.
+ */
+const FIELD_FP = Object.freeze({ type: 'Fp', fn: (name) => `fp_${name}`, zero: 'FP_ZERO', one: 'FP_ONE' });
+const FIELD_FP2 = Object.freeze({ type: 'Coord', fn: (name) => `fp2_${name}`, zero: 'FP2_ZERO', one: 'FP2_ONE' });
 
 // ---- the math language: + - * ^2, unary -, parentheses, names, small integers ----
 
@@ -89,39 +98,39 @@ function parse(src) {
 }
 
 /** c x by additions (doublings along c's bits); x is evaluated once only when c is a power of two or x an atom. */
-function smallMultiple(c, x, atom) {
+function smallMultiple(c, x, atom, K) {
   if (!Number.isInteger(c) || c < 1 || c > 16) throw new RangeError(`wgsl-curve: factor ${c} is not a small integer`);
   if (c & (c - 1) && !atom) throw new RangeError(`wgsl-curve: ${c} times an expression: name it first (it would be computed twice)`);
   let acc = null;
   for (let bit = 31 - Math.clz32(c); bit >= 0; bit--) {
-    acc = acc === null ? x : `fp_double(${acc})`;
-    if (bit !== 31 - Math.clz32(c) && (c >> bit) & 1) acc = `fp_add(${acc}, ${x})`;
+    acc = acc === null ? x : `${K.fn('double')}(${acc})`;
+    if (bit !== 31 - Math.clz32(c) && (c >> bit) & 1) acc = `${K.fn('add')}(${acc}, ${x})`;
   }
   return acc;
 }
 
 /** WGSL for an expression tree; env maps each name of the math to a WGSL expression (a local, a field, a const). */
-function emit(e, env) {
+function emit(e, env, K) {
   const atom = (x) => x.t === 'name';
   switch (e.t) {
     case 'name':
       if (!(e.v in env)) throw new ReferenceError(`wgsl-curve: unknown name ${e.v}`);
       return env[e.v];
     case 'int':
-      if (e.v === 0) return 'FP_ZERO';
-      return smallMultiple(e.v, 'FP_ONE', true);
+      if (e.v === 0) return K.zero;
+      return smallMultiple(e.v, K.one, true, K);
     case 'neg':
-      return `fp_neg(${emit(e.a, env)})`;
+      return `${K.fn('neg')}(${emit(e.a, env, K)})`;
     case 'sqr':
-      return `fp_sqr(${emit(e.a, env)})`;
+      return `${K.fn('sqr')}(${emit(e.a, env, K)})`;
     case 'add':
-      return `fp_add(${emit(e.a, env)}, ${emit(e.b, env)})`;
+      return `${K.fn('add')}(${emit(e.a, env, K)}, ${emit(e.b, env, K)})`;
     case 'sub':
-      return `fp_sub(${emit(e.a, env)}, ${emit(e.b, env)})`;
+      return `${K.fn('sub')}(${emit(e.a, env, K)}, ${emit(e.b, env, K)})`;
     case 'mul':
-      if (e.a.t === 'int') return smallMultiple(e.a.v, emit(e.b, env), atom(e.b));
-      if (e.b.t === 'int') return smallMultiple(e.b.v, emit(e.a, env), atom(e.a));
-      return `fp_mul(${emit(e.a, env)}, ${emit(e.b, env)})`;
+      if (e.a.t === 'int') return smallMultiple(e.a.v, emit(e.b, env, K), atom(e.b), K);
+      if (e.b.t === 'int') return smallMultiple(e.b.v, emit(e.a, env, K), atom(e.a), K);
+      return `${K.fn('mul')}(${emit(e.a, env, K)}, ${emit(e.b, env, K)})`;
     default:
       throw new Error(`wgsl-curve: node ${e.t}`);
   }
@@ -131,7 +140,7 @@ function emit(e, env) {
  * The statements of a function body: each step 'NAME = math' becomes `// NAME = math` and `let NAME = <fp_ calls>;`,
  * the name then usable by later steps; any other string is WGSL copied as it is (branches, returns).
  */
-function steps(env, lines) {
+function steps(env, lines, K = FIELD_FP) {
   const scope = { ...env };
   const out = [];
   for (const line of lines) {
@@ -141,16 +150,16 @@ function steps(env, lines) {
       continue;
     }
     const [, name, math] = m;
-    out.push(`// ${line}`, `let ${name} = ${emit(parse(math), scope)};`);
+    out.push(`// ${line}`, `let ${name} = ${emit(parse(math), scope, K)};`);
     scope[name] = name;
   }
   return out;
 }
 
 /** g_coords / g_fromCoords: a Point as G_COORDS field elements, in its struct's order (storage buffers hold these). */
-const storage = (fields) => `${fn('g_coords(P: Point) -> array<Fp, G_COORDS>', `(${fields.join(', ')}), for storage`, `return array<Fp, G_COORDS>(${fields.map((f) => `P.${f}`).join(', ')});`)}
+const storage = (fields, T = 'Fp') => `${fn(`g_coords(P: Point) -> array<${T}, G_COORDS>`, `(${fields.join(', ')}), for storage`, `return array<${T}, G_COORDS>(${fields.map((f) => `P.${f}`).join(', ')});`)}
 
-${fn('g_fromCoords(c: array<Fp, G_COORDS>) -> Point', 'the inverse of g_coords', `return Point(${fields.map((_, i) => `c[${i}]`).join(', ')});`)}`;
+${fn(`g_fromCoords(c: array<${T}, G_COORDS>) -> Point`, 'the inverse of g_coords', `return Point(${fields.map((_, i) => `c[${i}]`).join(', ')});`)}`;
 
 /** One function through the WGSL writer; body: a statement or a list of them. */
 const fn = (signature, doc, body) => wgslFn({ doc, signature, body: Array.isArray(body) ? body : [body] });
@@ -160,13 +169,22 @@ const pointNames = (coords, p, k) => Object.fromEntries(coords.map(([math, field
 
 // ---- short Weierstrass, XYZZ ----
 
-function weierstrass(F, { a, b }) {
-  const aZero = a === 0n;
+/**
+ * @param F the base field's params
+ * @param a, b the coefficients (BigInt mod p; over F_p2 a is 0 and b is { c0, c1 })
+ * @param K the coordinate field's names (FIELD_FP or FIELD_FP2)
+ */
+function weierstrass(F, { a, b }, K = FIELD_FP) {
+  const f = K.fn;
+  const T = K.type;
+  const over2 = K === FIELD_FP2;
+  const aZero = over2 || a === 0n;
   const coords = [['X', 'x'], ['Y', 'y'], ['ZZ', 'zz'], ['ZZZ', 'zzz']];
   const consts = { b: 'G_B', ...(aZero ? {} : { a: 'G_A' }) };
   const two = { ...consts, ...pointNames(coords, 'p1', 1), ...pointNames(coords, 'p2', 2) };
   const mixed = { ...consts, ...pointNames(coords, 'p1', 1), X2: 'q.x', Y2: 'q.y' };
   const affine = { ...consts, X1: 'q.x', Y1: 'q.y', x: 'q.x', y: 'q.y' };
+  const run = (env, lines) => steps(env, lines, K);
   const doubling = (m) => [
     'U = 2 * Y1',
     'V = U^2',
@@ -176,57 +194,66 @@ function weierstrass(F, { a, b }) {
     'X3 = M^2 - 2 * S',
     'Y3 = M * (S - X3) - W * Y1',
   ];
-  return `// short Weierstrass y^2 = x^3 + a x + b, a = ${a === 0n ? '0 (its terms dropped)' : `0x${a.toString(16)}`}, b = 0x${b.toString(16)}
+  const hex = (x) => `0x${x.toString(16)}`;
+  const equation = over2
+    ? `// the twist y^2 = x^3 + b' over F_p2 (G2; a = 0, its terms dropped), b' = c0 + c1 u with
+// c0 = ${hex(b.c0)}, c1 = ${hex(b.c1)}`
+    : `// short Weierstrass y^2 = x^3 + a x + b, a = ${a === 0n ? '0 (its terms dropped)' : hex(a)}, b = ${hex(b)}`;
+  const constB = over2
+    ? `const G_B: Coord = ${wgslFp2(F, b)}; // b' (Montgomery form, c0 + c1 u)`
+    : `const G_B: Fp = ${wgslFp(F, b)}; // b (Montgomery form)`;
+  return `${equation}
 // XYZZ coordinates: (X, Y, ZZ, ZZZ) is the affine (X/ZZ, Y/ZZZ) with ZZ^3 = ZZZ^2; ZZ = 0 is the point at infinity.
 // Formulas of the EFD (g1p/auto/shortw/xyzz): add-2008-s, madd-2008-s, dbl-2008-s-1, mdbl-2008-s-1. Exceptional
 // cases: an operand at infinity returns the other; equal x with equal y (P1 = P2) doubles, with opposite y (P1 = -P2)
 // gives infinity. The doublings need no case: Y = 0 (order 2) or ZZ = 0 gives ZZ3 = 0.
-${aZero ? '' : `const G_A: Fp = ${wgslFp(F, a)}; // a (Montgomery form)\n`}const G_B: Fp = ${wgslFp(F, b)}; // b (Montgomery form)
+${over2 ? `// Over F_p2 the formulas are the same field-generically: every coordinate a Coord (= Fp2), every operation fp2_.
+` : ''}${aZero ? '' : `const G_A: Fp = ${wgslFp(F, a)}; // a (Montgomery form)\n`}${constB}
 
-struct Affine { x: Fp, y: Fp }
-struct Point { x: Fp, y: Fp, zz: Fp, zzz: Fp }
+struct Affine { x: ${T}, y: ${T} }
+struct Point { x: ${T}, y: ${T}, zz: ${T}, zzz: ${T} }
 const G_COORDS: u32 = 4u;
 
-${storage(['x', 'y', 'zz', 'zzz'])}
+${storage(['x', 'y', 'zz', 'zzz'], T)}
 
-${fn('g_zero() -> Point', 'the point at infinity (ZZ = ZZZ = 0)', 'return Point(FP_ONE, FP_ONE, FP_ZERO, FP_ZERO);')}
+${fn('g_zero() -> Point', 'the point at infinity (ZZ = ZZZ = 0)', `return Point(${K.one}, ${K.one}, ${K.zero}, ${K.zero});`)}
 
-${fn('g_isZero(P: Point) -> bool', 'P = infinity', 'return fp_isZero(P.zz);')}
+${fn('g_isZero(P: Point) -> bool', 'P = infinity', `return ${f('isZero')}(P.zz);`)}
 
-${fn('g_fromAffine(q: Affine) -> Point', '(x, y) -> (x, y, 1, 1)', 'return Point(q.x, q.y, FP_ONE, FP_ONE);')}
+${fn('g_fromAffine(q: Affine) -> Point', '(x, y) -> (x, y, 1, 1)', `return Point(q.x, q.y, ${K.one}, ${K.one});`)}
 
-${fn('g_negAffine(q: Affine) -> Affine', '-(x, y) = (x, -y)', 'return Affine(q.x, fp_neg(q.y));')}
+${fn('g_negAffine(q: Affine) -> Affine', '-(x, y) = (x, -y)', `return Affine(q.x, ${f('neg')}(q.y));`)}
 
 ${fn('g_isNeutralAffine(q: Affine) -> bool', 'an affine point is never the neutral element (infinity) of a short Weierstrass curve', 'return false;')}
 
-${fn('g_isOnCurve(q: Affine) -> bool', 'y^2 = x^3 + a x + b (Montgomery form on both sides)', steps(affine, [
+${fn('g_isOnCurve(q: Affine) -> bool', `y^2 = x^3 + ${over2 ? 'b\'' : 'a x + b'} (Montgomery form on both sides)`, run(affine, [
     'YY = y^2',
     aZero ? 'RHS = x^2 * x + b' : 'RHS = (x^2 + a) * x + b',
-    'return fp_eq(YY, RHS);',
+    `return ${f('eq')}(YY, RHS);`,
   ]))}
 
-${fn('g_double(p1: Point) -> Point', `2 P1, dbl-2008-s-1 (P1 = infinity or of order 2: ZZ3 = 0)`, steps(two, [
+${fn('g_double(p1: Point) -> Point', `2 P1, dbl-2008-s-1 (P1 = infinity or of order 2: ZZ3 = 0)`, run(two, [
     ...doubling(aZero ? 'M = 3 * XX' : 'M = 3 * XX + a * ZZ1^2'),
     'ZZ3 = V * ZZ1',
     'ZZZ3 = W * ZZZ1',
     'return Point(X3, Y3, ZZ3, ZZZ3);',
   ]))}
 
-${fn('g_doubleAffine(q: Affine) -> Point', `2 Q for affine Q, mdbl-2008-s-1 (ZZ1 = ZZZ1 = 1; y = 0: ZZ3 = 0)`, steps(affine, [
+${fn('g_doubleAffine(q: Affine) -> Point', `2 Q for affine Q, mdbl-2008-s-1 (ZZ1 = ZZZ1 = 1; y = 0: ZZ3 = 0)`, run(affine, [
     ...doubling(aZero ? 'M = 3 * XX' : 'M = 3 * XX + a'),
     'return Point(X3, Y3, V, W);',
   ]))}
 
-${fn('g_add(p1: Point, p2: Point) -> Point', 'P1 + P2, add-2008-s; complete (every case below)', steps(two, [
-    'if (fp_isZero(p1.zz)) { return p2; }',
-    'if (fp_isZero(p2.zz)) { return p1; }',
+${fn('g_add(p1: Point, p2: Point) -> Point', 'P1 + P2, add-2008-s; complete (every case below)', run(two, [
+    `if (${f('isZero')}(p1.zz)) { return p2; }`,
+    `if (${f('isZero')}(p2.zz)) { return p1; }`,
     'U1 = X1 * ZZ2',
     'U2 = X2 * ZZ1',
     'S1 = Y1 * ZZZ2',
     'S2 = Y2 * ZZZ1',
     'P = U2 - U1',
     'R = S2 - S1',
-    'if (fp_isZero(P)) {\n  // the same x: P1 = P2 doubles, P1 = -P2 gives infinity\n  if (fp_isZero(R)) { return g_double(p1); }\n  return g_zero();\n}',
+    `if (${f('isZero')}(P)) {\n  // the same x: P1 = P2 doubles, P1 = -P2 gives infinity\n  if (${f('isZero')}(R)) { return g_double(p1); }\n  return g_zero();\n}`,
     'PP = P^2',
     'PPP = P * PP',
     'Q = U1 * PP',
@@ -237,13 +264,13 @@ ${fn('g_add(p1: Point, p2: Point) -> Point', 'P1 + P2, add-2008-s; complete (eve
     'return Point(X3, Y3, ZZ3, ZZZ3);',
   ]))}
 
-${fn('g_addAffine(p1: Point, q: Affine) -> Point', 'P1 + Q for affine Q = (X2, Y2), madd-2008-s; complete (every case below)', steps(mixed, [
-    'if (fp_isZero(p1.zz)) { return g_fromAffine(q); }',
+${fn('g_addAffine(p1: Point, q: Affine) -> Point', 'P1 + Q for affine Q = (X2, Y2), madd-2008-s; complete (every case below)', run(mixed, [
+    `if (${f('isZero')}(p1.zz)) { return g_fromAffine(q); }`,
     'U2 = X2 * ZZ1',
     'S2 = Y2 * ZZZ1',
     'P = U2 - X1',
     'R = S2 - Y1',
-    'if (fp_isZero(P)) {\n  // the same x: P1 = Q doubles, P1 = -Q gives infinity\n  if (fp_isZero(R)) { return g_doubleAffine(q); }\n  return g_zero();\n}',
+    `if (${f('isZero')}(P)) {\n  // the same x: P1 = Q doubles, P1 = -Q gives infinity\n  if (${f('isZero')}(R)) { return g_doubleAffine(q); }\n  return g_zero();\n}`,
     'PP = P^2',
     'PPP = P * PP',
     'Q = X1 * PP',
@@ -381,16 +408,31 @@ ${fn('g_addDedicated(p1: Point, p2: Point) -> Point', `P1 + P2, add-2008-hwcd-2 
   ]))}`}`;
 }
 
+/** The twist's b' as { c0, c1 } BigInts mod p, from deriveG2Params ({ c0, c1 }) or a curve JSON's g2 ([c0, c1]). */
+function twistB(g2, p) {
+  const b = g2?.b;
+  const pair = Array.isArray(b) ? b : [b?.c0, b?.c1];
+  if (pair.length !== 2 || pair.some((v) => v === undefined || v === null)) throw new TypeError('curveWgsl: g2.b must be [c0, c1] or { c0, c1 }');
+  const [c0, c1] = pair.map((v) => mod(big(v), p));
+  if (c0 === 0n && c1 === 0n) throw new RangeError('curveWgsl: the twist\'s b\' must be nonzero');
+  return { c0, c1 };
+}
+
 /**
  * WGSL text of the g_ kernels for a curve, over the fp_ kernels of codegen/kernels/wgsl-field.js (prepend those).
  * @param curve { name?, model?: 'short-weierstrass' (default) | 'twisted-edwards', a, b | a, d } with BigInts or
  *   0x-hex / decimal strings (a codegen/curves/*.json object as parsed), or the result of deriveCurveParams (its
  *   model object's kind and coefficients are used for a twisted Edwards curve, not the Weierstrass image)
  * @param fieldParams deriveFieldParams({ p, w, kernel: 'gpu' }) of the curve's base field
+ * @param options.field 'fp' (G1, the default) or 'fp2': G2 on the twist y^2 = x^3 + b' over F_p2, coordinates
+ *   typed Coord (= Fp2) and every operation fp2_ (prepend fieldWgsl's and field2Wgsl's text); needs a = 0
+ * @param options.g2 with field 'fp2': deriveG2Params' result or the curve JSON's g2 section (its b'); defaults to
+ *   curve.g2
  */
-export function curveWgsl(curve, fieldParams) {
+export function curveWgsl(curve, fieldParams, { field = 'fp', g2 = curve.g2 } = {}) {
   const p = fieldParams.p;
   if (curve.p !== undefined && big(curve.p) !== p) throw new RangeError('curveWgsl: the curve\'s p is not the field\'s');
+  if (field !== 'fp' && field !== 'fp2') throw new RangeError(`curveWgsl: options.field must be 'fp' or 'fp2', got ${JSON.stringify(field)}`);
   const modelObject = curve.model !== null && typeof curve.model === 'object' ? curve.model : null;
   const kind = modelObject ? modelObject.kind : curve.model ?? 'short-weierstrass';
   const coefficient = (k) => {
@@ -398,6 +440,14 @@ export function curveWgsl(curve, fieldParams) {
     if (v === undefined) throw new TypeError(`curveWgsl: missing coefficient ${k}`);
     return mod(big(v), p);
   };
+  if (field === 'fp2') {
+    if (kind !== 'short-weierstrass' || coefficient('a') !== 0n) throw new RangeError('curveWgsl: G2 (field \'fp2\') is for short Weierstrass curves with a = 0 (sextic twists y^2 = x^3 + b\')');
+    if (!g2) throw new TypeError('curveWgsl: field \'fp2\' needs options.g2 (deriveG2Params or the curve JSON\'s g2) for b\'');
+    return `// ---------------------------------------------------------------------------------------------------------------
+// curve kernels of ${curve.name ? `${curve.name} ` : ''}G2 (codegen/kernels/wgsl-curve.js): points in Montgomery form, every coordinate
+// an Fp2 with both components in [0, 2p)
+${weierstrass(fieldParams, { a: 0n, b: twistB(g2, p) }, FIELD_FP2)}\n`;
+  }
   const title = `// ---------------------------------------------------------------------------------------------------------------
 // curve kernels${curve.name ? ` of ${curve.name}` : ''} (codegen/kernels/wgsl-curve.js): points in Montgomery form, every coordinate in [0, 2p)
 `;
