@@ -208,8 +208,17 @@ export function generateCurve(json, { w, glv: useGlv = true, generator = 'codege
     other[kernel] = built.module.render();
     runtime[kernel] = kernelOverrides(intRuntime, built.runtime);
   }
-  // options.gpu also builds the WGSL module of G1 (wgsl), whose shape goes in runtime.gpu
+  // options.gpu also builds the WGSL module of G1 (wgsl), whose shape goes in runtime.gpu, and of G2 (wgslG2,
+  // runtime.g2.gpu) where the curve has one
   let wgsl = null;
-  if (gpu) ({ wgsl, gpu: runtime.gpu } = buildGpuModule(json, { scalarBytes: runtime.scalarBytes, generator }));
-  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, wgsl, paramsJs: runtimeParamsJs(runtime, generator) };
+  let wgslG2 = null;
+  if (gpu) {
+    ({ wgsl, gpu: runtime.gpu } = buildGpuModule(json, { scalarBytes: runtime.scalarBytes, generator }));
+    if (runtime.g2) {
+      let shape;
+      ({ wgsl: wgslG2, gpu: shape } = buildGpuModule(json, { scalarBytes: runtime.g2.scalarBytes, group: 'G2', generator }));
+      runtime.g2 = { ...runtime.g2, gpu: shape };
+    }
+  }
+  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, wgsl, wgslG2, paramsJs: runtimeParamsJs(runtime, generator) };
 }

@@ -1,11 +1,12 @@
-// One WGSL module per curve (G1): the field kernels (kernels/wgsl-field.js), the curve kernels of its model
+// One WGSL module per curve and group (G1; G2 where the curve has one): the field kernels (kernels/wgsl-field.js), the curve kernels of its model
 // (kernels/wgsl-curve.js) and the MSM's entry points (kernels/wgsl-msm.js), behind one header. Written to
-// wasm/<curve>/<curve>.wgsl by shipped.js (and by the codegen CLI for a new curve); its shape goes into the runtime
+// wasm/<curve>/<curve>.wgsl (G2: <curve>.g2.wgsl) by shipped.js (and by the codegen CLI for a new curve); its shape goes into the runtime
 // params as `gpu`, which src/gpu/ reads.
 
 import { deriveFieldParams } from '../params/field.js';
 import { fieldWgsl, fpCoordWgsl } from '../kernels/wgsl-field.js';
 import { curveWgsl } from '../kernels/wgsl-curve.js';
+import { field2Wgsl } from '../kernels/wgsl-field2.js';
 import { msmWgsl } from '../kernels/wgsl-msm.js';
 import { wgslHeader } from '../wgsl/index.js';
 
@@ -14,19 +15,24 @@ export const GPU_LIMB_BITS = 13;
 export const GPU_MUL_SHAPE = 'loop';
 
 /**
- * @param json a curve's params (codegen/curves/*.json as parsed): p, model, a, b / a, d
- * @param {{ scalarBytes: number, w?: number, mul?: 'unrolled' | 'loop', generator?: string }} options
+ * @param json a curve's params (codegen/curves/*.json as parsed): p, model, a, b / a, d; for G2 its g2 section
+ * @param {{ scalarBytes: number, group?: 'G1' | 'G2', w?: number, mul?: 'unrolled' | 'loop', generator?: string }} options
+ *   group 'G2': the same MSM over the sextic twist, coordinates in F_p2 (kernels/wgsl-field2.js)
  * @returns {{ wgsl: string, gpu: { w, n, coords } }}
  */
-export function buildGpuModule(json, { scalarBytes, w = GPU_LIMB_BITS, mul = GPU_MUL_SHAPE, generator = 'codegen/modules/gpu-module.js' }) {
+export function buildGpuModule(json, { scalarBytes, group = 'G1', w = GPU_LIMB_BITS, mul = GPU_MUL_SHAPE, generator = 'codegen/modules/gpu-module.js' }) {
   const field = deriveFieldParams({ p: BigInt(json.p), w, kernel: 'gpu' });
   const model = json.model ?? 'short-weierstrass';
+  const g2 = group === 'G2';
+  if (g2 && !json.g2) throw new RangeError(`${json.name ?? 'the curve'} has no g2 section`);
   const header = wgslHeader({
-    title: `${json.name ?? 'curve'} G1 (${model}): the GPU MSM's kernels in WGSL`,
+    title: `${json.name ?? 'curve'} ${group} (${g2 ? 'the sextic twist over F_p2' : model}): the GPU MSM's kernels in WGSL`,
     generator,
     params: field,
     lines: [`scalars of ${scalarBytes} bytes; entry points: see codegen/kernels/wgsl-msm.js`],
   });
-  const wgsl = `${header}\n${fieldWgsl(field, { mul })}\n${fpCoordWgsl()}\n${curveWgsl(json, field)}\n${msmWgsl({ model, scalarBytes })}`;
+  const coordinates = g2 ? field2Wgsl(field, { nonResidue: BigInt(json.g2.nonResidue) }) : fpCoordWgsl();
+  const curve = g2 ? curveWgsl(json, field, { field: 'fp2', g2: json.g2 }) : curveWgsl(json, field);
+  const wgsl = `${header}\n${fieldWgsl(field, { mul })}\n${coordinates}\n${curve}\n${msmWgsl({ model, scalarBytes })}`;
   return { wgsl, gpu: Object.freeze({ w: field.w, n: field.n, coords: 4 }) };
 }

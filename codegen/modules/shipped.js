@@ -24,7 +24,7 @@ export function readCurveParams(name) {
  */
 export function shippedModules() {
   return shippedCurveNames().flatMap((name) => {
-    const { wat, fmaWat, wideWat, wgsl, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js', fma: true, wide: true, gpu: true });
+    const { wat, fmaWat, wideWat, wgsl, wgslG2, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js', fma: true, wide: true, gpu: true });
     const paramsPath = `wasm/${name}/params.js`;
     return [
       { name, path: `wasm/${name}/${name}.wat`, wat, paramsPath, paramsJs },
@@ -32,6 +32,7 @@ export function shippedModules() {
       { name, kernel: 'wide', path: `wasm/${name}/${name}.wide.wat`, wat: wideWat, paramsPath, paramsJs },
       // the GPU kernels (WGSL text, src/gpu/): written and checked like the WAT
       { name, kernel: 'gpu', path: `wasm/${name}/${name}.wgsl`, wat: wgsl, paramsPath, paramsJs },
+      ...(wgslG2 ? [{ name, kernel: 'gpu', path: `wasm/${name}/${name}.g2.wgsl`, wat: wgslG2, paramsPath, paramsJs }] : []),
     ];
   });
 }

@@ -8,5 +8,5 @@ export const load = curveLoader(
   () => import('../../wasm/bn254/bn254.wasm.js'),
   () => import('../../wasm/bn254/bn254.fma.wasm.js'),
   () => import('../../wasm/bn254/bn254.wide.wasm.js'),
-  () => import('../../wasm/bn254/bn254.wgsl.js'),
+  (group) => (group === 'G2' ? import('../../wasm/bn254/bn254.g2.wgsl.js') : import('../../wasm/bn254/bn254.wgsl.js')),
 );

@@ -86,6 +86,11 @@ export default Object.freeze({
       H: 4,
       recordBytes: 40,
     }),
+    gpu: Object.freeze({
+      w: 13,
+      n: 30,
+      coords: 4,
+    }),
   }),
   fma: Object.freeze({
     minPages: 2,

@@ -86,6 +86,11 @@ export default Object.freeze({
       H: 4,
       recordBytes: 40,
     }),
+    gpu: Object.freeze({
+      w: 13,
+      n: 20,
+      coords: 4,
+    }),
   }),
   fma: Object.freeze({
     kernel: "fma",
