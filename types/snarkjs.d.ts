@@ -45,7 +45,7 @@ export interface AccelerateOptions {
    */
   releaseAfterMs?: number;
   /**
-   * G1's MSMs on the GPU (curve.gpu(), WebGPU); G2 stays on its pool (no G2 GPU kernels yet). Default false.
+   * G1's MSMs on the GPU (curve.gpu(), WebGPU); G2 stays on its pool (the route does not take curve.g2.gpu() yet). Default false.
    * true: accelerate() rejects with GpuUnavailableError where no GPU opens. 'auto': the GPU where it opens, else G1's
    * pool (handle.gpuError says why). An object: curve.gpu()'s options, and `optional: true` for 'auto'.
    * A device lost during an MSM rejects that MSM (and the proof) with GpuDeviceLostError.

@@ -15,7 +15,7 @@
 // own zero for infinity.
 //
 // With `gpu`, G1's MSMs run on curve.gpu() (WebGPU) instead of G1's pool, from the same bytes; G2 stays on its pool
-// (there are no G2 GPU kernels yet).
+// (the route does not take curve.g2.gpu() yet).
 //
 // This file speaks ffjavascript's formats through the objects the caller passes; it imports nothing from
 // snarkjs or ffjavascript (they are the user's dependencies) and only the public API of wasmsm.
