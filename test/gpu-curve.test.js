@@ -8,6 +8,7 @@
 // their coordinates (ZZ^3 = ZZZ^2, XY = ZT), and are compared in affine form (projectively at infinity).
 // No Dawn or no adapter fails the suite: testDevice throws.
 
+import { groupLawVectors } from './gpu-vectors.js';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { testDevice, runCompute } from './gpu.js';
@@ -205,32 +206,8 @@ function safeAdd(ops, P, Q) {
 /** The vectors of one curve: { op, P, Q, A, want, label } with P, Q as points (null = infinity) and A affine. */
 function vectors(M, edwards, rng, r) {
   const V = [];
-  const k = () => 1n + rng.below(r - 1n);
-  const pts = [M.G, ...Array.from({ length: 7 }, () => M.mul(M.G, k()))];
   const zero = M.zero;
-  const pick = () => rng.pick(pts);
-  const add = (P, Q, label) => V.push({ op: OP.add, P, Q, want: M.add(P, Q), label: `add ${label}` });
-  const addAffine = (P, A, label) => V.push({ op: OP.addAffine, P, A, want: M.add(P, A), label: `addAffine ${label}` });
-  const double = (P, label) => V.push({ op: OP.double, P, want: M.double(P), label: `double ${label}` });
-  const doubleAffine = (A, label) => V.push({ op: OP.doubleAffine, A, want: M.double(A), label: `doubleAffine ${label}` });
-  for (let i = 0; i < 8; i++) add(pick(), pick(), `random ${i}`);
-  for (let i = 0; i < 8; i++) addAffine(pick(), pick(), `random ${i}`);
-  for (let i = 0; i < 4; i++) double(pick(), `random ${i}`);
-  for (let i = 0; i < 2; i++) doubleAffine(pick(), `random ${i}`);
-  for (const P of pts.slice(0, 3)) {
-    add(P, P, 'P + P'); // two different scale factors: the same point in two representations
-    add(P, M.neg(P), 'P + (-P)');
-    add(P, zero, 'P + 0');
-    add(zero, P, '0 + Q');
-    addAffine(P, P, 'P + P');
-    addAffine(P, M.neg(P), 'P + (-P)');
-    addAffine(zero, P, '0 + Q');
-  }
-  add(zero, zero, '0 + 0');
-  double(zero, '0');
-  // a sum then used again: a result of the kernels as input (P + P + P through add and the scale factors)
-  add(M.add(pts[1], pts[1]), pts[1], '2P + P');
-  addAffine(M.add(pts[2], pts[2]), M.neg(pts[2]), '2P + (-P)');
+  const { pts, pick, add, addAffine, double, doubleAffine } = groupLawVectors(V, { E: M, G: M.G, r, zero, rng, OP, doubleAffines: 2 });
   const torsion = [];
   if (edwards) {
     const { p, a, d } = M;

@@ -15,6 +15,7 @@
 // Points go in as XYZZ with random F_p2 scale factors, components lifted to [p, 2p) one time in four; results are
 // checked for the range, for ZZ^3 = ZZZ^2, and compared in affine form. No Dawn or no adapter fails the suite.
 
+import { groupLawVectors } from './gpu-vectors.js';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { bn254 } from '@noble/curves/bn254.js';
@@ -364,30 +365,7 @@ ${[...new Set(ops.map((op) => CALLS[op]))].map((call) => `    case ${ops.filter(
 function curveVectors(C, rng, words) {
   const { E, F, G, r } = C;
   const V = [];
-  const k = () => 1n + rng.below(r - 1n);
-  const pts = [G, ...Array.from({ length: 7 }, () => E.mul(G, k()))];
-  const pick = () => rng.pick(pts);
-  const add = (P, Q, label) => V.push({ op: OP.add, P, Q, want: E.add(P, Q), label: `add ${label}` });
-  const addAffine = (P, A, label) => V.push({ op: OP.addAffine, P, A, want: E.add(P, A), label: `addAffine ${label}` });
-  const double = (P, label) => V.push({ op: OP.double, P, want: E.double(P), label: `double ${label}` });
-  const doubleAffine = (A, label) => V.push({ op: OP.doubleAffine, A, want: E.double(A), label: `doubleAffine ${label}` });
-  for (let i = 0; i < 8; i++) add(pick(), pick(), `random ${i}`);
-  for (let i = 0; i < 8; i++) addAffine(pick(), pick(), `random ${i}`);
-  for (let i = 0; i < 4; i++) double(pick(), `random ${i}`);
-  for (let i = 0; i < 3; i++) doubleAffine(pick(), `random ${i}`);
-  for (const P of pts.slice(0, 3)) {
-    add(P, P, 'P + P'); // two scale factors: one point in two representations
-    add(P, E.neg(P), 'P + (-P)');
-    add(P, null, 'P + 0');
-    add(null, P, '0 + Q');
-    addAffine(P, P, 'P + P');
-    addAffine(P, E.neg(P), 'P + (-P)');
-    addAffine(null, P, '0 + Q');
-  }
-  add(null, null, '0 + 0');
-  double(null, '0');
-  add(E.add(pts[1], pts[1]), pts[1], '2P + P'); // a result used again
-  addAffine(E.add(pts[2], pts[2]), E.neg(pts[2]), '2P + (-P)');
+  const { pts } = groupLawVectors(V, { E, G, r, zero: null, rng, OP, doubleAffines: 3 });
   for (const P of pts.slice(0, 4)) V.push({ op: OP.isOnCurve, A: P, want: true, label: 'isOnCurve k G' });
   const off = [
     { x: pts[0].x, y: F.add(pts[0].y, F.of(1n)) },
