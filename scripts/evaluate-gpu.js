@@ -1,8 +1,8 @@
 // evaluate-msm --gpu: the GPU MSM (curve.gpu()) next to the CPU thread pool on the same seeded inputs, with the
 // adapter's description. Per curve and size: the pool's median (T threads, default every core), then the GPU's
 // msmBytes from the input bytes on the host to the result on the host (median after a warm-up), the same over
-// prepared bases (points uploaded once), and one run with timings for the split between transfers and phases (a
-// timed run submits each phase alone, so its total is above the median). Every GPU result is checked against the
+// prepared bases (points uploaded once), and one run with timings for the split between transfers and phases (GPU
+// timestamps around each pass where the adapter has them; else each phase runs alone, its total above the median). Every GPU result is checked against the
 // pool's, and the pool's against @noble/curves at --check-size. --gpu-variants w:shape,... also times kernels of other
 // limb sizes and product shapes (built here from codegen/, as bench/gpu-field.js does) on the same inputs.
 
@@ -16,7 +16,7 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-const PHASES = ['upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'download'];
+const PHASES = ['upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'wait', 'download'];
 
 /** A view of `curve` whose GPU kernels are another build of its WGSL (w, shape): what GpuCurve reads of a curve. */
 async function variantOf(curve, name, w, mul) {
@@ -98,7 +98,7 @@ export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, var
         results.push({
           curve: name, logN: k, n, kernels: kind.label, adapter: g.adapter, openMs: g.openMs, threads, poolMs,
           medianMs: median(g.times), minMs: Math.min(...g.times), maxMs: Math.max(...g.times), preparedMs: median(g.preparedTimes),
-          vsPool: poolMs / median(g.times), window: g.timings.window, chunks: g.timings.chunks,
+          vsPool: poolMs / median(g.times), window: g.timings.window, chunks: g.timings.chunks, phaseClock: g.timings.phaseClock,
           phasesMs: Object.fromEntries(PHASES.map((p) => [p, g.timings[p] ?? 0])), check,
         });
       }
@@ -116,7 +116,7 @@ export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, var
         r.poolMs.toFixed(1), `${r.vsPool.toFixed(2)}x`, r.openMs.toFixed(0), ...PHASES.map((p) => r.phasesMs[p].toFixed(2)),
       ]),
     );
-    console.log('* one run with timings: each phase submitted and awaited alone (ms)');
+    console.log(`* one run with timings (ms): the phases by ${results[0]?.phaseClock ?? '-'}; upload, wait (the host until the GPU's work is done) and download by the host's clock`);
     console.log('check: every GPU result (msmBytes and prepared bases) equals the pool\'s');
     for (const r of results) if (r.check !== 'not checked') console.log(`check: ${r.curve} 2^${r.logN}: ${r.check}`);
   }

@@ -30,6 +30,7 @@ export async function testDevice() {
   const adapter = await gpu.requestAdapter();
   if (!adapter) throw new Error('no WebGPU adapter: install chromium (SwiftShader) and libvulkan1');
   return adapter.requestDevice({
+    requiredFeatures: adapter.features.has('timestamp-query') ? ['timestamp-query'] : [],
     requiredLimits: {
       maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
       maxBufferSize: adapter.limits.maxBufferSize,

@@ -35,6 +35,8 @@ export async function acquireDevice({ device, powerPreference = 'high-performanc
     if (adapter.limits[name] < least) throw new GpuUnavailableError(`the GPU adapter has ${name} ${adapter.limits[name]}; the MSM needs ${least}`);
   }
   const requiredLimits = Object.fromEntries(ASKED.map((name) => [name, adapter.limits[name]]));
-  const made = await adapter.requestDevice({ requiredLimits });
+  // timestamps around passes, where the adapter has them, time the phases for `timings` (src/gpu/msm.js)
+  const requiredFeatures = adapter.features?.has('timestamp-query') ? ['timestamp-query'] : [];
+  const made = await adapter.requestDevice({ requiredLimits, requiredFeatures });
   return { device: made, adapterInfo: adapter.info ?? made.adapterInfo ?? null, owned: true };
 }

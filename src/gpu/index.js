@@ -182,8 +182,9 @@ export class GpuCurve {
    * sum_i scalars[i] * points[i] on the GPU, with the inputs, formats and result of curve.msmBytes. The arrays are read
    * when the call's turn comes (after the calls before it): do not change or transfer them until it settles, as with
    * the pool's msmBytes (a copy of a 2^20-point input would cost more than the GPU's whole MSM). options: window,
-   * maxMemory (GPU bytes for the working buffers; default 1 GiB, or gpu()'s), timings (ms per phase: upload,
-   * convert, digits, sort, accumulate, reduce, combine, download; timed phases run one at a time), signal,
+   * maxMemory (GPU bytes for the working buffers; default 1 GiB, or gpu()'s), timings (ms: convert, digits, sort,
+   * accumulate, reduce, combine by GPU timestamps where the device has them, else each phase run alone; upload, wait
+   * and download by the host's clock; phaseClock says which), signal,
    * onProgress (fraction of the chunks done), checkSubgroup, pointFormat, scalarFormat, resultFormat.
    */
   msmBytes(pointBytes, scalarBytes, options) {
@@ -287,11 +288,10 @@ export class GpuCurve {
         await run.convert(points, first, count);
         await run.sum(scalars, first, count, k === 0);
       }
-      if (!timings) {
-        run.submit();
-        // one chunk in flight: the next one's uploads reuse the same buffers
-        if (k + 1 < chunks) await state.device.queue.onSubmittedWorkDone();
-      }
+      // the chunk's passes go before the next chunk's uploads (writeBuffer takes effect when called, in queue order),
+      // and one chunk is in flight at a time: the next one's uploads reuse the same buffers
+      run.submit();
+      if (k + 1 < chunks) await state.device.queue.onSubmittedWorkDone();
       if (timings) timings.chunks++;
       try {
         onProgress?.((k + 1) / chunks);

@@ -11,6 +11,9 @@ const COPY_SRC = 0x4;
 const COPY_DST = 0x8;
 const UNIFORM = 0x40;
 const STORAGE = 0x80;
+const QUERY_RESOLVE = 0x200;
+/** Timestamps one submission may write: two a pass, far more passes than a chunk has. */
+const QUERIES = 256;
 
 /** Working memory on the GPU when the caller sets no maxMemory. */
 export const DEFAULT_GPU_MEMORY = 2 ** 30;
@@ -190,8 +193,15 @@ export class GpuMsmRun {
     this.gpu = gpu;
     this.plan = plan;
     this.timings = timings;
-    this.uniforms = [];
+    // phase times from GPU timestamps around each pass where the device has them (the passes run as they would
+    // untimed), else from the wall clock around each phase submitted alone
+    this.gpuClock = !!timings && this.device.features.has('timestamp-query');
+    if (timings) timings.phaseClock = this.gpuClock ? 'gpu timestamps' : 'wall clock, each phase alone';
+    this.transient = [];
     this.encoder = null;
+    this.queries = null; // { set, phases: [] } of the submission being encoded
+    this.reads = []; // the timestamps' read backs
+    this.phaseName = null;
   }
 
   buffer(name) {
@@ -205,7 +215,7 @@ export class GpuMsmRun {
     const uniform = this.device.createBuffer({ size: values.byteLength, usage: UNIFORM, mappedAtCreation: true });
     new Uint32Array(uniform.getMappedRange()).set(values);
     uniform.unmap();
-    this.uniforms.push(uniform);
+    this.transient.push(uniform);
     const pipeline = this.kernels.pipelines[entryPoint];
     const bindGroup = this.device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
@@ -213,18 +223,28 @@ export class GpuMsmRun {
     });
     const workgroups = Math.max(1, ceilDiv(threads, size));
     const x = Math.min(workgroups, this.device.limits.maxComputeWorkgroupsPerDimension);
-    const pass = this.encoder.beginComputePass();
+    let timestampWrites;
+    if (this.gpuClock) {
+      this.queries ??= { set: this.device.createQuerySet({ type: 'timestamp', count: QUERIES }), phases: [] };
+      const k = this.queries.phases.push(this.phaseName) - 1;
+      timestampWrites = { querySet: this.queries.set, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 };
+    }
+    const pass = this.encoder.beginComputePass(timestampWrites && { timestampWrites });
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, bindGroup);
     pass.dispatchWorkgroups(x, ceilDiv(workgroups, x));
     pass.end();
   }
 
-  /** Encode `body` as a phase: timed (submitted and awaited alone) when the caller asked for timings. */
+  /**
+   * Encode `body` as a phase. With timings: its passes carry GPU timestamps, or (no timestamp-query) the phase is
+   * submitted and awaited alone and timed by the wall clock.
+   */
   async phase(name, body) {
     this.encoder ??= this.device.createCommandEncoder();
+    this.phaseName = name;
     body();
-    if (!this.timings) return;
+    if (!this.timings || this.gpuClock) return;
     const started = performance.now();
     this.submit();
     await this.device.queue.onSubmittedWorkDone();
@@ -232,8 +252,35 @@ export class GpuMsmRun {
   }
 
   submit() {
-    if (this.encoder) this.device.queue.submit([this.encoder.finish()]);
+    if (!this.encoder) return;
+    const queries = this.queries;
+    let read = null;
+    if (queries) {
+      // the timestamps resolved into a buffer and read back after the work (each pass's end - begin, in ns)
+      const bytes = 16 * queries.phases.length;
+      const resolved = this.device.createBuffer({ size: bytes, usage: QUERY_RESOLVE | COPY_SRC });
+      read = this.device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
+      this.encoder.resolveQuerySet(queries.set, 0, 2 * queries.phases.length, resolved, 0);
+      this.encoder.copyBufferToBuffer(resolved, 0, read, 0, bytes);
+      this.transient.push(resolved);
+    }
+    this.device.queue.submit([this.encoder.finish()]);
     this.encoder = null;
+    this.queries = null;
+    if (read) {
+      const done = read.mapAsync(1 /* GPUMapMode.READ */).then(() => {
+        const ns = new BigInt64Array(read.getMappedRange());
+        queries.phases.forEach((name, k) => {
+          this.timings[name] = (this.timings[name] ?? 0) + Math.max(0, Number(ns[2 * k + 1] - ns[2 * k])) / 1e6;
+        });
+        read.unmap();
+      }).finally(() => {
+        read.destroy();
+        queries.set.destroy();
+      });
+      done.catch(() => {}); // awaited by readResult; a lost device fails that read instead
+      this.reads.push(done);
+    }
   }
 
   /** Time a host-side step (the uploads, the read back) into the timings. */
@@ -318,16 +365,23 @@ export class GpuMsmRun {
       this.encoder.copyBufferToBuffer(this.buffer('result'), 0, read, 0, PW * 4);
       this.encoder.copyBufferToBuffer(this.buffer('status'), 0, read, PW * 4, 16);
       this.submit();
+      if (this.timings) {
+        // with timings: the host's wait for the GPU's work apart from the read back itself
+        const waiting = performance.now();
+        await this.device.queue.onSubmittedWorkDone();
+        this.timeHost('wait', waiting);
+      }
       const started = performance.now();
       await read.mapAsync(1 /* GPUMapMode.READ */);
       const words = new Uint32Array(read.getMappedRange().slice(0));
       read.unmap();
       this.timeHost('download', started);
+      await Promise.all(this.reads);
       return { coords: words.subarray(0, PW), status: words[PW] };
     } finally {
       read.destroy();
-      for (const u of this.uniforms) u.destroy();
-      this.uniforms = [];
+      for (const b of this.transient) b.destroy();
+      this.transient = [];
     }
   }
 }
