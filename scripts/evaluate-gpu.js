@@ -9,12 +9,8 @@
 import { cpus } from 'node:os';
 import { loadCurve } from '../index.js';
 import { nobleMsm } from './peers.js';
-import { printTable, runtimeName } from './lib.js';
+import { median, printTable, runtimeName } from './lib.js';
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 const PHASES = ['upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'wait', 'download'];
 

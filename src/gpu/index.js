@@ -4,9 +4,9 @@
 import { acquireDevice, describeAdapter } from './device.js';
 import { GpuDeviceLostError, GpuUnavailableError } from './errors.js';
 import { GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm } from './msm.js';
-import { affineWords, pointWords } from './layout.js';
+import { affineWords } from './layout.js';
 import {
-  BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
+  BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
 } from '../msm/bytes.js';
 import { inputsToNative, resultFromNative } from '../codecs.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
@@ -18,20 +18,13 @@ export { GpuDeviceLostError, GpuUnavailableError };
 const CALL_OPTIONS = ['window', 'timings', 'checkSubgroup', 'onProgress', 'maxMemory', 'pointFormat', 'scalarFormat', 'resultFormat', 'signal'];
 const GPU_OPTIONS = ['device', 'powerPreference', 'maxMemory'];
 
+/** msmBytes' option checks (src/msm/bytes.js) over the GPU's names; its window may be 1 (a tiny input's best). */
 function checkCallOptions(options) {
   if (options === undefined) return {};
   checkOptionNames(options, CALL_OPTIONS);
-  const { timings, checkSubgroup, onProgress, signal, maxMemory, window } = options;
-  if (timings !== undefined && (timings === null || typeof timings !== 'object')) throw new TypeError('options.timings must be an object (it is filled with milliseconds per phase)');
-  if (checkSubgroup !== undefined && typeof checkSubgroup !== 'boolean') throw new TypeError('options.checkSubgroup must be a boolean');
-  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError('options.onProgress must be a function');
-  if (maxMemory !== undefined && !(typeof maxMemory === 'number' && maxMemory > 0 && Number.isFinite(maxMemory))) {
-    throw new TypeError(`options.maxMemory must be a positive number of bytes, got ${typeof maxMemory === 'number' ? maxMemory : typeof maxMemory}`);
-  }
+  const { window } = options;
   if (window !== undefined && !(Number.isInteger(window) && window >= 1 && window <= 24)) throw new RangeError(`window must be an integer in 1..24, got ${window}`);
-  if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
-    throw new TypeError('options.signal must be an AbortSignal');
-  }
+  checkMsmOptions({ ...options, window: undefined }, { async: true });
   return options;
 }
 
@@ -269,8 +262,9 @@ export class GpuCurve {
     const { timings, signal, onProgress } = options;
     const bits = scalarBitLength(scalars, params.scalarBytes, n);
     if (n === 0 || (bits === 0 && !points)) return neutralBytes(params);
+    // prepared bases: their chunk is fixed and their memory held, so only the device's limits bound the plan
     const plan = planGpuMsm(gpu, prepared ? prepared.chunk : n, Math.max(1, bits), {
-      window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory, prepared: !!prepared,
+      window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory,
     });
     // prepared bases are held in chunks of their own plan; a window too large for that chunk does not fit
     if (prepared && plan.chunk !== prepared.chunk) throw new RangeError(`window ${plan.c} needs more GPU memory than a chunk of these prepared bases allows`);
@@ -300,10 +294,9 @@ export class GpuCurve {
       }
     }
     if (signal?.aborted) throw abortError(signal);
+    // (a device lost meanwhile turns whatever this gives into GpuDeviceLostError: #exclusive)
     const { coords, status } = await run.readResult();
-    if (state.lost) throw new GpuDeviceLostError('the GPU device was lost during the MSM; the next call gets a new one');
     if (status !== 0xffffffff) throw inputError('points', status >>> 2, `: ${BAD_POINT_REASON[status & 3]}`);
-    if (coords.length !== pointWords(gpu)) throw new Error('the GPU returned a result of the wrong size');
     return resultBytes(params, gpu, coords);
   }
 

@@ -92,12 +92,11 @@ export function chunkShape(gpu, chunk, bits, window) {
  * The plan of an MSM of n points: the largest chunk (n, halved until it fits) whose buffers fit the device's
  * limits and the budget. The caller's window holds for every chunk. RangeError when not even one point fits.
  */
-export function planGpuMsm(gpu, n, bits, { maxMemory = DEFAULT_GPU_MEMORY, window, limits, prepared = false }) {
+export function planGpuMsm(gpu, n, bits, { maxMemory = DEFAULT_GPU_MEMORY, window, limits }) {
   const fits = (shape) => shape.total <= maxMemory &&
     Object.values(shape.bytes).every((b) => b <= limits.maxStorageBufferBindingSize && b <= limits.maxBufferSize);
   for (let chunk = Math.max(1, n); ; chunk = Math.ceil(chunk / 2)) {
     const shape = chunkShape(gpu, chunk, bits, window);
-    if (prepared) shape.total -= shape.bytes.input + shape.bytes.points + shape.bytes.skip; // held by the bases
     if (fits(shape)) return { ...shape, chunks: Math.max(1, Math.ceil(n / chunk)) };
     if (chunk === 1) {
       throw new RangeError(`the GPU MSM needs at least ${shape.total} bytes for one point with window ${shape.c} (maxMemory ${maxMemory}, ` +
