@@ -243,6 +243,12 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     await expect(bases.msmBytes(curve.randomScalarsBytes(41))).rejects.toThrow(/41 scalars but only 40 prepared bases/);
     bases.free();
     await expect(bases.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
+    // prepareBases' maxMemory: the bases held in chunks of that budget's plan
+    const chunked = await gpu.prepareBases(pointBytes, { maxMemory: chunkShape(gpu.gpuParams, 8, 256).total });
+    const timings = {};
+    expect(hex(await chunked.msmBytes(scalarBytes, { timings }))).toBe(hex(curve.msmBytes(pointBytes, scalarBytes)));
+    expect(timings.chunks).toBeGreaterThan(1);
+    chunked.free();
   }, 240_000);
 
   it('calls made together run in order, each with its own input and result; a failing one leaves the next right', async () => {

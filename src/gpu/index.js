@@ -235,7 +235,7 @@ export class GpuCurve {
 
   /** @internal the upload and conversion of prepared bases, in the call order */
   uploadBases(bases) {
-    return this.#exclusive({}, (state, maxMemory) => bases.convertOn(state, maxMemory ?? this.#options.maxMemory, this.gpuParams));
+    return this.#exclusive({ maxMemory: bases.maxMemory }, (state, maxMemory) => bases.convertOn(state, maxMemory, this.gpuParams));
   }
 
   /** @internal an MSM over prepared bases */
