@@ -63,3 +63,8 @@ export function wasmJsModule(bytes, { source = '' } = {}) {
     '',
   ].join('\n');
 }
+
+/** WGSL text (the GPU kernels) as an ES module whose default export is the text, as wasmJsModule does for bytes. */
+export function wgslJsModule(text, { source = '' } = {}) {
+  return `// Generated from ${source} by codegen/compile.js; do not edit (built by npm install / npm run build:wasm).\nexport default ${JSON.stringify(text)};\n`;
+}

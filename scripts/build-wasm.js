@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { repoRoot, listWat, listWgsl, fail } from './lib.js';
 
 const started = performance.now();
-let compileWat, compileWideWat, wasmJsModule;
+let compileWat, compileWideWat, wasmJsModule, wgslJsModule;
 try {
-  ({ compileWat, compileWideWat, wasmJsModule } = await import('../codegen/compile.js'));
+  ({ compileWat, compileWideWat, wasmJsModule, wgslJsModule } = await import('../codegen/compile.js'));
 } catch (e) {
   fail('build:wasm', new Error(`cannot load codegen/compile.js (is wabt installed? run npm install in the repo): ${e.message}`));
 }
@@ -41,7 +41,7 @@ for (const path of files) {
 const wgslFiles = listWgsl(repoRoot);
 for (const path of wgslFiles) {
   const text = readFileSync(join(repoRoot, path), 'utf8');
-  writeFileSync(join(repoRoot, `${path}.js`), `// Generated from ${path} by scripts/build-wasm.js; do not edit.\nexport default ${JSON.stringify(text)};\n`);
+  writeFileSync(join(repoRoot, `${path}.js`), wgslJsModule(text, { source: path }));
 }
 
 let workerBytes = 0;

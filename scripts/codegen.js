@@ -362,7 +362,7 @@ async function curveCommand(values) {
   const { shippedCurveNames } = await import('../codegen/modules/shipped.js');
   const { generateCurve } = await import('../codegen/modules/curve-module.js');
   const { describeFieldParams } = await import('../codegen/params/field.js');
-  const { compileWat, compileWideWat, wasmJsModule } = await import('../codegen/compile.js');
+  const { compileWat, compileWideWat, wasmJsModule, wgslJsModule } = await import('../codegen/compile.js');
 
   const { name } = params;
   // a = p - 3 reads better as "- 0x3 x"
@@ -398,15 +398,13 @@ async function curveCommand(values) {
   const wide = await import('binaryen').then(() => true, () => false);
   let generated;
   try {
-    generated = generateCurve(params, { w, glv: !values['no-glv'], mulShape, generator: 'scripts/codegen.js curve', fma: true, wide, gpu: true });
+    // a model without GPU kernels (Montgomery form) gets the Wasm builds alone
+    generated = generateCurve(params, { w, glv: !values['no-glv'], mulShape, generator: 'scripts/codegen.js curve', fma: true, wide, gpu: 'optional' });
   } catch (e) {
-    if (/curveWgsl/.test(e.message)) {
-      // a model without GPU kernels (Montgomery form): the Wasm builds alone
-      console.log(`GPU kernels: not written (${e.message})`);
-      generated = generateCurve(params, { w, glv: !values['no-glv'], mulShape, generator: 'scripts/codegen.js curve', fma: true, wide });
-    } else if (!values['no-glv'] && /GLV|lambda|beta/i.test(e.message)) throw new Error(`GLV derivation failed: ${e.message} (rerun with --no-glv to generate without the endomorphism)`);
-    else throw e;
+    if (!values['no-glv'] && /GLV|lambda|beta/i.test(e.message)) throw new Error(`GLV derivation failed: ${e.message} (rerun with --no-glv to generate without the endomorphism)`);
+    throw e;
   }
+  if (generated.gpuError) console.log(`GPU kernels: not written (${generated.gpuError})`);
   const { glv, runtime } = generated;
   const note = '(regenerate with npm run gen)';
   const wat = generated.wat.replace(note, `(regenerate: ${regenerate})`);
@@ -456,7 +454,7 @@ async function curveCommand(values) {
     ] : []),
     ...(wgsl ? [
       [`${name}.wgsl`, wgsl],
-      [`${name}.wgsl.js`, `// Generated from ${name}.wgsl by scripts/codegen.js; do not edit.\nexport default ${JSON.stringify(wgsl)};\n`],
+      [`${name}.wgsl.js`, wgslJsModule(wgsl, { source: `${name}.wgsl` })],
     ] : []),
   ];
   files.push(['index.d.ts', indexDts(specifier)]);

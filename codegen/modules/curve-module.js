@@ -209,16 +209,25 @@ export function generateCurve(json, { w, glv: useGlv = true, generator = 'codege
     runtime[kernel] = kernelOverrides(intRuntime, built.runtime);
   }
   // options.gpu also builds the WGSL module of G1 (wgsl), whose shape goes in runtime.gpu, and of G2 (wgslG2,
-  // runtime.g2.gpu) where the curve has one
+  // runtime.g2.gpu) where the curve has one; gpu 'optional' leaves them out of a curve that has no GPU kernels
+  // (a Montgomery-form curve), with the reason in gpuError
   let wgsl = null;
   let wgslG2 = null;
+  let gpuError = null;
   if (gpu) {
-    ({ wgsl, gpu: runtime.gpu } = buildGpuModule(json, { scalarBytes: runtime.scalarBytes, generator }));
-    if (runtime.g2) {
-      let shape;
-      ({ wgsl: wgslG2, gpu: shape } = buildGpuModule(json, { scalarBytes: runtime.g2.scalarBytes, group: 'G2', generator }));
-      runtime.g2 = { ...runtime.g2, gpu: shape };
+    try {
+      const g1 = buildGpuModule(json, { scalarBytes: runtime.scalarBytes, generator });
+      const g2Module = runtime.g2 ? buildGpuModule(json, { scalarBytes: runtime.g2.scalarBytes, group: 'G2', generator }) : null;
+      ({ wgsl } = g1);
+      runtime.gpu = g1.gpu;
+      if (g2Module) {
+        wgslG2 = g2Module.wgsl;
+        runtime.g2 = { ...runtime.g2, gpu: g2Module.gpu };
+      }
+    } catch (e) {
+      if (gpu !== 'optional') throw e;
+      gpuError = e.message;
     }
   }
-  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, wgsl, wgslG2, paramsJs: runtimeParamsJs(runtime, generator) };
+  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, wgsl, wgslG2, gpuError, paramsJs: runtimeParamsJs(runtime, generator) };
 }
