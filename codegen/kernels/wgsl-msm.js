@@ -14,6 +14,26 @@
 
 import { MSM_PARAM_FIELDS, SCAN_BLOCK, WORKGROUP } from '../../src/gpu/layout.js';
 
+/** A WGSL function storing a Point at index `index` of storage array `buffer` (its coordinates' limbs in turn). */
+const storePoint = (name, buffer, index) => `fn ${name}(${index}: u32, P: Point) {
+  let c = g_coords(P);
+  for (var t = 0u; t < G_COORDS; t++) {
+    let l = coord_toLimbs(c[t]);
+    for (var j = 0u; j < COORD_N; j++) { ${buffer}[(${index} * G_COORDS + t) * COORD_N + j] = l[j]; }
+  }
+}`;
+
+/** A WGSL function loading the Point at index i of storage array `buffer` (WGSL passes no storage pointers). */
+const loadPoint = (name, buffer) => `fn ${name}(i: u32) -> Point {
+  var c: array<Coord, G_COORDS>;
+  for (var t = 0u; t < G_COORDS; t++) {
+    var l: array<u32, COORD_N>;
+    for (var j = 0u; j < COORD_N; j++) { l[j] = ${buffer}[(i * G_COORDS + t) * COORD_N + j]; }
+    c[t] = coord_fromLimbs(l);
+  }
+  return g_fromCoords(c);
+}`;
+
 /**
  * The MSM's entry points over the coordinates of the `coord_` layer (F_p for G1, F_p2 for G2: codegen/wgsl/README.md)
  * and the group's `g_` kernels, for points of `curve.model` and scalars of `curve.scalarBytes`.
@@ -197,21 +217,9 @@ fn entryPoint(entry: u32) -> Affine {
   return Q;
 }
 
-fn storeBucket(b: u32, P: Point) {
-  let c = g_coords(P);
-  for (var t = 0u; t < G_COORDS; t++) {
-    let l = coord_toLimbs(c[t]);
-    for (var j = 0u; j < COORD_N; j++) { ac_buckets[(b * G_COORDS + t) * COORD_N + j] = l[j]; }
-  }
-}
+${storePoint('storeBucket', 'ac_buckets', 'b')}
 
-fn storePart(slot: u32, P: Point) {
-  let c = g_coords(P);
-  for (var t = 0u; t < G_COORDS; t++) {
-    let l = coord_toLimbs(c[t]);
-    for (var j = 0u; j < COORD_N; j++) { ac_parts[(slot * G_COORDS + t) * COORD_N + j] = l[j]; }
-  }
-}
+${storePoint('storePart', 'ac_parts', 'slot')}
 
 @compute @workgroup_size(WORKGROUP)
 fn accumulate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -265,33 +273,11 @@ fn accumulate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: ve
 @group(0) @binding(2) var<storage, read> sp_src: array<u32>;
 @group(0) @binding(3) var<storage, read_write> sp_dst: array<u32>;
 
-fn loadSrc(i: u32) -> Point {
-  var c: array<Coord, G_COORDS>;
-  for (var t = 0u; t < G_COORDS; t++) {
-    var l: array<u32, COORD_N>;
-    for (var j = 0u; j < COORD_N; j++) { l[j] = sp_src[(i * G_COORDS + t) * COORD_N + j]; }
-    c[t] = coord_fromLimbs(l);
-  }
-  return g_fromCoords(c);
-}
+${loadPoint('loadSrc', 'sp_src')}
 
-fn loadDst(i: u32) -> Point {
-  var c: array<Coord, G_COORDS>;
-  for (var t = 0u; t < G_COORDS; t++) {
-    var l: array<u32, COORD_N>;
-    for (var j = 0u; j < COORD_N; j++) { l[j] = sp_dst[(i * G_COORDS + t) * COORD_N + j]; }
-    c[t] = coord_fromLimbs(l);
-  }
-  return g_fromCoords(c);
-}
+${loadPoint('loadDst', 'sp_dst')}
 
-fn storeDst(i: u32, P: Point) {
-  let c = g_coords(P);
-  for (var t = 0u; t < G_COORDS; t++) {
-    let l = coord_toLimbs(c[t]);
-    for (var j = 0u; j < COORD_N; j++) { sp_dst[(i * G_COORDS + t) * COORD_N + j] = l[j]; }
-  }
-}
+${storePoint('storeDst', 'sp_dst', 'i')}
 
 @compute @workgroup_size(WORKGROUP)
 fn sumPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
