@@ -15,6 +15,9 @@ import { abortError } from '../stream.js';
 
 export { GpuDeviceLostError, GpuUnavailableError };
 
+/** GPUBufferUsage.STORAGE: the bases are written and read by the kernels alone */
+const STORAGE = 0x80;
+
 const CALL_OPTIONS = ['window', 'timings', 'checkSubgroup', 'onProgress', 'maxMemory', 'pointFormat', 'scalarFormat', 'resultFormat', 'signal'];
 const GPU_OPTIONS = ['device', 'powerPreference', 'maxMemory'];
 
@@ -349,8 +352,8 @@ class GpuBases {
     run.start();
     for (let first = 0; first < this.length; first += plan.chunk) {
       const count = Math.min(plan.chunk, this.length - first);
-      const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, count * 4 * affineWords(gpu)), usage: STORAGE_ONLY });
-      const s = state.device.createBuffer({ label: 'bases skip', size: Math.max(16, count * 4), usage: STORAGE_ONLY });
+      const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, count * 4 * affineWords(gpu)), usage: STORAGE });
+      const s = state.device.createBuffer({ label: 'bases skip', size: Math.max(16, count * 4), usage: STORAGE });
       points.push(p);
       skip.push(s);
       await run.convert(this.#bytes, first, count, { points: p, skip: s });
@@ -388,8 +391,6 @@ class GpuBases {
     this.#gpu.forgetBases(this);
   }
 }
-
-const STORAGE_ONLY = 0x80 | 0x8 | 0x4;
 
 function withoutMaxMemory(options) {
   const { maxMemory, ...rest } = options ?? {};

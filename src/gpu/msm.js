@@ -150,20 +150,13 @@ export class GpuBuffers {
     this.#device = device;
   }
 
-  get(name, size, usage = STORAGE | COPY_SRC | COPY_DST) {
+  get(name, size) {
     const held = this.#buffers.get(name);
-    if (held && held.size >= size && held.usage === usage) return held;
+    if (held && held.size >= size) return held;
     held?.destroy();
-    const buffer = this.#device.createBuffer({ label: name, size, usage });
+    const buffer = this.#device.createBuffer({ label: name, size, usage: STORAGE | COPY_SRC | COPY_DST });
     this.#buffers.set(name, buffer);
     return buffer;
-  }
-
-  /** Bytes held. */
-  get size() {
-    let total = 0;
-    for (const b of this.#buffers.values()) total += b.size;
-    return total;
   }
 
   free() {
@@ -173,7 +166,7 @@ export class GpuBuffers {
 }
 
 /** The input's bytes as u32 words, each coordinate (or scalar) padded to whole words where its size is not. */
-export function toWords(bytes, count, itemBytes, itemWords, first = 0) {
+function toWords(bytes, count, itemBytes, itemWords, first = 0) {
   if (itemBytes === itemWords * 4) return bytes.subarray(first * itemBytes, (first + count) * itemBytes);
   const out = new Uint8Array(count * itemWords * 4);
   for (let i = 0; i < count; i++) out.set(bytes.subarray((first + i) * itemBytes, (first + i + 1) * itemBytes), i * itemWords * 4);
