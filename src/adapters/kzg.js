@@ -296,31 +296,24 @@ export async function loadKzg(setup, options = {}) {
   const [bytes, pointFormat] = setupPoints(curve, setup);
   const bits = Math.log2(setup.g1_lagrange.length);
   const prepare = { pointFormat, checkSubgroup, precompute };
-  if (gpuOption) {
-    // the setup's points held on the GPU (no precompute table there); 'auto' where none opens: the CPU, as without
-    const { gpu, gpuError } = await openGpuOption(curve, gpuOption, 'loadKzg', 'this thread or a pool');
-    if (gpu) {
-      try {
-        return Object.assign(new Kzg(curve, await gpu.prepareBases(bytes, { pointFormat, checkSubgroup }), gpu), { gpu: gpu.adapter });
-      } catch (e) {
-        await gpu.close();
-        throw setupError(e, bits);
-      }
-    }
-    return Object.assign(await loadKzg(setup, { ...options, gpu: false }), { gpuError });
-  }
-  if (threads === 0) {
+  /** A Kzg over the bases `holder` (null: this thread) prepares; on a bad setup the holder is closed. */
+  const held = async (holder, prepareBases, fields) => {
     try {
-      return new Kzg(curve, curve.prepareBases(bytes, prepare), null);
+      return Object.assign(new Kzg(curve, await prepareBases(), holder), fields);
     } catch (e) {
+      await holder?.close();
       throw setupError(e, bits);
     }
+  };
+  let gpuError = null;
+  if (gpuOption) {
+    // the setup's points held on the GPU (no precompute table there); 'auto' where none opens: the CPU, as without
+    const opened = await openGpuOption(curve, gpuOption, 'loadKzg', 'this thread or a pool');
+    const { gpu } = opened;
+    if (gpu) return held(gpu, () => gpu.prepareBases(bytes, { pointFormat, checkSubgroup }), { gpu: gpu.adapter });
+    gpuError = opened.gpuError;
   }
+  if (threads === 0) return held(null, () => curve.prepareBases(bytes, prepare), { gpuError });
   const pool = await curve.threads({ count: threads, ...(sharedMemory === undefined ? {} : { sharedMemory }) });
-  try {
-    return new Kzg(curve, await pool.prepareBases(bytes, prepare), pool);
-  } catch (e) {
-    await pool.close();
-    throw setupError(e, bits);
-  }
+  return held(pool, () => pool.prepareBases(bytes, prepare), { gpuError });
 }
