@@ -9,9 +9,8 @@
 import { cpus } from 'node:os';
 import { loadCurve } from '../index.js';
 import { nobleMsm } from './peers.js';
-import { median, printTable, runtimeName } from './lib.js';
+import { median, printTable, runtimeName, sameBytes } from './lib.js';
 
-const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 const PHASES = ['upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'wait', 'download'];
 
 /** A view of `curve` whose GPU kernels are another build of its WGSL (w, shape): what GpuCurve reads of a curve. */

@@ -13,7 +13,7 @@
 
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
-import { parseCli, printTable, runtimeName } from './lib.js';
+import { median, parseCli, printTable, runtimeName, sameBytes } from './lib.js';
 import { nobleMsm, ffjavascriptCurve, ffjavascriptThreads, toFfjavascriptInputs, ffjavascriptMsm } from './peers.js';
 
 const HELP = `usage: npm run evaluate-msm -- [options]
@@ -123,10 +123,6 @@ function fail(message) {
 const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes', 'bits']);
 const isPhase = (key) => !NOT_PHASES.has(key);
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const progress = (text) => {
   if (!args.json) process.stderr.write(`\r${text.padEnd(70)}`);
 };
@@ -141,7 +137,6 @@ function seededInputs(curve, name, k) {
 /** Affine points as decodePoint gives them (or null): coordinates are BigInts (G1) or { c0, c1 } (G2). */
 const sameCoordinate = (a, b) => (typeof a === 'bigint' ? a === b : typeof b === 'object' && a.c0 === b.c0 && a.c1 === b.c1);
 const samePoint = (a, b) => (a === null ? b === null : b !== null && sameCoordinate(a.x, b.x) && sameCoordinate(a.y, b.y));
-const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The @noble/curves check of size k (when k is the check size): 'matches @noble/curves', or exits 1. */
 async function nobleCheck(curve, name, k, points, scalars, first) {

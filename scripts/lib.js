@@ -94,6 +94,9 @@ export function median(xs) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
+/** Whether two byte arrays hold the same bytes. */
+export const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
 /** The median ms of `runs` awaited calls of fn, after `warmup` untimed ones. */
 export async function medianMs(fn, runs, { warmup = 0 } = {}) {
   for (let i = 0; i < warmup; i++) await fn();

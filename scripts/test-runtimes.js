@@ -8,13 +8,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './lib.js';
+import { SWIFTSHADER_ICD } from '../test/gpu.js';
 
 const LIMIT_MS = 90_000;
 const bin = (name) => join(repoRoot, 'node_modules', '.bin', name);
 const script = join(repoRoot, 'test', 'runtimes', 'smoke.js');
 const snarkjs = existsSync(join(repoRoot, 'src', 'adapters', 'snarkjs.js')) ? ['--snarkjs'] : [];
 // WebGPU: a driver the runtimes' Vulkan loader finds, or SwiftShader (chromium's, with libvulkan1: what CI has)
-const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const env = { ...process.env, NO_COLOR: '1' };
 if (!env.VK_ICD_FILENAMES && !env.VK_DRIVER_FILES && existsSync(SWIFTSHADER_ICD)) env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
 const gpu = env.VK_ICD_FILENAMES || env.VK_DRIVER_FILES ? ['--gpu'] : [];

@@ -4,7 +4,8 @@
 
 import { existsSync } from 'node:fs';
 
-const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+/** The Vulkan driver of Debian's chromium: SwiftShader, Vulkan on the CPU (scripts/test-runtimes.js takes it too). */
+export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 let gpuPromise = null;
 
