@@ -10,7 +10,8 @@
 // which measured as fast as the unrolled one on an H100 (bench/gpu-field.js). Borrows are bit 31 of a u32
 // difference: every difference of w-bit limbs lies in (-2^31, 2^31).
 
-import { u32, u32Array, comment, fn } from '../wgsl/index.js';
+import { u32, comment, fn } from '../wgsl/index.js';
+import { wgslFpPlain } from '../wgsl/constants.js';
 
 /**
  * Shapes of fp_mul: operand scanning (CIOS) with every outer step written out, or one step in a WGSL loop (n times
@@ -28,7 +29,7 @@ export function fieldWgsl(params, { sqr = 'mul', mul = 'unrolled' } = {}) {
   if (!MUL_SHAPES.includes(mul)) throw new RangeError(`unknown mul shape ${JSON.stringify(mul)} (${MUL_SHAPES.join(', ')})`);
   const { n, w, p, bytes } = params;
   const words = Math.ceil(bytes / 4);
-  const limbs = (x) => u32Array('Fp', toLimbs(x, w, n));
+  const limbs = (x) => wgslFpPlain(params, x);
   const parts = [
     comment(`F_p: Montgomery arithmetic mod p with ${n} limbs of ${w} bits in u32 words (codegen/kernels/wgsl-field.js).
 An Fp holds little-endian limbs of w bits: x R mod p (Montgomery form, R = 2^${n * w}) in the lazy range [0, 2p)
@@ -73,11 +74,6 @@ unless a function says otherwise; p = 0x${p.toString(16)}.`),
     }),
   ];
   return parts.join('\n\n') + '\n';
-}
-
-function toLimbs(x, w, n) {
-  const mask = (1n << BigInt(w)) - 1n;
-  return range(n).map((j) => (x >> BigInt(j * w)) & mask);
 }
 
 const maskLit = (w) => u32((1n << BigInt(w)) - 1n);
