@@ -317,14 +317,15 @@ class BinFile {
 
   /** The next section in file order (what is left of the previous one skipped), or null after the last. */
   async next() {
-    if (this.#next >= this.nSections) return (this.#current = null);
-    if (this.table) return (this.#current = this.table[this.#next++]);
+    if (this.table) return (this.#current = this.#next < this.nSections ? this.table[this.#next++] : null);
     const c = this.#current;
     if (c && !c.read) {
+      // skipped unread, to its end (the last one too: a stream truncated in it is an error like any other)
       const left = c.start + c.size - this.#source.position;
       const got = await this.#source.skip(left);
       if (got < left) throw this.#truncated(c, c.size - left + got);
     }
+    if (this.#next >= this.nSections) return (this.#current = null);
     return (this.#current = await this.#header(this.#next++));
   }
 
