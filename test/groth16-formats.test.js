@@ -3,6 +3,7 @@
 // and BLS12-381:
 // - the reference's proof with fixed r and s verifies with snarkjs's verifier, its public signals are snarkjs's, and a
 //   witness changed in one wire gives a proof that does not verify; its coset generator is ffjavascript's Fr.w;
+//   the coefficients decode to the r1cs's A and B matrices;
 // - the header decodes to snarkjs's verification key (alpha, beta, gamma, delta, and IC from section 3);
 // - bytes, an ArrayBuffer, ReadableStreams in chunks of 1, 7 bytes and whole, an async iterable, a Blob and a path
 //   read the same; the sections come in file order; a zkey with its sections out of order reads from bytes and is
@@ -18,7 +19,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
-import { openZkey, readZkey, decodePoint } from '../src/groth16/zkey.js';
+import { openZkey, readZkey, decodePoint, coefficients } from '../src/groth16/zkey.js';
 import { readWtns } from '../src/groth16/wtns.js';
 import { FileFormatError, bigIntLE, bigIntToLE } from '../src/groth16/source.js';
 import { referenceProve, rootsOfUnity, quotientScalars } from './groth16-reference.js';
@@ -47,14 +48,19 @@ afterAll(async () => {
   await terminateCurves();
 });
 
-/** A ReadableStream of `bytes` in chunks of `size` (fresh copies, as a network stream gives them). */
-const streamOf = (bytes, size = bytes.length) =>
-  new ReadableStream({
-    start(c) {
-      for (let i = 0; i < bytes.length; i += size) c.enqueue(bytes.slice(i, i + size));
-      c.close();
+/**
+ * A ReadableStream of `bytes` in chunks of `size` (fresh copies, as a network stream gives them), each made when
+ * asked for (pull): Node's stream queue is slow with 10^5 chunks waiting in it.
+ */
+const streamOf = (bytes, size = bytes.length) => {
+  let at = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (at >= bytes.length) return c.close();
+      c.enqueue(bytes.slice(at, (at += size)));
     },
   });
+};
 async function* iterableOf(bytes, size) {
   for (let i = 0; i < bytes.length; i += size) yield bytes.slice(i, i + size);
 }
@@ -138,13 +144,27 @@ describe('the reference prover', () => {
       for (const k of [1, 4, 5, 9, ff.Fr.s]) expect(roots.w[k]).toBe(ff.Fr.toObject(ff.Fr.w[k]));
       expect(roots.shift).toBe(ff.Fr.toObject(ff.Fr.shift));
     }
-    // and the witness satisfies the constraints: A_T .* B_T = C_T and P vanishes nowhere it should not
+    // the coset generator of a zkey is a primitive 2n-th root: g^n = -1
+    const zkey = await readZkey(fx['merkle1 bn128'].zkey);
+    const { coset } = quotientScalars(zkey, await readWtns(fx['merkle1 bn128'].wtns));
+    const { r, domainSize } = zkey.header;
+    let x = coset;
+    for (let i = 1; i < domainSize; i *= 2) x = (x * x) % r;
+    expect(x).toBe(r - 1n);
+  });
+
+  it('decodes the coefficients as snarkjs stores them (c R^2 mod r): the r1cs A and B matrices, and 1 for the public inputs', async () => {
     const f = fx['bits8 bn128'];
     const zkey = await readZkey(f.zkey);
-    const q = quotientScalars(zkey, await readWtns(f.wtns));
-    const { r, power } = zkey.header;
-    expect(q.coset).toBe(rootsOfUnity(r).w[power + 1]);
-    expect(q.P.length).toBe(zkey.header.domainSize);
+    const r1cs = await snarkjs.r1cs.exportJson(f.r1cs);
+    const want = [];
+    r1cs.constraints.forEach(([A, B], c) => {
+      for (const [matrix, lc] of [[0, A], [1, B]]) for (const [signal, v] of Object.entries(lc)) want.push([matrix, c, Number(signal), BigInt(v)]);
+    });
+    for (let s = 0; s <= zkey.header.nPublic; s++) want.push([0, r1cs.nConstraints + s, s, 1n]);
+    const got = [...coefficients(zkey.sections[4], zkey.header)].map(({ matrix, constraint, signal, value }) => [matrix, constraint, signal, value]);
+    const key = (a) => a.slice(0, 3).join(' ');
+    expect(got.sort((a, b) => key(a).localeCompare(key(b)))).toEqual(want.sort((a, b) => key(a).localeCompare(key(b))));
   });
 });
 
