@@ -297,12 +297,12 @@ class BinFile {
     const view = new DataView(h.buffer, h.byteOffset, 12);
     const size = view.getBigUint64(4, true);
     const id = view.getUint32(0, true);
-    // beyond 2^53 no file can hold it: report it as the truncation it is
-    return { id, size: size > BigInt(Number.MAX_SAFE_INTEGER) ? Infinity : Number(size), start: this.#source.position, index };
+    // beyond 2^53 no file can hold it: Infinity, reported as the truncation it is (with the declared size)
+    return { id, size: size > BigInt(Number.MAX_SAFE_INTEGER) ? Infinity : Number(size), declared: size, start: this.#source.position, index };
   }
 
   #truncated(section, got) {
-    return new FileFormatError(`${this.kind} truncated: section ${section.id} needs ${section.size} bytes, got ${got}`);
+    return new FileFormatError(`${this.kind} truncated: section ${section.id} needs ${section.declared} bytes, got ${got}`);
   }
 
   async scan() {
