@@ -242,6 +242,14 @@ describe('sources', () => {
     expect(e).toBeInstanceOf(FileFormatError);
     expect(e.message).toBe('zkey stream: section 9 comes before the header (sections 1 and 2), and a stream is read once; pass the zkey as bytes or a path');
     expect(await readZkey(streamOf(rebuild(zb, [10, 3, 1, 2, 9, 8, 7, 6, 5, 4]), 100))).toEqual(want);
+    // one section out of order: bytes and paths only
+    const z = await openZkey(path);
+    expect(await z.section(4)).toEqual(want.sections[4]);
+    expect(await z.section(9)).toEqual(want.sections[9]);
+    await z.close();
+    const zs = await openZkey(streamOf(zb, 100));
+    await expect(zs.section(4)).rejects.toThrow('zkey: a stream is read once, in order: use sections()');
+    await zs.close();
   });
 });
 
@@ -269,6 +277,10 @@ describe('errors', () => {
     await rejects(zb.slice(0, at(7).start + 1000), `zkey truncated: section 7 needs ${at(7).size} bytes, got 1000`);
     await rejects(zb.slice(0, zb.length - 1), `zkey truncated: section 10 needs ${at(10).size} bytes, got ${at(10).size - 1}`);
     await rejects(zb.slice(0, at(10).start - 12), 'zkey truncated: section header 10 of 10 needs 12 bytes, got 0');
+    // a declared size no file can have
+    const huge = zb.slice();
+    new DataView(huge.buffer).setBigUint64(at(10).start - 8, 1n << 60n, true);
+    await rejects(huge, `zkey truncated: section 10 needs ${1n << 60n} bytes, got ${at(10).size}`);
   });
 
   it('a PLONK and an FFLONK zkey', async () => {

@@ -323,7 +323,7 @@ class BinFile {
       // skipped unread, to its end (the last one too: a stream truncated in it is an error like any other)
       const left = c.start + c.size - this.#source.position;
       const got = await this.#source.skip(left);
-      if (got < left) throw this.#truncated(c, c.size - left + got);
+      if (got < left) throw this.#truncated(c, this.#source.position - c.start);
     }
     if (this.#next >= this.nSections) return (this.#current = null);
     return (this.#current = await this.#header(this.#next++));

@@ -39,8 +39,13 @@ export const PROVING_SECTIONS = Object.freeze([4, 5, 6, 7, 8, 9]);
 /** The coefficient record's size besides its value: matrix, constraint, signal. */
 const RECORD_HEAD = 12;
 
-/** A field element in Montgomery form (R = 2^(8 n8)) out of Montgomery: x R^-1 mod q. */
-const fromMontgomery = (x, q, n8) => (x * inverse((1n << BigInt(8 * n8)) % q, q)) % q;
+/** A field element in Montgomery form (R = 2^(8 n8)) out of Montgomery: x R^-1 mod q (R^-1 kept per prime). */
+const R_INVERSES = new Map();
+function fromMontgomery(x, q, n8) {
+  let rInv = R_INVERSES.get(q);
+  if (rInv === undefined) R_INVERSES.set(q, (rInv = inverse((1n << BigInt(8 * n8)) % q, q)));
+  return (x * rInv) % q;
+}
 
 function inverse(a, m) {
   let [r0, r1, s0, s1] = [a % m, m, 1n, 0n];
@@ -53,7 +58,8 @@ function inverse(a, m) {
 
 /**
  * A G1 (coords 1) or G2 (coords 2) point of LEM bytes as canonical affine BigInts: { x, y } (G2: { x: { c0, c1 },
- * y: { c0, c1 } }), null for infinity. Coordinates are checked to be < q.
+ * y: { c0, c1 } }), null for infinity. Coordinates are checked to be < q; being on the curve is not checked here
+ * (the prover's point loading checks it).
  */
 export function decodePoint(bytes, { q, n8q }, coords = 1) {
   if (bytes.every((b) => b === 0)) return null;
