@@ -277,7 +277,10 @@ export async function openBinFile(input, kind, { maxVersion }) {
   }
 }
 
-/** One section: `id`, `size` (bytes of its body), `start` (offset of its body in the file), `index` in file order. */
+/**
+ * A binfile being read. Its sections are { id, size (bytes of the body; Infinity past 2^53), declared (the u64 as
+ * written), start (offset of the body in the file), index (in file order) }.
+ */
 class BinFile {
   #source;
   #next = 0; // index of the next section header to read (streams) or to hand out (seekable)

@@ -163,6 +163,8 @@ class ZkeyReader {
    * checked (section 4's records too: see checkCoefficients) before it is handed out; others are skipped unread.
    * Once the file ends, a missing one is an error. A section is read when the iterator reaches it: hold it only as
    * long as it is needed. Bytes given as bytes are viewed, not copied.
+   * snarkjs's newZKey writes 4 3 9 8 5 6 7 10: the coefficients come before every point section, so a prover that has
+   * the witness can have each MSM's scalars ready when its points arrive, and never holds two point sections at once.
    */
   async *sections(ids = PROVING_SECTIONS) {
     const want = new Set(ids);
@@ -192,9 +194,9 @@ class ZkeyReader {
 
   async #read(s) {
     const file = this.#file;
-    let expected = this.expectedSize(s.id);
+    const expected = this.expectedSize(s.id);
     if (s.id === 4) {
-      // the size follows from the count in the first 4 bytes: check it before a stream reads the rest
+      // its size follows from the count it starts with: checkCoefficients checks it once read
       if (s.size < 4) throw new FileFormatError(`zkey: section 4 (coefficients) is ${s.size} bytes, less than its count`);
     } else if (expected !== undefined && s.size !== expected) {
       throw new FileFormatError(`zkey: section ${s.id} (${SECTION_NAMES[s.id]}) is ${s.size} bytes; the header (nVars ${this.header.nVars}, nPublic ${this.header.nPublic}, domainSize ${this.header.domainSize}) needs ${expected}`);
