@@ -1,0 +1,308 @@
+// Number-theoretic transform kernels over a prime field r with a 2^s-th root of unity, on elements in Montgomery form
+// in memory (n limbs, E = elementBytes each, contiguous). Every kernel keeps the field module's lazy range: inputs
+// and outputs in [0, 2r), since the field's add, sub and mul take and give [0, 2r) (4r < R).
+//
+// Layers. An NTT of N = 2^logN elements has logN layers of N/2 butterflies each; butterfly b of a layer whose
+// half-size is len (pairs at distance len) works on i = 2 (b - j) + j and i + len, with j = b mod len.
+//   DIF (decimation in frequency, natural -> bit-reversed order): layer l has len = N / 2^(l+1) (len = N/2 first),
+//     (x, y) <- (x + y, (x - y) w^j)
+//   DIT (decimation in time, bit-reversed -> natural order): layer l has len = 2^l (len = 1 first),
+//     (x, y) <- (x + y w^j, x - y w^j)
+// with w = a primitive 2len-th root of unity (its inverse for an inverse transform), read from a twiddle table laid
+// out per layer: table[len + j] = w_(2len)^j for len = 1, 2, 4, ..., N/2 and j < len (entry 0 unused; N E bytes).
+//
+// Splitting over threads: butterflies [bStart, bEnd) of layers [layerFrom, layerTo). For DIF, once the first k layers
+// are done, block t of the array (M = N / 2^k elements) is an independent sub-transform whose butterflies are
+// [t M/2, (t+1) M/2) in every later layer; for DIT the same holds for the first logN - k layers. So one call per
+// block covers those layers, and the other layers split into ranges of butterflies with a barrier between layers.
+
+import { Func, i32, local, comment, loop, block, br, br_if, if_, call } from '../wat/index.js';
+
+const reserve = (E) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${E})))`;
+const release = (E) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${E})))`;
+const sp = '(global.get $sp)';
+/** address of element `index` (an i32 expression) of the array at `base` */
+const at = (E, base, index) => i32.add(local.get(base), i32.mul(index, i32.const(E)));
+
+/** The loop over layers [layerFrom, layerTo) and butterflies [bStart, bEnd), with `len` and `x`, `y`, `tw` set per butterfly. */
+function butterflyLoops(fn, E, lenOfLayer, body) {
+  for (const name of ['layer', 'len', 'b', 'j', 'x', 'y', 'tw', 'tmp']) fn.local(name, 'i32');
+  return [
+    local.set('tmp', sp),
+    local.set('layer', local.get('layerFrom')),
+    block('layersDone', [
+      loop('layers', [
+        br_if('layersDone', i32.ge_u(local.get('layer'), local.get('layerTo'))),
+        local.set('len', lenOfLayer),
+        local.set('b', local.get('bStart')),
+        block('butterfliesDone', [
+          loop('butterflies', [
+            br_if('butterfliesDone', i32.ge_u(local.get('b'), local.get('bEnd'))),
+            comment('j = b mod len; x = a[2 (b - j) + j], y = a[that + len], tw = table[len + j]'),
+            local.set('j', i32.and(local.get('b'), i32.sub(local.get('len'), i32.const(1)))),
+            local.set('x', at(E, 'a', i32.add(i32.shl(i32.sub(local.get('b'), local.get('j')), i32.const(1)), local.get('j')))),
+            local.set('y', i32.add(local.get('x'), i32.mul(local.get('len'), i32.const(E)))),
+            local.set('tw', at(E, 'table', i32.add(local.get('len'), local.get('j')))),
+            ...body,
+            local.set('b', i32.add(local.get('b'), i32.const(1))),
+            br('butterflies'),
+          ]),
+        ]),
+        local.set('layer', i32.add(local.get('layer'), i32.const(1))),
+        br('layers'),
+      ]),
+    ]),
+  ];
+}
+
+const layerParams = [['a', 'i32'], ['logN', 'i32'], ['layerFrom', 'i32'], ['layerTo', 'i32'], ['bStart', 'i32'], ['bEnd', 'i32'], ['table', 'i32']];
+
+/** nttDif(a, logN, layerFrom, layerTo, bStart, bEnd, table): DIF butterflies, natural -> bit-reversed. */
+export function nttDif(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: layerParams, exportName: name,
+    doc: `${name}(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-frequency layers [layerFrom, layerTo) of the
+NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
+elements len = N / 2^(l+1) apart: (x, y) <- (x + y, (x - y) w^j), w^j = table[len + j]. All layers in order take
+natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
+  });
+  fn.push(reserve(E));
+  fn.push(...butterflyLoops(fn, E, i32.shl(i32.const(1), i32.sub(i32.sub(local.get('logN'), i32.const(1)), local.get('layer'))), [
+    comment('tmp = x - y; x = x + y; y = tmp w^j (w^0 = 1: a copy)'),
+    call(f('sub'), local.get('tmp'), local.get('x'), local.get('y')),
+    call(f('add'), local.get('x'), local.get('x'), local.get('y')),
+    if_(local.get('j'), [call(f('mul'), local.get('y'), local.get('tmp'), local.get('tw'))], [call(f('copy'), local.get('y'), local.get('tmp'))]),
+  ]));
+  fn.push(release(E));
+  return fn;
+}
+
+/** nttDit(a, logN, layerFrom, layerTo, bStart, bEnd, table): DIT butterflies, bit-reversed -> natural. */
+export function nttDit(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: layerParams, exportName: name,
+    doc: `${name}(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-time layers [layerFrom, layerTo) of the
+NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
+elements len = 2^l apart: (x, y) <- (x + y w^j, x - y w^j), w^j = table[len + j]. All layers in order take
+bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
+  });
+  fn.push(reserve(E));
+  fn.push(...butterflyLoops(fn, E, i32.shl(i32.const(1), local.get('layer')), [
+    if_(local.get('j'), [
+      comment('tmp = y w^j; y = x - tmp; x = x + tmp'),
+      call(f('mul'), local.get('tmp'), local.get('y'), local.get('tw')),
+      call(f('sub'), local.get('y'), local.get('x'), local.get('tmp')),
+      call(f('add'), local.get('x'), local.get('x'), local.get('tmp')),
+    ], [
+      comment('w^0 = 1: tmp = x - y; x = x + y; y = tmp'),
+      call(f('sub'), local.get('tmp'), local.get('x'), local.get('y')),
+      call(f('add'), local.get('x'), local.get('x'), local.get('y')),
+      call(f('copy'), local.get('y'), local.get('tmp')),
+    ]),
+  ]));
+  fn.push(release(E));
+  return fn;
+}
+
+/** nttTwiddles(table, logN, root): the per-layer twiddle table of a transform of size 2^logN. */
+export function nttTwiddles(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: [['table', 'i32'], ['logN', 'i32'], ['root', 'i32']], exportName: name,
+    doc: `${name}(table, logN, root): table[len + j] = w_(2len)^j for len = 1, 2, ..., N/2 and j < len, N = 2^logN, where
+root is a primitive N-th root of unity w_N (Montgomery form) and w_(2len) = w_N^(N/(2len)). The table takes N elements
+(N ${E} bytes; entry 0 is not written). Top layer: N/2 - 1 products; every lower layer copies every other entry of the
+one above, w_(2len)^j = w_(4len)^(2j). Output in [0, 2r).`,
+  });
+  for (const name of ['half', 'j', 'len']) fn.local(name, 'i32');
+  fn.push(
+    if_(i32.eqz(local.get('logN')), [comment('N = 1: no layers'), '(return)']),
+    local.set('half', i32.shl(i32.const(1), i32.sub(local.get('logN'), i32.const(1)))),
+    comment('table[N/2 + j] = w_N^j: table[N/2] = 1, then one product per entry'),
+    call(f('setOne'), at(E, 'table', local.get('half'))),
+    local.set('j', i32.const(1)),
+    block('topDone', [
+      loop('top', [
+        br_if('topDone', i32.ge_u(local.get('j'), local.get('half'))),
+        call(f('mul'), at(E, 'table', i32.add(local.get('half'), local.get('j'))), at(E, 'table', i32.add(local.get('half'), i32.sub(local.get('j'), i32.const(1)))), local.get('root')),
+        local.set('j', i32.add(local.get('j'), i32.const(1))),
+        br('top'),
+      ]),
+    ]),
+    comment('lower layers: table[len + j] = table[2 len + 2 j]'),
+    local.set('len', i32.shr_u(local.get('half'), i32.const(1))),
+    block('layersDone', [
+      loop('layers', [
+        br_if('layersDone', i32.eqz(local.get('len'))),
+        local.set('j', i32.const(0)),
+        block('rowDone', [
+          loop('row', [
+            br_if('rowDone', i32.ge_u(local.get('j'), local.get('len'))),
+            call(f('copy'), at(E, 'table', i32.add(local.get('len'), local.get('j'))), at(E, 'table', i32.shl(i32.add(local.get('len'), local.get('j')), i32.const(1)))),
+            local.set('j', i32.add(local.get('j'), i32.const(1))),
+            br('row'),
+          ]),
+        ]),
+        local.set('len', i32.shr_u(local.get('len'), i32.const(1))),
+        br('layers'),
+      ]),
+    ]),
+  );
+  return fn;
+}
+
+/** The statements that step `rev` from bitrev(i) to bitrev(i + 1) over logN bits (N = 2^logN, i + 1 < N). */
+const nextReversed = () => [
+  comment('rev = bitrev(i + 1): clear the leading ones of rev from the top bit down, then set the next bit'),
+  local.set('bit', i32.shr_u(local.get('count'), i32.const(1))),
+  block('carryDone', [
+    loop('carry', [
+      br_if('carryDone', i32.eqz(i32.and(local.get('rev'), local.get('bit')))),
+      local.set('rev', i32.xor(local.get('rev'), local.get('bit'))),
+      local.set('bit', i32.shr_u(local.get('bit'), i32.const(1))),
+      br('carry'),
+    ]),
+  ]),
+  local.set('rev', i32.or(local.get('rev'), local.get('bit'))),
+];
+
+/** bitReverse(a, logN): the permutation a[i] <-> a[bitrev(i)]. */
+export function bitReverse(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: [['a', 'i32'], ['logN', 'i32']], exportName: name,
+    doc: `${name}(a, logN): swap a[i] and a[bitrev_logN(i)] for every i < bitrev(i): natural <-> bit-reversed order of the
+N = 2^logN elements at a. Values unchanged. Uses ${E} bytes of the scratch stack.`,
+  });
+  for (const name of ['count', 'i', 'rev', 'bit', 'tmp', 'x', 'y']) fn.local(name, 'i32');
+  fn.push(
+    reserve(E),
+    local.set('tmp', sp),
+    local.set('count', i32.shl(i32.const(1), local.get('logN'))),
+    local.set('i', i32.const(0)),
+    local.set('rev', i32.const(0)),
+    block('done', [
+      loop('next', [
+        if_(i32.lt_u(local.get('i'), local.get('rev')), [
+          local.set('x', at(E, 'a', local.get('i'))),
+          local.set('y', at(E, 'a', local.get('rev'))),
+          call(f('copy'), local.get('tmp'), local.get('x')),
+          call(f('copy'), local.get('x'), local.get('y')),
+          call(f('copy'), local.get('y'), local.get('tmp')),
+        ]),
+        local.set('i', i32.add(local.get('i'), i32.const(1))),
+        br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+        ...nextReversed(),
+        br('next'),
+      ]),
+    ]),
+    release(E),
+  );
+  return fn;
+}
+
+/**
+ * mulPowers(a, count, first, g): a[i] *= first g^i (natural order); mulPowersBitrev(a, logN, first, g): a[bitrev(i)] *=
+ * first g^i, for a bit-reversed array (the coefficients an inverse DIF leaves).
+ */
+export function mulPowers(params, { name, f, reversed = false }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: [['a', 'i32'], [reversed ? 'logN' : 'count', 'i32'], ['first', 'i32'], ['g', 'i32']], exportName: name,
+    doc: reversed
+      ? `${name}(a, logN, first, g): a[bitrev_logN(i)] = a[bitrev_logN(i)] first g^i for i < N = 2^logN: the coefficient i of a
+bit-reversed array times first g^i (first = 1/N, g a coset generator: the inverse transform's scaling and the coset shift in
+one pass). Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`
+      : `${name}(a, count, first, g): a[i] = a[i] first g^i for i < count (first = c, g = 1: a scaling; first = 1: a coset
+shift). Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
+  });
+  for (const name of ['acc', 'i', 'x', ...(reversed ? ['count', 'rev', 'bit'] : [])]) fn.local(name, 'i32');
+  fn.push(
+    reserve(E),
+    local.set('acc', sp),
+    comment('acc = first g^i'),
+    call(f('copy'), local.get('acc'), local.get('first')),
+    reversed ? local.set('count', i32.shl(i32.const(1), local.get('logN'))) : null,
+    reversed ? local.set('rev', i32.const(0)) : null,
+    local.set('i', i32.const(0)),
+    block('done', [
+      loop('next', [
+        br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+        local.set('x', at(E, 'a', local.get(reversed ? 'rev' : 'i'))),
+        call(f('mul'), local.get('x'), local.get('x'), local.get('acc')),
+        call(f('mul'), local.get('acc'), local.get('acc'), local.get('g')),
+        local.set('i', i32.add(local.get('i'), i32.const(1))),
+        ...(reversed ? [br_if('done', i32.ge_u(local.get('i'), local.get('count'))), ...nextReversed()] : []),
+        br('next'),
+      ]),
+    ]),
+    release(E),
+  );
+  return fn;
+}
+
+/**
+ * fromBytesBatch(out, bytes, count) -> i32: count canonical little-endian elements (params.bytes each) to Montgomery form;
+ * toBytesBatch(bytes, x, count): back.
+ */
+export function batchBytes(params, { f }) {
+  const E = params.elementBytes;
+  const B = params.bytes;
+  const from = new Func(f('fromBytesBatch'), {
+    params: [['out', 'i32'], ['bytes', 'i32'], ['count', 'i32']], result: 'i32', exportName: f('fromBytesBatch'),
+    doc: `${f('fromBytesBatch')}(out, bytes, count) -> i: element k (k < count) of out (${E} bytes each) = the ${B}-byte little-endian
+integer at bytes + ${B} k, in Montgomery form, [0, r). Stops at the first integer >= r and returns its index; returns
+count when all are below r. out must not overlap bytes.`,
+  });
+  from.local('i', 'i32');
+  from.push(
+    block('done', [
+      loop('next', [
+        br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+        br_if('done', i32.eqz(call(f('fromBytes'), at(E, 'out', local.get('i')), at(B, 'bytes', local.get('i'))))),
+        call(f('toMontgomery'), at(E, 'out', local.get('i')), at(E, 'out', local.get('i'))),
+        local.set('i', i32.add(local.get('i'), i32.const(1))),
+        br('next'),
+      ]),
+    ]),
+    local.get('i'),
+  );
+  const to = new Func(f('toBytesBatch'), {
+    params: [['bytes', 'i32'], ['x', 'i32'], ['count', 'i32']], exportName: f('toBytesBatch'),
+    doc: `${f('toBytesBatch')}(bytes, x, count): the ${B}-byte canonical little-endian encoding of each of count Montgomery-form
+elements at x (input [0, 2r)), written at bytes + ${B} k. bytes must not overlap x.
+Uses ${E} bytes of the scratch stack.`,
+  });
+  to.local('i', 'i32');
+  to.local('tmp', 'i32');
+  to.push(
+    reserve(E),
+    local.set('tmp', sp),
+    block('done', [
+      loop('next', [
+        br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+        call(f('fromMontgomery'), local.get('tmp'), at(E, 'x', local.get('i'))),
+        call(f('toBytes'), at(B, 'bytes', local.get('i')), local.get('tmp')),
+        local.set('i', i32.add(local.get('i'), i32.const(1))),
+        br('next'),
+      ]),
+    ]),
+    release(E),
+  );
+  return [from, to];
+}
+
+/** Every NTT kernel of the module, named through f (prefix). */
+export function nttKernels(params, { f }) {
+  return [
+    nttTwiddles(params, { name: f('nttTwiddles'), f }),
+    nttDif(params, { name: f('nttDif'), f }),
+    nttDit(params, { name: f('nttDit'), f }),
+    bitReverse(params, { name: f('bitReverse'), f }),
+    mulPowers(params, { name: f('mulPowers'), f }),
+    mulPowers(params, { name: f('mulPowersBitrev'), f, reversed: true }),
+    ...batchBytes(params, { f }),
+  ];
+}
