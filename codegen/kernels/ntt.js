@@ -243,6 +243,31 @@ shift). Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stac
   return fn;
 }
 
+/** scale(a, count, c): a[i] *= c, one product per element (the inverse transform's 1/N). */
+export function scale(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: [['a', 'i32'], ['count', 'i32'], ['c', 'i32']], exportName: name,
+    doc: `${name}(a, count, c): a[i] = a[i] c for i < count (c = 1/N: the inverse transform's scaling, in either order).
+Montgomery form, [0, 2r) in and out; c must not lie in a[0 .. count).`,
+  });
+  fn.local('x', 'i32');
+  fn.local('end', 'i32');
+  fn.push(
+    local.set('x', local.get('a')),
+    local.set('end', at(E, 'a', local.get('count'))),
+    block('done', [
+      loop('next', [
+        br_if('done', i32.ge_u(local.get('x'), local.get('end'))),
+        call(f('mul'), local.get('x'), local.get('x'), local.get('c')),
+        local.set('x', i32.add(local.get('x'), i32.const(E))),
+        br('next'),
+      ]),
+    ]),
+  );
+  return fn;
+}
+
 /**
  * fromBytesBatch(out, bytes, count) -> i32: count canonical little-endian elements (params.bytes each) to Montgomery form;
  * toBytesBatch(bytes, x, count): back.
@@ -303,6 +328,7 @@ export function nttKernels(params, { f }) {
     bitReverse(params, { name: f('bitReverse'), f }),
     mulPowers(params, { name: f('mulPowers'), f }),
     mulPowers(params, { name: f('mulPowersBitrev'), f, reversed: true }),
+    scale(params, { name: f('scale'), f }),
     ...batchBytes(params, { f }),
   ];
 }

@@ -133,8 +133,11 @@ export class ScalarField {
         if (order !== output && logN > 0) ex.fr_bitReverse(ptr, logN);
         // 1/N and, for a coset, g^-i in one pass
         this.field.write(first, modPow(BigInt(2 ** logN), this.r - 2n, this.r));
-        this.field.write(step, g === null ? 1n : modPow(g, this.r - 2n, this.r));
-        runMulPowers(ex, ptr, logN, output, first, step);
+        if (g === null) ex.fr_scale(ptr, 2 ** logN, first);
+        else {
+          this.field.write(step, modPow(g, this.r - 2n, this.r));
+          runMulPowers(ex, ptr, logN, output, first, step);
+        }
       }
     } finally {
       this.heap.release(mark);
