@@ -183,6 +183,14 @@ describe.each([...curveNames])('%s Fr', (name) => {
           }
         }
       }
+      // plain limbs in and out (montgomery: false): the linear transform needs no conversion
+      for (const coset of [false, true]) {
+        new Uint8Array(fr.memory.buffer, io, N * fr.bytes).set(toBytes(x, fr.bytes));
+        fr.fromBytesPointer(ptr, io, N, { montgomery: false });
+        fr.nttPointer(ptr, logN, { coset });
+        fr.toBytesPointer(io, ptr, N, { montgomery: false });
+        expect(new Uint8Array(fr.memory.buffer, io, N * fr.bytes).slice()).toEqual(toBytes(fr.ntt(x, { coset }), fr.bytes));
+      }
       const shifts = [fr.cosetGenerator, ...(logN < fr.s ? [fr.rootOfUnity(logN + 1)] : [])];
       for (const g of shifts) {
         put(x);

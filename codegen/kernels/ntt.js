@@ -269,17 +269,21 @@ Montgomery form, [0, 2r) in and out; c must not lie in a[0 .. count).`,
 }
 
 /**
- * fromBytesBatch(out, bytes, count) -> i32: count canonical little-endian elements (params.bytes each) to Montgomery form;
- * toBytesBatch(bytes, x, count): back.
+ * fromBytesBatch(out, bytes, count, mont) -> i32: count canonical little-endian elements (params.bytes each) to limbs, in
+ * Montgomery form when mont != 0; toBytesBatch(bytes, x, count, mont): back.
+ *
+ * mont = 0 is for linear maps such as the NTT: plain limbs x are the Montgomery form of x / R, a linear map with
+ * Montgomery-form constants (twiddles, 1/N, powers of g) takes them to the Montgomery form of y / R, whose limbs are the
+ * plain y. So the transform of plain limbs in is plain limbs out, and neither conversion product is needed.
  */
 export function batchBytes(params, { f }) {
   const E = params.elementBytes;
   const B = params.bytes;
   const from = new Func(f('fromBytesBatch'), {
-    params: [['out', 'i32'], ['bytes', 'i32'], ['count', 'i32']], result: 'i32', exportName: f('fromBytesBatch'),
-    doc: `${f('fromBytesBatch')}(out, bytes, count) -> i: element k (k < count) of out (${E} bytes each) = the ${B}-byte little-endian
-integer at bytes + ${B} k, in Montgomery form, [0, r). Stops at the first integer >= r and returns its index; returns
-count when all are below r. out must not overlap bytes.`,
+    params: [['out', 'i32'], ['bytes', 'i32'], ['count', 'i32'], ['mont', 'i32']], result: 'i32', exportName: f('fromBytesBatch'),
+    doc: `${f('fromBytesBatch')}(out, bytes, count, mont) -> i: element k (k < count) of out (${E} bytes each) = the ${B}-byte
+little-endian integer at bytes + ${B} k, in [0, r): in Montgomery form when mont != 0, else as plain limbs. Stops at the
+first integer >= r and returns its index; returns count when all are below r. out must not overlap bytes.`,
   });
   from.local('i', 'i32');
   from.push(
@@ -287,7 +291,7 @@ count when all are below r. out must not overlap bytes.`,
       loop('next', [
         br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
         br_if('done', i32.eqz(call(f('fromBytes'), at(E, 'out', local.get('i')), at(B, 'bytes', local.get('i'))))),
-        call(f('toMontgomery'), at(E, 'out', local.get('i')), at(E, 'out', local.get('i'))),
+        if_(local.get('mont'), [call(f('toMontgomery'), at(E, 'out', local.get('i')), at(E, 'out', local.get('i')))]),
         local.set('i', i32.add(local.get('i'), i32.const(1))),
         br('next'),
       ]),
@@ -295,9 +299,9 @@ count when all are below r. out must not overlap bytes.`,
     local.get('i'),
   );
   const to = new Func(f('toBytesBatch'), {
-    params: [['bytes', 'i32'], ['x', 'i32'], ['count', 'i32']], exportName: f('toBytesBatch'),
-    doc: `${f('toBytesBatch')}(bytes, x, count): the ${B}-byte canonical little-endian encoding of each of count Montgomery-form
-elements at x (input [0, 2r)), written at bytes + ${B} k. bytes must not overlap x.
+    params: [['bytes', 'i32'], ['x', 'i32'], ['count', 'i32'], ['mont', 'i32']], exportName: f('toBytesBatch'),
+    doc: `${f('toBytesBatch')}(bytes, x, count, mont): the ${B}-byte canonical little-endian encoding of each of count elements
+at x (input [0, 2r); Montgomery form when mont != 0, else plain limbs), written at bytes + ${B} k. bytes must not overlap x.
 Uses ${E} bytes of the scratch stack.`,
   });
   to.local('i', 'i32');
@@ -308,7 +312,9 @@ Uses ${E} bytes of the scratch stack.`,
     block('done', [
       loop('next', [
         br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
-        call(f('fromMontgomery'), local.get('tmp'), at(E, 'x', local.get('i'))),
+        if_(local.get('mont'),
+          [call(f('fromMontgomery'), local.get('tmp'), at(E, 'x', local.get('i')))],
+          [call(f('reduce'), local.get('tmp'), at(E, 'x', local.get('i')))]),
         call(f('toBytes'), at(B, 'bytes', local.get('i')), local.get('tmp')),
         local.set('i', i32.add(local.get('i'), i32.const(1))),
         br('next'),

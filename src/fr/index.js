@@ -168,15 +168,20 @@ export class ScalarField {
     }
   }
 
-  /** count canonical n8-byte elements at bytesPtr -> Montgomery form at out (a RangeError names the first element >= r). */
-  fromBytesPointer(out, bytesPtr, count) {
-    const ok = this.exports.fr_fromBytesBatch(out, bytesPtr, count);
-    if (ok !== count) throw new RangeError(`${this.name} Fr: element ${ok} is not below r`);
+  /**
+   * count canonical n8-byte little-endian elements at bytesPtr -> elements at out (a RangeError names the first element
+   * >= r). montgomery (default true): Montgomery form; false: plain limbs, which a linear map such as the NTT takes to
+   * plain limbs (plain x is the Montgomery form of x / R), so a transform between fromBytesPointer(..., { montgomery:
+   * false }) and toBytesPointer(..., { montgomery: false }) skips both conversion products.
+   */
+  fromBytesPointer(out, bytesPtr, count, { montgomery = true } = {}) {
+    const ok = this.exports.fr_fromBytesBatch(out, bytesPtr, count, montgomery ? 1 : 0);
+    if (ok !== count) throw new RangeError(`${this.name} Fr: element ${ok} is not in [0, r)`);
   }
 
-  /** count Montgomery-form elements at ptr -> canonical n8-byte little-endian at bytesPtr. */
-  toBytesPointer(bytesPtr, ptr, count) {
-    this.exports.fr_toBytesBatch(bytesPtr, ptr, count);
+  /** count elements at ptr (Montgomery form, or plain limbs with montgomery: false) -> canonical n8-byte little-endian at bytesPtr. */
+  toBytesPointer(bytesPtr, ptr, count, { montgomery = true } = {}) {
+    this.exports.fr_toBytesBatch(bytesPtr, ptr, count, montgomery ? 1 : 0);
   }
 
   /**
@@ -210,10 +215,11 @@ export class ScalarField {
       const ptr = this.alloc(N);
       const io = this.heap.alloc(N * B);
       new Uint8Array(this.memory.buffer, io, N * B).set(bytes);
-      const ok = this.exports.fr_fromBytesBatch(ptr, io, N);
+      // plain limbs in and out: the NTT is linear (see fromBytesPointer), so no Montgomery conversion is needed
+      const ok = this.exports.fr_fromBytesBatch(ptr, io, N, 0);
       if (ok !== N) throw new RangeError(`${this.name} Fr: ${bigints ? `values[${ok}]` : `element ${ok}`} is not in [0, r)`);
       this.nttPointer(ptr, logN, { inverse, coset });
-      this.exports.fr_toBytesBatch(io, ptr, N);
+      this.exports.fr_toBytesBatch(io, ptr, N, 0);
       out = new Uint8Array(this.memory.buffer, io, N * B).slice();
     } finally {
       this.heap.release(mark);

@@ -2039,16 +2039,20 @@
     )
   )
 
-  ;; fr_fromBytesBatch(out, bytes, count) -> i: element k (k < count) of out (36 bytes each) = the 32-byte little-endian
-  ;; integer at bytes + 32 k, in Montgomery form, [0, r). Stops at the first integer >= r and returns its index; returns
-  ;; count when all are below r. out must not overlap bytes.
-  (func $fr_fromBytesBatch (export "fr_fromBytesBatch") (param $out i32) (param $bytes i32) (param $count i32) (result i32)
+  ;; fr_fromBytesBatch(out, bytes, count, mont) -> i: element k (k < count) of out (36 bytes each) = the 32-byte
+  ;; little-endian integer at bytes + 32 k, in [0, r): in Montgomery form when mont != 0, else as plain limbs. Stops at the
+  ;; first integer >= r and returns its index; returns count when all are below r. out must not overlap bytes.
+  (func $fr_fromBytesBatch (export "fr_fromBytesBatch") (param $out i32) (param $bytes i32) (param $count i32) (param $mont i32) (result i32)
     (local $i i32)
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
         (br_if $done (i32.eqz (call $fr_fromBytes (i32.add (local.get $out) (i32.mul (local.get $i) (i32.const 36))) (i32.add (local.get $bytes) (i32.mul (local.get $i) (i32.const 32))))))
-        (call $fr_toMontgomery (i32.add (local.get $out) (i32.mul (local.get $i) (i32.const 36))) (i32.add (local.get $out) (i32.mul (local.get $i) (i32.const 36))))
+        (if (local.get $mont)
+          (then
+            (call $fr_toMontgomery (i32.add (local.get $out) (i32.mul (local.get $i) (i32.const 36))) (i32.add (local.get $out) (i32.mul (local.get $i) (i32.const 36))))
+          )
+        )
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)
       )
@@ -2056,10 +2060,10 @@
     (local.get $i)
   )
 
-  ;; fr_toBytesBatch(bytes, x, count): the 32-byte canonical little-endian encoding of each of count Montgomery-form
-  ;; elements at x (input [0, 2r)), written at bytes + 32 k. bytes must not overlap x.
+  ;; fr_toBytesBatch(bytes, x, count, mont): the 32-byte canonical little-endian encoding of each of count elements
+  ;; at x (input [0, 2r); Montgomery form when mont != 0, else plain limbs), written at bytes + 32 k. bytes must not overlap x.
   ;; Uses 36 bytes of the scratch stack.
-  (func $fr_toBytesBatch (export "fr_toBytesBatch") (param $bytes i32) (param $x i32) (param $count i32)
+  (func $fr_toBytesBatch (export "fr_toBytesBatch") (param $bytes i32) (param $x i32) (param $count i32) (param $mont i32)
     (local $i i32)
     (local $tmp i32)
     (global.set $sp (i32.sub (global.get $sp) (i32.const 36)))
@@ -2067,7 +2071,14 @@
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        (call $fr_fromMontgomery (local.get $tmp) (i32.add (local.get $x) (i32.mul (local.get $i) (i32.const 36))))
+        (if (local.get $mont)
+          (then
+            (call $fr_fromMontgomery (local.get $tmp) (i32.add (local.get $x) (i32.mul (local.get $i) (i32.const 36))))
+          )
+          (else
+            (call $fr_reduce (local.get $tmp) (i32.add (local.get $x) (i32.mul (local.get $i) (i32.const 36))))
+          )
+        )
         (call $fr_toBytes (i32.add (local.get $bytes) (i32.mul (local.get $i) (i32.const 32))) (local.get $tmp))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)
