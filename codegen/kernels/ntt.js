@@ -16,7 +16,8 @@
 // [t M/2, (t+1) M/2) in every later layer; for DIT the same holds for the first logN - k layers. So one call per
 // block covers those layers, and the other layers split into ranges of butterflies with a barrier between layers.
 
-import { Func, i32, local, comment, loop, block, br, br_if, if_, call } from '../wat/index.js';
+import { Func, i32, i64, local, comment, loop, block, br, br_if, if_, call } from '../wat/index.js';
+import { limbAccess, limbConst, limbTerms, chain } from './limbs.js';
 
 const reserve = (E) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${E})))`;
 const release = (E) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${E})))`;
@@ -55,6 +56,44 @@ function butterflyLoops(fn, E, lenOfLayer, body) {
   ];
 }
 
+/**
+ * addSub(sum, diff, x, y): sum = x + y, diff = x - y (mod r, lazy), both limbs of x and y read once into locals first,
+ * so the outputs may alias the inputs (the butterfly writes them back over x and y).
+ */
+export function addSub(params, { name }) {
+  const { n, w, twoPLimbs } = params;
+  const { load, store } = limbAccess(params);
+  const T = limbTerms(params);
+  const fn = new Func(name, {
+    params: [['sum', 'i32'], ['diff', 'i32'], ['x', 'i32'], ['y', 'i32']], exportName: name,
+    doc: `${name}(sum, diff, x, y): sum = x + y and diff = x - y mod r. Inputs in [0, 2r), outputs in [0, 2r). Reads x and y
+before writing, so sum and diff may alias x and y (in either order).`,
+  });
+  const masked = (src, dst, mask, out) => [
+    ...chain(fn, {
+      n, w, dst, keepTopCarry: true,
+      term: (j) => (twoPLimbs[j] === 0n ? local.get(`${src}${j}`) : T.add(local.get(`${src}${j}`), i64.and(limbConst(twoPLimbs[j]), local.get(mask)))),
+    }),
+    ...Array.from({ length: n }, (_, j) => store(out, j, local.get(`${dst}${j}`))),
+  ];
+  for (let j = 0; j < n; j++) {
+    fn.push(local.set(fn.local(`x${j}`), load('x', j)), local.set(fn.local(`y${j}`), load('y', j)));
+  }
+  fn.local('m');
+  fn.push(
+    comment('z = x + y < 4r; d = z - 2r; when that borrows, add 2r back (branch-free)'),
+    chain(fn, { n, w, dst: 'z', term: (j) => T.add(local.get(`x${j}`), local.get(`y${j}`)) }),
+    chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`z${j}`), limbConst(twoPLimbs[j])) }),
+    local.set('m', local.get('carry')),
+    ...masked('d', 's', 'm', 'sum'),
+    comment('e = x - y in (-2r, 2r); when negative, add 2r'),
+    chain(fn, { n, w, dst: 'e', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`x${j}`), local.get(`y${j}`)) }),
+    local.set('m', local.get('carry')),
+    ...masked('e', 'f', 'm', 'diff'),
+  );
+  return fn;
+}
+
 const layerParams = [['a', 'i32'], ['logN', 'i32'], ['layerFrom', 'i32'], ['layerTo', 'i32'], ['bStart', 'i32'], ['bEnd', 'i32'], ['table', 'i32']];
 
 /** nttDif(a, logN, layerFrom, layerTo, bStart, bEnd, table): DIF butterflies, natural -> bit-reversed. */
@@ -69,10 +108,14 @@ natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. Uses $
   });
   fn.push(reserve(E));
   fn.push(...butterflyLoops(fn, E, i32.shl(i32.const(1), i32.sub(i32.sub(local.get('logN'), i32.const(1)), local.get('layer'))), [
-    comment('tmp = x - y; x = x + y; y = tmp w^j (w^0 = 1: a copy)'),
-    call(f('sub'), local.get('tmp'), local.get('x'), local.get('y')),
-    call(f('add'), local.get('x'), local.get('x'), local.get('y')),
-    if_(local.get('j'), [call(f('mul'), local.get('y'), local.get('tmp'), local.get('tw'))], [call(f('copy'), local.get('y'), local.get('tmp'))]),
+    if_(local.get('j'), [
+      comment('(x, tmp) = (x + y, x - y); y = tmp w^j'),
+      call(f('addSub'), local.get('x'), local.get('tmp'), local.get('x'), local.get('y')),
+      call(f('mul'), local.get('y'), local.get('tmp'), local.get('tw')),
+    ], [
+      comment('w^0 = 1: (x, y) = (x + y, x - y)'),
+      call(f('addSub'), local.get('x'), local.get('y'), local.get('x'), local.get('y')),
+    ]),
   ]));
   fn.push(release(E));
   return fn;
@@ -91,15 +134,12 @@ bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. Uses $
   fn.push(reserve(E));
   fn.push(...butterflyLoops(fn, E, i32.shl(i32.const(1), local.get('layer')), [
     if_(local.get('j'), [
-      comment('tmp = y w^j; y = x - tmp; x = x + tmp'),
+      comment('tmp = y w^j; (x, y) = (x + tmp, x - tmp)'),
       call(f('mul'), local.get('tmp'), local.get('y'), local.get('tw')),
-      call(f('sub'), local.get('y'), local.get('x'), local.get('tmp')),
-      call(f('add'), local.get('x'), local.get('x'), local.get('tmp')),
+      call(f('addSub'), local.get('x'), local.get('y'), local.get('x'), local.get('tmp')),
     ], [
-      comment('w^0 = 1: tmp = x - y; x = x + y; y = tmp'),
-      call(f('sub'), local.get('tmp'), local.get('x'), local.get('y')),
-      call(f('add'), local.get('x'), local.get('x'), local.get('y')),
-      call(f('copy'), local.get('y'), local.get('tmp')),
+      comment('w^0 = 1: (x, y) = (x + y, x - y)'),
+      call(f('addSub'), local.get('x'), local.get('y'), local.get('x'), local.get('y')),
     ]),
   ]));
   fn.push(release(E));
@@ -328,6 +368,7 @@ Uses ${E} bytes of the scratch stack.`,
 /** Every NTT kernel of the module, named through f (prefix). */
 export function nttKernels(params, { f }) {
   return [
+    addSub(params, { name: f('addSub') }),
     nttTwiddles(params, { name: f('nttTwiddles'), f }),
     nttDif(params, { name: f('nttDif'), f }),
     nttDit(params, { name: f('nttDit'), f }),
