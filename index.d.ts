@@ -598,6 +598,8 @@ export interface ScalarField {
   evaluationsToCoset(ptr: number, logN: number, g?: bigint): void;
   fromBytesPointer(out: number, bytesPtr: number, count: number, options?: { montgomery?: boolean }): void;
   toBytesPointer(bytesPtr: number, ptr: number, count: number, options?: { montgomery?: boolean }): void;
+  /** Gives back the memory transforms grew: a fresh instance (memory, heap, exports, field); old pointers are gone. */
+  trim(): void;
 }
 
 /** Names accepted by loadCurve, in a fixed order. */

@@ -228,6 +228,12 @@ describe.each([...curveNames])('%s Fr', (name) => {
     const forward = fr.ntt(x);
     fr.heap.release(fr.heap.base);
     expect(fr.ntt(x)).toEqual(forward);
+    // trim: a fresh instance at the base size, the same results
+    const before = fr.memory;
+    fr.trim();
+    expect(fr.memory).not.toBe(before);
+    expect(fr.memory.buffer.byteLength).toBeLessThanOrEqual(before.buffer.byteLength);
+    expect(fr.ntt(x)).toEqual(forward);
   });
 
   it('bad input: each a clear error, and the field keeps working', () => {

@@ -9,7 +9,7 @@
 //     snarkjs and ffjavascript write them
 //   twiddle tables: N elements each, per log size and direction, cached on fr.heap (dropped when a release frees them)
 
-import { instantiate, base64ToBytes } from '../runtime/loader.js';
+import { instantiate, instantiateSync, base64ToBytes } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
 import { Field } from '../field.js';
 import { ORDERS, runMulPowers, runTransform } from './ntt.js';
@@ -22,7 +22,7 @@ const modPow = (b, e, m) => {
 
 export class ScalarField {
   /** @param runtime params.js's `fr` (r, w, n, bits, bytes, elementBytes, minPages, s, rootOfUnity, cosetGenerator) */
-  constructor(runtime, exports, memory, name = '') {
+  constructor(runtime, exports, memory, name = '', module = null) {
     this.name = name;
     this.params = runtime;
     this.r = runtime.r;
@@ -34,6 +34,12 @@ export class ScalarField {
     this.elementBytes = runtime.elementBytes;
     /** the coset generator `coset: true` uses: the least non-residue g with g^(2^s) != 1 */
     this.cosetGenerator = runtime.cosetGenerator;
+    this.module = module;
+    this.#bind(exports, memory);
+  }
+
+  /** Point this object at an instance: its exports, memory, a heap over it and a Field over its fr_ kernels. */
+  #bind(exports, memory) {
     this.exports = exports;
     this.memory = memory;
     this.heap = new Heap(memory, exports.fr_heapBase.value);
@@ -44,7 +50,19 @@ export class ScalarField {
       for (const [key, t] of this.#tables) if (t + this.#tableBytes(key) > mark) this.#tables.delete(key);
     };
     /** a src/field.js Field over the fr_ kernels (mul, add, ..., write, read) on this memory */
-    this.field = new Field(exports, { p: runtime.r, w: runtime.w, n: runtime.n, bytes: runtime.bytes, elementBytes: runtime.elementBytes }, this.heap, 'fr');
+    const r = this.params;
+    this.field = new Field(exports, { p: r.r, w: r.w, n: r.n, bytes: r.bytes, elementBytes: r.elementBytes }, this.heap, 'fr');
+  }
+
+  /**
+   * Give back the memory transforms grew: a fresh instance of the module at its base size (pointers, twiddle tables
+   * and anything on fr.heap are gone; fr.memory, fr.heap, fr.exports and fr.field are the new ones).
+   */
+  trim() {
+    if (!this.module) return;
+    this.#tables.clear();
+    const { exports, memory } = instantiateSync(this.module, { minPages: this.params.minPages });
+    this.#bind(exports, memory);
   }
 
   #tables = new Map(); // `${logN}:${inverse}` -> pointer
@@ -247,7 +265,7 @@ export function loadScalarField(runtime, importFr, name = '') {
       .then(async (wasmModule) => {
         const module = await WebAssembly.compile(base64ToBytes(wasmModule.default));
         const { exports, memory } = await instantiate(module, { minPages: runtime.minPages });
-        return new ScalarField(runtime, exports, memory, name);
+        return new ScalarField(runtime, exports, memory, name, module);
       })
       .catch((e) => {
         loaded.delete(runtime);
