@@ -102,6 +102,40 @@ describe.each([...curveNames])('%s Fr', (name) => {
     }
   });
 
+  it('fr_addSub and fr_addSubLazy at the ends of [0, 2r); the product of an unreduced difference (< 4r) by a twiddle (< 2r) ends below 2r', () => {
+    const f = fr.field;
+    const ex = fr.exports;
+    const R = 1n << BigInt(fr.params.n * fr.params.w);
+    const mark = fr.heap.mark();
+    try {
+      const [x, y, s, d, t, out] = [fr.alloc(), fr.alloc(), fr.alloc(), fr.alloc(), fr.alloc(), fr.alloc()];
+      const ends = [0n, 1n, r - 1n, r, r + 1n, 2n * r - 1n, rng.below(2n * r)];
+      for (const a of ends) {
+        for (const b of ends) {
+          f.writeLimbs(x, a);
+          f.writeLimbs(y, b);
+          ex.fr_addSub(s, d, x, y);
+          expect(f.readLimbs(s) < 2n * r && f.readLimbs(d) < 2n * r).toBe(true);
+          expect([mod(f.readLimbs(s), r), mod(f.readLimbs(d), r)]).toEqual([mod(a + b, r), mod(a - b, r)]);
+          if (!ex.fr_addSubLazy) continue;
+          ex.fr_addSubLazy(s, d, x, y);
+          const diff = f.readLimbs(d);
+          expect(diff).toBe(a - b + 2n * r);
+          expect(mod(f.readLimbs(s), r)).toBe(mod(a + b, r));
+          for (const tw of [2n * r - 1n, r - 1n, 1n]) {
+            f.writeLimbs(t, tw);
+            f.mul(out, d, t);
+            const product = f.readLimbs(out);
+            expect(product < 2n * r, `${a} ${b} ${tw}`).toBe(true);
+            expect(product).toBe(mod(diff * tw * modInv(R % r, r), r) + (product >= r ? r : 0n));
+          }
+        }
+      }
+    } finally {
+      fr.heap.release(mark);
+    }
+  });
+
   it(`equals the BigInt DFT for every size 2^0..2^${FULL_LOG} within 2^s: forward, inverse, coset and inverse coset`, () => {
     for (let logN = 0; logN <= Math.min(FULL_LOG, fr.s); logN++) {
       const N = 2 ** logN;

@@ -60,13 +60,16 @@ function butterflyLoops(fn, E, lenOfLayer, body) {
  * addSub(sum, diff, x, y): sum = x + y, diff = x - y (mod r, lazy), both limbs of x and y read once into locals first,
  * so the outputs may alias the inputs (the butterfly writes them back over x and y).
  */
-export function addSub(params, { name }) {
+export function addSub(params, { name, lazyDiff = false }) {
   const { n, w, twoPLimbs } = params;
   const { load, store } = limbAccess(params);
   const T = limbTerms(params);
   const fn = new Func(name, {
     params: [['sum', 'i32'], ['diff', 'i32'], ['x', 'i32'], ['y', 'i32']], exportName: name,
-    doc: `${name}(sum, diff, x, y): sum = x + y and diff = x - y mod r. Inputs in [0, 2r), outputs in [0, 2r). Reads x and y
+    doc: lazyDiff
+      ? `${name}(sum, diff, x, y): sum = x + y mod r in [0, 2r), and diff = x - y + 2r as integers, in (0, 4r) (not reduced: only
+for a product, see lazyDiffFits). Inputs in [0, 2r). Reads x and y before writing, so sum and diff may alias x and y.`
+      : `${name}(sum, diff, x, y): sum = x + y and diff = x - y mod r. Inputs in [0, 2r), outputs in [0, 2r). Reads x and y
 before writing, so sum and diff may alias x and y (in either order).`,
   });
   const masked = (src, dst, mask, out) => [
@@ -86,13 +89,29 @@ before writing, so sum and diff may alias x and y (in either order).`,
     chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`z${j}`), limbConst(twoPLimbs[j])) }),
     local.set('m', local.get('carry')),
     ...masked('d', 's', 'm', 'sum'),
-    comment('e = x - y in (-2r, 2r); when negative, add 2r'),
-    chain(fn, { n, w, dst: 'e', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`x${j}`), local.get(`y${j}`)) }),
-    local.set('m', local.get('carry')),
-    ...masked('e', 'f', 'm', 'diff'),
+    ...(lazyDiff
+      ? [
+        comment('e = x - y + 2r in (0, 4r), no reduction'),
+        chain(fn, { n, w, dst: 'e', signed: true, term: (j) => T.add(T.sub(local.get(`x${j}`), local.get(`y${j}`)), limbConst(twoPLimbs[j])) }),
+        ...Array.from({ length: n }, (_, j) => store('diff', j, local.get(`e${j}`))),
+      ]
+      : [
+        comment('e = x - y in (-2r, 2r); when negative, add 2r'),
+        chain(fn, { n, w, dst: 'e', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`x${j}`), local.get(`y${j}`)) }),
+        local.set('m', local.get('carry')),
+        ...masked('e', 'f', 'm', 'diff'),
+      ]),
   );
   return fn;
 }
+
+/**
+ * Whether the DIF butterfly may feed the product an unreduced difference d in (0, 4r) (fr_addSubLazy). The product's
+ * accumulators are bounded for every input of w-bit limbs (any value below R: test/bounds.test.js re-derives that from
+ * the text), and its result is t = (d b + q r) / R < d b / R + r with q < R; with d < 4r and a twiddle b < 2r,
+ * t < 8r^2 / R + r, which is below 2r when 8r < R. So the product's output stays in [0, 2r).
+ */
+export const lazyDiffFits = (params) => params.kernel === 'int' && params.reduction !== 'crandall' && 8n * params.p < params.R;
 
 const layerParams = [['a', 'i32'], ['logN', 'i32'], ['layerFrom', 'i32'], ['layerTo', 'i32'], ['bStart', 'i32'], ['bEnd', 'i32'], ['table', 'i32']];
 
@@ -107,10 +126,13 @@ elements len = N / 2^(l+1) apart: (x, y) <- (x + y, (x - y) w^j), w^j = table[le
 natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
   });
   fn.push(reserve(E));
+  const lazy = lazyDiffFits(params);
   fn.push(...butterflyLoops(fn, E, i32.shl(i32.const(1), i32.sub(i32.sub(local.get('logN'), i32.const(1)), local.get('layer'))), [
     if_(local.get('j'), [
-      comment('(x, tmp) = (x + y, x - y); y = tmp w^j'),
-      call(f('addSub'), local.get('x'), local.get('tmp'), local.get('x'), local.get('y')),
+      comment(lazy
+        ? '(x, tmp) = (x + y, x - y + 2r), tmp in (0, 4r) unreduced: the product still ends in [0, 2r) since 8r < R; y = tmp w^j'
+        : '(x, tmp) = (x + y, x - y); y = tmp w^j'),
+      call(f(lazy ? 'addSubLazy' : 'addSub'), local.get('x'), local.get('tmp'), local.get('x'), local.get('y')),
       call(f('mul'), local.get('y'), local.get('tmp'), local.get('tw')),
     ], [
       comment('w^0 = 1: (x, y) = (x + y, x - y)'),
@@ -369,6 +391,7 @@ Uses ${E} bytes of the scratch stack.`,
 export function nttKernels(params, { f }) {
   return [
     addSub(params, { name: f('addSub') }),
+    ...(lazyDiffFits(params) ? [addSub(params, { name: f('addSubLazy'), lazyDiff: true })] : []),
     nttTwiddles(params, { name: f('nttTwiddles'), f }),
     nttDif(params, { name: f('nttDif'), f }),
     nttDit(params, { name: f('nttDit'), f }),
