@@ -321,10 +321,11 @@ export class Curve {
    * first call and shared by every later one (and by every build of the curve).
    */
   async fr() {
-    const importFr = frModules.get(this.#owner);
-    if (!importFr || !this.params.fr) throw new Error(`curve ${this.name} has no scalar-field module (params.fr and its .fr.wasm.js)`);
+    const owner = this.#owner; // G2 shares G1's scalar field
+    const importFr = frModules.get(owner);
+    if (!importFr || !owner.params.fr) throw new Error(`curve ${this.name} has no scalar-field module (params.fr and its .fr.wasm.js)`);
     const { loadScalarField } = await import('./fr/index.js');
-    return loadScalarField(this.params.fr, importFr, this.name);
+    return loadScalarField(owner.params.fr, importFr, this.name);
   }
 
   async threads(options) {

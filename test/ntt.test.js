@@ -62,7 +62,9 @@ describe.each([...curveNames])('%s Fr', (name) => {
 
   it('has a root of unity of order exactly 2^j for every j <= s, and a coset generator outside every 2^j subgroup', async () => {
     const { load } = await import(`../src/curves/${name}.js`);
-    expect(await (await load({ kernel: 'int' })).fr()).toBe(fr); // one instance per curve
+    const curve = await load({ kernel: 'int' });
+    expect(await curve.fr()).toBe(fr); // one instance per curve
+    if (curve.g2) expect(await curve.g2.fr()).toBe(fr); // and G2 shares it
     expect(fr.params.rootOfUnity).toBe(fr.rootOfUnity(fr.s));
     expect(mod(r - 1n, 1n << BigInt(fr.s))).toBe(0n);
     expect(((r - 1n) >> BigInt(fr.s)) & 1n).toBe(1n);
@@ -293,5 +295,15 @@ describe.each([...curveNames])('%s Fr', (name) => {
     expect(() => fr.nttPointer(0, 1.5)).toThrow(/logN must be a non-negative integer/);
     expect(fr.ntt([5n])).toEqual([5n]);
     expect(fr.intt(fr.ntt([1n, 2n]))).toEqual([1n, 2n]);
+  });
+});
+
+describe('a curve without a scalar-field module', () => {
+  it('curve.fr() rejects, naming the curve', async () => {
+    const { curveLoader } = await import('../src/curve.js');
+    const { params } = await import('../src/curves/bn254.js');
+    const { fr: _fr, ...noFr } = params;
+    const curve = await curveLoader({ ...noFr, name: 'bn254-no-fr' }, () => import('../wasm/bn254/bn254.wasm.js'))({ kernel: 'int' });
+    await expect(curve.fr()).rejects.toThrow(/curve bn254-no-fr has no scalar-field module/);
   });
 });
