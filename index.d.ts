@@ -102,6 +102,23 @@ export interface CurveParams<C = bigint> {
     readonly n: number;
     readonly coords: number;
   };
+  /**
+   * Shipped curves: the scalar field's module (wasm/<curve>/<curve>.fr.wat, curve.fr()): r's limb shape, bytes per
+   * canonical element (n8), two-adicity s (r - 1 = 2^s q, q odd), a primitive 2^s-th root of unity and the default
+   * coset generator.
+   */
+  readonly fr?: {
+    readonly r: bigint;
+    readonly w: number;
+    readonly n: number;
+    readonly bits: number;
+    readonly bytes: number;
+    readonly elementBytes: number;
+    readonly minPages: number;
+    readonly s: number;
+    readonly rootOfUnity: bigint;
+    readonly cosetGenerator: bigint;
+  };
 }
 
 /** loadCurve's and a curve loader's options. */
@@ -509,6 +526,11 @@ export declare class Curve<C = bigint> {
    */
   gpu(options?: GpuOptions): Promise<GpuMsm<C>>;
   /**
+   * The scalar field r in Wasm with its NTT (docs/ntt.md): its own module and memory, fetched and compiled on the first
+   * call, the same object after. Rejects where the curve has no Fr module (params.fr).
+   */
+  fr(): Promise<ScalarField>;
+  /**
    * Points that serve many MSMs, checked and converted once (GLV images and, with precompute, multiples kept
    * in an instance of their own); its msmBytes(scalars) sums any prefix of them. Throws like msmBytes.
    */
@@ -529,6 +551,55 @@ export declare class Curve<C = bigint> {
   randomScalars(n: number, options?: SeedOptions): bigint[];
   /** randomScalars in the msmBytes encoding. */
   randomScalarsBytes(n: number, options?: SeedOptions): Uint8Array;
+}
+
+/** nttPointer's options: the direction, the coset (true: ScalarField.cosetGenerator, or a BigInt g), the orders. */
+export interface NttPointerOptions {
+  readonly inverse?: boolean;
+  readonly coset?: boolean | bigint;
+  readonly input?: 'natural' | 'bit-reversed';
+  readonly output?: 'natural' | 'bit-reversed';
+}
+
+/**
+ * curve.fr(): the scalar field in Wasm (docs/ntt.md). Elements in memory: n little-endian u32 limbs of w bits
+ * (elementBytes bytes), Montgomery form, values in [0, 2r); arrays contiguous. Bytes: `bytes` (n8) little-endian bytes
+ * per canonical element.
+ */
+export interface ScalarField {
+  readonly name: string;
+  readonly r: bigint;
+  /** two-adicity: transforms of up to 2^s elements */
+  readonly s: number;
+  readonly bytes: number;
+  readonly elementBytes: number;
+  readonly cosetGenerator: bigint;
+  readonly params: NonNullable<CurveParams['fr']>;
+  readonly memory: WebAssembly.Memory;
+  readonly heap: { alloc(bytes: number, align?: number): number; mark(): number; release(mark: number): void; readonly base: number; readonly top: number };
+  /** The fr_ kernels (Wasm exports) by name, and a Field over them (mul, add, write, read, ...). */
+  readonly exports: Record<string, unknown>;
+  readonly field: {
+    write(ptr: number, x: bigint): void;
+    read(ptr: number): bigint;
+    alloc(count?: number): number;
+    [kernel: string]: unknown;
+  };
+  /** The NTT of values (BigInt in [0, r), or canonical bytes), length a power of two up to 2^s; the same kind back, natural order. */
+  ntt<T extends ReadonlyArray<bigint> | Uint8Array>(values: T, options?: { inverse?: boolean; coset?: boolean | bigint }): T extends Uint8Array ? Uint8Array : bigint[];
+  intt<T extends ReadonlyArray<bigint> | Uint8Array>(values: T, options?: { coset?: boolean | bigint }): T extends Uint8Array ? Uint8Array : bigint[];
+  /** A primitive 2^j-th root of unity, 0 <= j <= s. */
+  rootOfUnity(j: number): bigint;
+  alloc(count?: number): number;
+  /** The cached twiddle table of a transform of 2^logN elements (pointer). */
+  twiddles(logN: number, inverse?: boolean): number;
+  nttPointer(ptr: number, logN: number, options?: NttPointerOptions): void;
+  /** Evaluations on H (natural) -> evaluations on g H (natural), in place; g defaults to cosetGenerator. */
+  evaluationsToCoset(ptr: number, logN: number, g?: bigint): void;
+  fromBytesPointer(out: number, bytesPtr: number, count: number, options?: { montgomery?: boolean }): void;
+  toBytesPointer(bytesPtr: number, ptr: number, count: number, options?: { montgomery?: boolean }): void;
+  /** Gives back the memory transforms grew: a fresh instance (memory, heap, exports, field); old pointers are gone. */
+  trim(): void;
 }
 
 /** Names accepted by loadCurve, in a fixed order. */
@@ -556,4 +627,6 @@ export declare function curveLoader(
   importWideWasm?: () => Promise<{ default: string }> | null,
   /** The curve's WGSL module (default export: its text), imported by curve.gpu() only. */
   importWgsl?: () => Promise<{ default: string }> | null,
+  /** The curve's scalar-field module (default export: its base64 Wasm), imported by curve.fr() only. */
+  importFrWasm?: () => Promise<{ default: string }> | null,
 ): (options?: LoadOptions) => Promise<Curve>;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // npm run build:wasm (also `prepack` and the `pre` script of test, evaluate-msm, the benches, the example and build):
 // compile every wasm/**/*.wat with wabt into <same>.wasm and <same>.wasm.js (base64 bytes as an ES module; *.fma.wat
-// with relaxed SIMD; *.wide.wat with binaryen, which alone assembles the wide-arithmetic opcodes),
+// with relaxed SIMD; *.wide.wat with binaryen, which alone assembles the wide-arithmetic opcodes; *.fr.wat, the scalar
+// field with its NTT, like the integer build),
 // and bundle the browser's pool thread (src/threads/worker-browser.js and what it imports) with esbuild into
 // one self-contained script, exported as a string by wasm/threads-worker.js (src/threads/host-browser.js
 // starts it from a blob: URL). All outputs are git-ignored. Prints one summary line; on error, the file and

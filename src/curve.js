@@ -44,6 +44,8 @@ function randomBelow(rng, bound, bits) {
 
 /** Each loaded curve's importer of its WGSL module (curveLoader's importWgsl). */
 const gpuKernels = new WeakMap();
+/** Each loaded curve's importer of its scalar-field module (curveLoader's importFrWasm). */
+const frModules = new WeakMap();
 
 export class Curve {
   /**
@@ -313,6 +315,19 @@ export class Curve {
     return openGpu(this, importWgsl && (() => importWgsl(this.group)), options);
   }
 
+  /**
+   * The scalar field r in Wasm with its NTT: `const fr = await curve.fr()`, then `fr.ntt(values, { inverse, coset })`,
+   * `fr.intt(values)`, and pointer-level kernels (src/fr/index.js, docs/ntt.md). Its own module and memory, loaded on
+   * first call and shared by every later one (and by every build of the curve).
+   */
+  async fr() {
+    const owner = this.#owner; // G2 shares G1's scalar field
+    const importFr = frModules.get(owner);
+    if (!importFr || !owner.params.fr) throw new Error(`curve ${this.name} has no scalar-field module (params.fr and its .fr.wasm.js)`);
+    const { loadScalarField } = await import('./fr/index.js');
+    return loadScalarField(owner.params.fr, importFr, this.name);
+  }
+
   async threads(options) {
     // Loaded on first use: pages that never start a pool do not fetch its code.
     const { createPool } = await import('./threads/pool.js');
@@ -413,8 +428,9 @@ export class Curve {
  * 'auto' (default), 'int', 'fma' or 'wide' (src/runtime/kernels.js). A build is imported and compiled only when
  * chosen, so an engine never compiles a module it cannot validate. importWgsl(group) resolves to a module whose default
  * export is the WGSL text of the group's GPU kernels (a generated .wgsl.js; 'G1' or 'G2'), imported by curve.gpu() only.
+ * importFrWasm() resolves to the scalar field's module (a generated .fr.wasm.js), imported by curve.fr() only.
  */
-export function curveLoader(runtime, importWasm, importFmaWasm = null, importWideWasm = null, importWgsl = null) {
+export function curveLoader(runtime, importWasm, importFmaWasm = null, importWideWasm = null, importWgsl = null, importFrWasm = null) {
   const curves = new Map();
   const hasFmaBuild = !!(runtime.fma && importFmaWasm);
   const hasWideBuild = !!(runtime.wide && importWideWasm);
@@ -433,6 +449,7 @@ export function curveLoader(runtime, importWasm, importFmaWasm = null, importWid
         .then((wasmModule) => Curve.load(params, () => wasmModule.default))
         .then((curve) => {
           if (importWgsl) gpuKernels.set(curve, importWgsl);
+          if (importFrWasm) frModules.set(curve, importFrWasm);
           return curve;
         })
         .catch((e) => {

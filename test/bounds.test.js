@@ -403,6 +403,19 @@ describe('the integer build: pairs products, every shift of an i64 accumulator i
     });
   }
 
+  for (const name of curveNames) {
+    it(`${name}: fr_mul and fr_sqr as shipped (the scalar field's module)`, async () => {
+      const { fr } = await paramsOf(name);
+      const wat = watOf(name, '.fr');
+      expect(wat).toMatch(/;; mul shape: pairs,/);
+      for (const fn of ['fr_mul', 'fr_sqr']) {
+        const { shifts, problems } = checkBounds(funcOf(wat, fn), { limbBits: fr.w });
+        expect(problems, `${name} ${fn}`).toEqual([]);
+        expect(shifts.length, `${name} ${fn}: carries checked`).toBeGreaterThanOrEqual(2 * fr.n - 1);
+      }
+    });
+  }
+
   it('generated for the prime matrix at w = 26..31: products with one and two q limbs per step, and the square', { timeout: 300_000 }, () => {
     const primes = primeMatrix().filter((e) => e.p > 3n);
     let checked = 0;

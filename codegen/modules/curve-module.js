@@ -15,6 +15,7 @@ import { deriveG2Params } from '../params/g2.js';
 import { fp2Kernels } from '../kernels/field2.js';
 import { deriveFieldParams } from '../params/field.js';
 import { fmaCrandallFits } from '../kernels/field-mul-fma-crandall.js';
+import { generateFrModule } from './fr-module.js';
 
 const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
 
@@ -195,7 +196,7 @@ export function kernelOverrides(intRuntime, otherRuntime) {
  * options.fma also builds the FMA module (fmaWat), whose runtime differences go in runtime.fma; options.wide the wide
  * module (wideWat), in runtime.wide.
  */
-export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto', fma = false, wide = false, gpu = false } = {}) {
+export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto', fma = false, wide = false, gpu = false, fr = false } = {}) {
   const curve = deriveCurveParams(json, { w });
   const glv = useGlv ? deriveGlvParams(curve, { rounding: 'nearest', degreeTwo: true }) : null;
   const g2 = json.g2 === undefined ? null : deriveG2Params(curve, json.g2, glv);
@@ -229,5 +230,19 @@ export function generateCurve(json, { w, glv: useGlv = true, generator = 'codege
       gpuError = e.message;
     }
   }
-  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, wgsl, wgslG2, gpuError, paramsJs: runtimeParamsJs(runtime, generator) };
+  // options.fr also builds the scalar field's module with its NTT (frWat, codegen/modules/fr-module.js), shape in runtime.fr
+  // (fr 'optional' leaves it out of a curve whose r has no such module, a toy r of a few bits, with the reason in frError)
+  let frWat = null;
+  let frError = null;
+  if (fr) {
+    try {
+      const built = generateFrModule(json, { generator });
+      frWat = built.wat;
+      runtime.fr = built.runtime;
+    } catch (e) {
+      if (fr !== 'optional') throw e;
+      frError = e.message;
+    }
+  }
+  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, wgsl, wgslG2, gpuError, frWat, frError, paramsJs: runtimeParamsJs(runtime, generator) };
 }

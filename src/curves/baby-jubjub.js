@@ -1,4 +1,4 @@
-// baby-jubjub: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
+// baby-jubjub: runtime parameters, and its Wasm (the integer, FMA or wide build), GPU kernels (WGSL) and scalar field (Fr, NTT) loaded only when asked for.
 import params from '../../wasm/baby-jubjub/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -9,4 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/baby-jubjub/baby-jubjub.fma.wasm.js'),
   () => import('../../wasm/baby-jubjub/baby-jubjub.wide.wasm.js'),
   () => import('../../wasm/baby-jubjub/baby-jubjub.wgsl.js'),
+  () => import('../../wasm/baby-jubjub/baby-jubjub.fr.wasm.js'),
 );

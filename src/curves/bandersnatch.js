@@ -1,4 +1,4 @@
-// bandersnatch: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
+// bandersnatch: runtime parameters, and its Wasm (the integer, FMA or wide build), GPU kernels (WGSL) and scalar field (Fr, NTT) loaded only when asked for.
 import params from '../../wasm/bandersnatch/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -9,4 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/bandersnatch/bandersnatch.fma.wasm.js'),
   () => import('../../wasm/bandersnatch/bandersnatch.wide.wasm.js'),
   () => import('../../wasm/bandersnatch/bandersnatch.wgsl.js'),
+  () => import('../../wasm/bandersnatch/bandersnatch.fr.wasm.js'),
 );

@@ -1,4 +1,4 @@
-// ed-on-bls12-377: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
+// ed-on-bls12-377: runtime parameters, and its Wasm (the integer, FMA or wide build), GPU kernels (WGSL) and scalar field (Fr, NTT) loaded only when asked for.
 import params from '../../wasm/ed-on-bls12-377/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -9,4 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.fma.wasm.js'),
   () => import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.wide.wasm.js'),
   () => import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.wgsl.js'),
+  () => import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.fr.wasm.js'),
 );

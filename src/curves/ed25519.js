@@ -1,4 +1,4 @@
-// ed25519: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
+// ed25519: runtime parameters, and its Wasm (the integer, FMA or wide build), GPU kernels (WGSL) and scalar field (Fr, NTT) loaded only when asked for.
 import params from '../../wasm/ed25519/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -9,4 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/ed25519/ed25519.fma.wasm.js'),
   () => import('../../wasm/ed25519/ed25519.wide.wasm.js'),
   () => import('../../wasm/ed25519/ed25519.wgsl.js'),
+  () => import('../../wasm/ed25519/ed25519.fr.wasm.js'),
 );

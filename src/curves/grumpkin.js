@@ -1,4 +1,4 @@
-// grumpkin: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
+// grumpkin: runtime parameters, and its Wasm (the integer, FMA or wide build), GPU kernels (WGSL) and scalar field (Fr, NTT) loaded only when asked for.
 import params from '../../wasm/grumpkin/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -9,4 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/grumpkin/grumpkin.fma.wasm.js'),
   () => import('../../wasm/grumpkin/grumpkin.wide.wasm.js'),
   () => import('../../wasm/grumpkin/grumpkin.wgsl.js'),
+  () => import('../../wasm/grumpkin/grumpkin.fr.wasm.js'),
 );

@@ -1,4 +1,4 @@
-// jubjub: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
+// jubjub: runtime parameters, and its Wasm (the integer, FMA or wide build), GPU kernels (WGSL) and scalar field (Fr, NTT) loaded only when asked for.
 import params from '../../wasm/jubjub/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -9,4 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/jubjub/jubjub.fma.wasm.js'),
   () => import('../../wasm/jubjub/jubjub.wide.wasm.js'),
   () => import('../../wasm/jubjub/jubjub.wgsl.js'),
+  () => import('../../wasm/jubjub/jubjub.fr.wasm.js'),
 );

@@ -1,4 +1,4 @@
-// pallas: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
+// pallas: runtime parameters, and its Wasm (the integer, FMA or wide build), GPU kernels (WGSL) and scalar field (Fr, NTT) loaded only when asked for.
 import params from '../../wasm/pallas/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -9,4 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/pallas/pallas.fma.wasm.js'),
   () => import('../../wasm/pallas/pallas.wide.wasm.js'),
   () => import('../../wasm/pallas/pallas.wgsl.js'),
+  () => import('../../wasm/pallas/pallas.fr.wasm.js'),
 );

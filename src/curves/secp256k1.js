@@ -1,4 +1,4 @@
-// secp256k1: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
+// secp256k1: runtime parameters, and its Wasm (the integer, FMA or wide build), GPU kernels (WGSL) and scalar field (Fr, NTT) loaded only when asked for.
 import params from '../../wasm/secp256k1/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -9,4 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/secp256k1/secp256k1.fma.wasm.js'),
   () => import('../../wasm/secp256k1/secp256k1.wide.wasm.js'),
   () => import('../../wasm/secp256k1/secp256k1.wgsl.js'),
+  () => import('../../wasm/secp256k1/secp256k1.fr.wasm.js'),
 );

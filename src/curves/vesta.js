@@ -1,4 +1,4 @@
-// vesta: runtime parameters, and its Wasm (the integer, FMA or wide build) and GPU kernels (WGSL) loaded only when asked for.
+// vesta: runtime parameters, and its Wasm (the integer, FMA or wide build), GPU kernels (WGSL) and scalar field (Fr, NTT) loaded only when asked for.
 import params from '../../wasm/vesta/params.js';
 import { curveLoader } from '../curve.js';
 
@@ -9,4 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/vesta/vesta.fma.wasm.js'),
   () => import('../../wasm/vesta/vesta.wide.wasm.js'),
   () => import('../../wasm/vesta/vesta.wgsl.js'),
+  () => import('../../wasm/vesta/vesta.fr.wasm.js'),
 );

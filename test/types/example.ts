@@ -6,6 +6,7 @@ import { loadCurve, curveNames, curveLoader, Curve } from 'wasmsm';
 import type { AffinePoint, CurveName, CurveParams, Fp2, MsmOptions, MsmPool, MsmTimings, PoolMsmOptions } from 'wasmsm';
 import type { MsmBytesOptions, PointFormat, ScalarFormat, PointLike, PreparedBases, PoolPreparedBases } from 'wasmsm';
 import type { MsmAccumulator, PoolMsmAccumulator, StreamChunk, StreamOptions } from 'wasmsm';
+import type { ScalarField, NttPointerOptions } from 'wasmsm';
 import { load as loadBls, params as blsParams } from 'wasmsm/curves/bls12-381';
 import * as bn254 from 'wasmsm/curves/bn254';
 import { deriveFieldParams, generateFieldWat, instantiateField } from 'wasmsm/codegen';
@@ -63,6 +64,18 @@ export async function example(): Promise<string> {
   class MyPoint { static fromAffine(a: { x: bigint; y: bigint }): MyPoint { return a.x === 0n ? MyPoint.ZERO : new MyPoint(); } static ZERO = new MyPoint(); }
   const mine: MyPoint = curve.toPoint(viaObjects, MyPoint);
   const formatsUsed = [bytesPerPoint, inZcash.length, decoded.length, mine instanceof MyPoint].join();
+
+  // The scalar field and its NTT: values, bytes, pointers
+  const fr: ScalarField = await curve.fr();
+  const evals: bigint[] = fr.ntt([1n, 2n], { coset: true });
+  const evalBytes: Uint8Array = fr.intt(new Uint8Array(2 * fr.bytes), { coset: 5n });
+  const frPtr = fr.alloc(2);
+  const order: NttPointerOptions = { inverse: true, input: 'natural', output: 'bit-reversed' };
+  fr.nttPointer(frPtr, 1, order);
+  fr.evaluationsToCoset(frPtr, 1, fr.rootOfUnity(2));
+  // @ts-expect-error: an order is 'natural' or 'bit-reversed'
+  fr.nttPointer(frPtr, 1, { input: 'reversed' });
+  const frUsed = [evals.length, evalBytes.length, fr.s, fr.params.cosetGenerator].join();
 
   // Threads: a pool, an async MSM with cancellation and progress.
   const pool: MsmPool = await curve.threads({ count: 2, sharedMemory: 'auto' });
@@ -175,5 +188,5 @@ export async function example(): Promise<string> {
   // @ts-expect-error the groups are G1 and G2 only
   await accelerate(ffCurve, { groups: ['G3'] });
 
-  return [routed, name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x, nobleOk, kzgProof, kzgY, blobProof].join(' ');
+  return [routed, name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, frUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x, nobleOk, kzgProof, kzgY, blobProof].join(' ');
 }

@@ -170,4 +170,16 @@ export default Object.freeze({
     n: 30,
     coords: 4,
   }),
+  fr: Object.freeze({
+    r: r,
+    w: 30,
+    n: 9,
+    bits: 255,
+    bytes: 32,
+    elementBytes: 36,
+    minPages: 1,
+    s: 32,
+    rootOfUnity: 0x212d79e5b416b6f0fd56dc8d168d6c0c4024ff270b3e0941b788f500b912f1fn,
+    cosetGenerator: 0x5n,
+  }),
 });

@@ -169,4 +169,16 @@ export default Object.freeze({
     n: 20,
     coords: 4,
   }),
+  fr: Object.freeze({
+    r: r,
+    w: 30,
+    n: 9,
+    bits: 254,
+    bytes: 32,
+    elementBytes: 36,
+    minPages: 1,
+    s: 28,
+    rootOfUnity: 0x2a3c09f0a58a7e8500e0a7eb8ef62abc402d111e41112ed49bd61b6e725b19f0n,
+    cosetGenerator: 0x5n,
+  }),
 });

@@ -1,0 +1,404 @@
+// Number-theoretic transform kernels over a prime field r with a 2^s-th root of unity, on elements in Montgomery form
+// in memory (n limbs, E = elementBytes each, contiguous). Every kernel keeps the field module's lazy range: inputs
+// and outputs in [0, 2r), since the field's add, sub and mul take and give [0, 2r) (4r < R).
+//
+// Layers. An NTT of N = 2^logN elements has logN layers of N/2 butterflies each; butterfly b of a layer whose
+// half-size is len (pairs at distance len) works on i = 2 (b - j) + j and i + len, with j = b mod len.
+//   DIF (decimation in frequency, natural -> bit-reversed order): layer l has len = N / 2^(l+1) (len = N/2 first),
+//     (x, y) <- (x + y, (x - y) w^j)
+//   DIT (decimation in time, bit-reversed -> natural order): layer l has len = 2^l (len = 1 first),
+//     (x, y) <- (x + y w^j, x - y w^j)
+// with w = a primitive 2len-th root of unity (its inverse for an inverse transform), read from a twiddle table laid
+// out per layer: table[len + j] = w_(2len)^j for len = 1, 2, 4, ..., N/2 and j < len (entry 0 unused; N E bytes).
+//
+// Splitting over threads: butterflies [bStart, bEnd) of layers [layerFrom, layerTo). For DIF, once the first k layers
+// are done, block t of the array (M = N / 2^k elements) is an independent sub-transform whose butterflies are
+// [t M/2, (t+1) M/2) in every later layer; for DIT the same holds for the first logN - k layers. So one call per
+// block covers those layers, and the other layers split into ranges of butterflies with a barrier between layers.
+
+import { Func, i32, i64, local, comment, loop, block, br, br_if, if_, call } from '../wat/index.js';
+import { limbAccess, limbConst, limbTerms, chain } from './limbs.js';
+
+const reserve = (E) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${E})))`;
+const release = (E) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${E})))`;
+const sp = '(global.get $sp)';
+/** address of element `index` (an i32 expression) of the array at `base` */
+const at = (E, base, index) => i32.add(local.get(base), i32.mul(index, i32.const(E)));
+
+/** The loop over layers [layerFrom, layerTo) and butterflies [bStart, bEnd), with `len` and `x`, `y`, `tw` set per butterfly. */
+function butterflyLoops(fn, E, lenOfLayer, body) {
+  for (const name of ['layer', 'len', 'b', 'j', 'x', 'y', 'tw', 'tmp']) fn.local(name, 'i32');
+  return [
+    local.set('tmp', sp),
+    local.set('layer', local.get('layerFrom')),
+    block('layersDone', [
+      loop('layers', [
+        br_if('layersDone', i32.ge_u(local.get('layer'), local.get('layerTo'))),
+        local.set('len', lenOfLayer),
+        local.set('b', local.get('bStart')),
+        block('butterfliesDone', [
+          loop('butterflies', [
+            br_if('butterfliesDone', i32.ge_u(local.get('b'), local.get('bEnd'))),
+            comment('j = b mod len; x = a[2 (b - j) + j], y = a[that + len], tw = table[len + j]'),
+            local.set('j', i32.and(local.get('b'), i32.sub(local.get('len'), i32.const(1)))),
+            local.set('x', at(E, 'a', i32.add(i32.shl(i32.sub(local.get('b'), local.get('j')), i32.const(1)), local.get('j')))),
+            local.set('y', i32.add(local.get('x'), i32.mul(local.get('len'), i32.const(E)))),
+            local.set('tw', at(E, 'table', i32.add(local.get('len'), local.get('j')))),
+            ...body,
+            local.set('b', i32.add(local.get('b'), i32.const(1))),
+            br('butterflies'),
+          ]),
+        ]),
+        local.set('layer', i32.add(local.get('layer'), i32.const(1))),
+        br('layers'),
+      ]),
+    ]),
+  ];
+}
+
+/**
+ * addSub(sum, diff, x, y): sum = x + y, diff = x - y (mod r, lazy), both limbs of x and y read once into locals first,
+ * so the outputs may alias the inputs (the butterfly writes them back over x and y).
+ */
+export function addSub(params, { name, lazyDiff = false }) {
+  const { n, w, twoPLimbs } = params;
+  const { load, store } = limbAccess(params);
+  const T = limbTerms(params);
+  const fn = new Func(name, {
+    params: [['sum', 'i32'], ['diff', 'i32'], ['x', 'i32'], ['y', 'i32']], exportName: name,
+    doc: lazyDiff
+      ? `${name}(sum, diff, x, y): sum = x + y mod r in [0, 2r), and diff = x - y + 2r as integers, in (0, 4r) (not reduced: only
+for a product, see lazyDiffFits). Inputs in [0, 2r). Reads x and y before writing, so sum and diff may alias x and y.`
+      : `${name}(sum, diff, x, y): sum = x + y and diff = x - y mod r. Inputs in [0, 2r), outputs in [0, 2r). Reads x and y
+before writing, so sum and diff may alias x and y (in either order).`,
+  });
+  const masked = (src, dst, mask, out) => [
+    ...chain(fn, {
+      n, w, dst, keepTopCarry: true,
+      term: (j) => (twoPLimbs[j] === 0n ? local.get(`${src}${j}`) : T.add(local.get(`${src}${j}`), i64.and(limbConst(twoPLimbs[j]), local.get(mask)))),
+    }),
+    ...Array.from({ length: n }, (_, j) => store(out, j, local.get(`${dst}${j}`))),
+  ];
+  for (let j = 0; j < n; j++) {
+    fn.push(local.set(fn.local(`x${j}`), load('x', j)), local.set(fn.local(`y${j}`), load('y', j)));
+  }
+  fn.local('m');
+  fn.push(
+    comment('z = x + y < 4r; d = z - 2r; when that borrows, add 2r back (branch-free)'),
+    chain(fn, { n, w, dst: 'z', term: (j) => T.add(local.get(`x${j}`), local.get(`y${j}`)) }),
+    chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`z${j}`), limbConst(twoPLimbs[j])) }),
+    local.set('m', local.get('carry')),
+    ...masked('d', 's', 'm', 'sum'),
+    ...(lazyDiff
+      ? [
+        comment('e = x - y + 2r in (0, 4r), no reduction'),
+        chain(fn, { n, w, dst: 'e', signed: true, term: (j) => T.add(T.sub(local.get(`x${j}`), local.get(`y${j}`)), limbConst(twoPLimbs[j])) }),
+        ...Array.from({ length: n }, (_, j) => store('diff', j, local.get(`e${j}`))),
+      ]
+      : [
+        comment('e = x - y in (-2r, 2r); when negative, add 2r'),
+        chain(fn, { n, w, dst: 'e', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`x${j}`), local.get(`y${j}`)) }),
+        local.set('m', local.get('carry')),
+        ...masked('e', 'f', 'm', 'diff'),
+      ]),
+  );
+  return fn;
+}
+
+/**
+ * Whether the DIF butterfly may feed the product an unreduced difference d in (0, 4r) (fr_addSubLazy). The product's
+ * accumulators are bounded for every input of w-bit limbs (any value below R: test/bounds.test.js re-derives that from
+ * the text), and its result is t = (d b + q r) / R < d b / R + r with q < R; with d < 4r and a twiddle b < 2r,
+ * t < 8r^2 / R + r, which is below 2r when 8r < R. So the product's output stays in [0, 2r).
+ */
+export const lazyDiffFits = (params) => params.kernel === 'int' && params.reduction !== 'crandall' && 8n * params.p < params.R;
+
+const layerParams = [['a', 'i32'], ['logN', 'i32'], ['layerFrom', 'i32'], ['layerTo', 'i32'], ['bStart', 'i32'], ['bEnd', 'i32'], ['table', 'i32']];
+
+/** nttDif(a, logN, layerFrom, layerTo, bStart, bEnd, table): DIF butterflies, natural -> bit-reversed. */
+export function nttDif(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: layerParams, exportName: name,
+    doc: `${name}(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-frequency layers [layerFrom, layerTo) of the
+NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
+elements len = N / 2^(l+1) apart: (x, y) <- (x + y, (x - y) w^j), w^j = table[len + j]. All layers in order take
+natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
+  });
+  fn.push(reserve(E));
+  const lazy = lazyDiffFits(params);
+  fn.push(...butterflyLoops(fn, E, i32.shl(i32.const(1), i32.sub(i32.sub(local.get('logN'), i32.const(1)), local.get('layer'))), [
+    if_(local.get('j'), [
+      comment(lazy
+        ? '(x, tmp) = (x + y, x - y + 2r), tmp in (0, 4r) unreduced: the product still ends in [0, 2r) since 8r < R; y = tmp w^j'
+        : '(x, tmp) = (x + y, x - y); y = tmp w^j'),
+      call(f(lazy ? 'addSubLazy' : 'addSub'), local.get('x'), local.get('tmp'), local.get('x'), local.get('y')),
+      call(f('mul'), local.get('y'), local.get('tmp'), local.get('tw')),
+    ], [
+      comment('w^0 = 1: (x, y) = (x + y, x - y)'),
+      call(f('addSub'), local.get('x'), local.get('y'), local.get('x'), local.get('y')),
+    ]),
+  ]));
+  fn.push(release(E));
+  return fn;
+}
+
+/** nttDit(a, logN, layerFrom, layerTo, bStart, bEnd, table): DIT butterflies, bit-reversed -> natural. */
+export function nttDit(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: layerParams, exportName: name,
+    doc: `${name}(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-time layers [layerFrom, layerTo) of the
+NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
+elements len = 2^l apart: (x, y) <- (x + y w^j, x - y w^j), w^j = table[len + j]. All layers in order take
+bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
+  });
+  fn.push(reserve(E));
+  fn.push(...butterflyLoops(fn, E, i32.shl(i32.const(1), local.get('layer')), [
+    if_(local.get('j'), [
+      comment('tmp = y w^j; (x, y) = (x + tmp, x - tmp)'),
+      call(f('mul'), local.get('tmp'), local.get('y'), local.get('tw')),
+      call(f('addSub'), local.get('x'), local.get('y'), local.get('x'), local.get('tmp')),
+    ], [
+      comment('w^0 = 1: (x, y) = (x + y, x - y)'),
+      call(f('addSub'), local.get('x'), local.get('y'), local.get('x'), local.get('y')),
+    ]),
+  ]));
+  fn.push(release(E));
+  return fn;
+}
+
+/** nttTwiddles(table, logN, root): the per-layer twiddle table of a transform of size 2^logN. */
+export function nttTwiddles(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: [['table', 'i32'], ['logN', 'i32'], ['root', 'i32']], exportName: name,
+    doc: `${name}(table, logN, root): table[len + j] = w_(2len)^j for len = 1, 2, ..., N/2 and j < len, N = 2^logN, where
+root is a primitive N-th root of unity w_N (Montgomery form) and w_(2len) = w_N^(N/(2len)). The table takes N elements
+(N ${E} bytes; entry 0 is not written). Top layer: N/2 - 1 products; every lower layer copies every other entry of the
+one above, w_(2len)^j = w_(4len)^(2j). Output in [0, 2r).`,
+  });
+  for (const name of ['half', 'j', 'len']) fn.local(name, 'i32');
+  fn.push(
+    if_(i32.eqz(local.get('logN')), [comment('N = 1: no layers'), '(return)']),
+    local.set('half', i32.shl(i32.const(1), i32.sub(local.get('logN'), i32.const(1)))),
+    comment('table[N/2 + j] = w_N^j: table[N/2] = 1, then one product per entry'),
+    call(f('setOne'), at(E, 'table', local.get('half'))),
+    local.set('j', i32.const(1)),
+    block('topDone', [
+      loop('top', [
+        br_if('topDone', i32.ge_u(local.get('j'), local.get('half'))),
+        call(f('mul'), at(E, 'table', i32.add(local.get('half'), local.get('j'))), at(E, 'table', i32.add(local.get('half'), i32.sub(local.get('j'), i32.const(1)))), local.get('root')),
+        local.set('j', i32.add(local.get('j'), i32.const(1))),
+        br('top'),
+      ]),
+    ]),
+    comment('lower layers: table[len + j] = table[2 len + 2 j]'),
+    local.set('len', i32.shr_u(local.get('half'), i32.const(1))),
+    block('layersDone', [
+      loop('layers', [
+        br_if('layersDone', i32.eqz(local.get('len'))),
+        local.set('j', i32.const(0)),
+        block('rowDone', [
+          loop('row', [
+            br_if('rowDone', i32.ge_u(local.get('j'), local.get('len'))),
+            call(f('copy'), at(E, 'table', i32.add(local.get('len'), local.get('j'))), at(E, 'table', i32.shl(i32.add(local.get('len'), local.get('j')), i32.const(1)))),
+            local.set('j', i32.add(local.get('j'), i32.const(1))),
+            br('row'),
+          ]),
+        ]),
+        local.set('len', i32.shr_u(local.get('len'), i32.const(1))),
+        br('layers'),
+      ]),
+    ]),
+  );
+  return fn;
+}
+
+/** The statements that step `rev` from bitrev(i) to bitrev(i + 1) over logN bits (N = 2^logN, i + 1 < N). */
+const nextReversed = () => [
+  comment('rev = bitrev(i + 1): clear the leading ones of rev from the top bit down, then set the next bit'),
+  local.set('bit', i32.shr_u(local.get('count'), i32.const(1))),
+  block('carryDone', [
+    loop('carry', [
+      br_if('carryDone', i32.eqz(i32.and(local.get('rev'), local.get('bit')))),
+      local.set('rev', i32.xor(local.get('rev'), local.get('bit'))),
+      local.set('bit', i32.shr_u(local.get('bit'), i32.const(1))),
+      br('carry'),
+    ]),
+  ]),
+  local.set('rev', i32.or(local.get('rev'), local.get('bit'))),
+];
+
+/** bitReverse(a, logN): the permutation a[i] <-> a[bitrev(i)]. */
+export function bitReverse(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: [['a', 'i32'], ['logN', 'i32']], exportName: name,
+    doc: `${name}(a, logN): swap a[i] and a[bitrev_logN(i)] for every i < bitrev(i): natural <-> bit-reversed order of the
+N = 2^logN elements at a. Values unchanged. Uses ${E} bytes of the scratch stack.`,
+  });
+  for (const name of ['count', 'i', 'rev', 'bit', 'tmp', 'x', 'y']) fn.local(name, 'i32');
+  fn.push(
+    reserve(E),
+    local.set('tmp', sp),
+    local.set('count', i32.shl(i32.const(1), local.get('logN'))),
+    local.set('i', i32.const(0)),
+    local.set('rev', i32.const(0)),
+    block('done', [
+      loop('next', [
+        if_(i32.lt_u(local.get('i'), local.get('rev')), [
+          local.set('x', at(E, 'a', local.get('i'))),
+          local.set('y', at(E, 'a', local.get('rev'))),
+          call(f('copy'), local.get('tmp'), local.get('x')),
+          call(f('copy'), local.get('x'), local.get('y')),
+          call(f('copy'), local.get('y'), local.get('tmp')),
+        ]),
+        local.set('i', i32.add(local.get('i'), i32.const(1))),
+        br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+        ...nextReversed(),
+        br('next'),
+      ]),
+    ]),
+    release(E),
+  );
+  return fn;
+}
+
+/**
+ * mulPowers(a, count, first, g): a[i] *= first g^i (natural order); mulPowersBitrev(a, logN, first, g): a[bitrev(i)] *=
+ * first g^i, for a bit-reversed array (the coefficients an inverse DIF leaves).
+ */
+export function mulPowers(params, { name, f, reversed = false }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: [['a', 'i32'], [reversed ? 'logN' : 'count', 'i32'], ['first', 'i32'], ['g', 'i32']], exportName: name,
+    doc: reversed
+      ? `${name}(a, logN, first, g): a[bitrev_logN(i)] = a[bitrev_logN(i)] first g^i for i < N = 2^logN: the coefficient i of a
+bit-reversed array times first g^i (first = 1/N, g a coset generator: the inverse transform's scaling and the coset shift in
+one pass). Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`
+      : `${name}(a, count, first, g): a[i] = a[i] first g^i for i < count (first = c, g = 1: a scaling; first = 1: a coset
+shift). Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
+  });
+  for (const name of ['acc', 'i', 'x', ...(reversed ? ['count', 'rev', 'bit'] : [])]) fn.local(name, 'i32');
+  fn.push(
+    reserve(E),
+    local.set('acc', sp),
+    comment('acc = first g^i'),
+    call(f('copy'), local.get('acc'), local.get('first')),
+    reversed ? local.set('count', i32.shl(i32.const(1), local.get('logN'))) : null,
+    reversed ? local.set('rev', i32.const(0)) : null,
+    local.set('i', i32.const(0)),
+    block('done', [
+      loop('next', [
+        br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+        local.set('x', at(E, 'a', local.get(reversed ? 'rev' : 'i'))),
+        call(f('mul'), local.get('x'), local.get('x'), local.get('acc')),
+        call(f('mul'), local.get('acc'), local.get('acc'), local.get('g')),
+        local.set('i', i32.add(local.get('i'), i32.const(1))),
+        ...(reversed ? [br_if('done', i32.ge_u(local.get('i'), local.get('count'))), ...nextReversed()] : []),
+        br('next'),
+      ]),
+    ]),
+    release(E),
+  );
+  return fn;
+}
+
+/** scale(a, count, c): a[i] *= c, one product per element (the inverse transform's 1/N). */
+export function scale(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: [['a', 'i32'], ['count', 'i32'], ['c', 'i32']], exportName: name,
+    doc: `${name}(a, count, c): a[i] = a[i] c for i < count (c = 1/N: the inverse transform's scaling, in either order).
+Montgomery form, [0, 2r) in and out; c must not lie in a[0 .. count).`,
+  });
+  fn.local('x', 'i32');
+  fn.local('end', 'i32');
+  fn.push(
+    local.set('x', local.get('a')),
+    local.set('end', at(E, 'a', local.get('count'))),
+    block('done', [
+      loop('next', [
+        br_if('done', i32.ge_u(local.get('x'), local.get('end'))),
+        call(f('mul'), local.get('x'), local.get('x'), local.get('c')),
+        local.set('x', i32.add(local.get('x'), i32.const(E))),
+        br('next'),
+      ]),
+    ]),
+  );
+  return fn;
+}
+
+/**
+ * fromBytesBatch(out, bytes, count, mont) -> i32: count canonical little-endian elements (params.bytes each) to limbs, in
+ * Montgomery form when mont != 0; toBytesBatch(bytes, x, count, mont): back.
+ *
+ * mont = 0 is for linear maps such as the NTT: plain limbs x are the Montgomery form of x / R, a linear map with
+ * Montgomery-form constants (twiddles, 1/N, powers of g) takes them to the Montgomery form of y / R, whose limbs are the
+ * plain y. So the transform of plain limbs in is plain limbs out, and neither conversion product is needed.
+ */
+export function batchBytes(params, { f }) {
+  const E = params.elementBytes;
+  const B = params.bytes;
+  const from = new Func(f('fromBytesBatch'), {
+    params: [['out', 'i32'], ['bytes', 'i32'], ['count', 'i32'], ['mont', 'i32']], result: 'i32', exportName: f('fromBytesBatch'),
+    doc: `${f('fromBytesBatch')}(out, bytes, count, mont) -> i: element k (k < count) of out (${E} bytes each) = the ${B}-byte
+little-endian integer at bytes + ${B} k, in [0, r): in Montgomery form when mont != 0, else as plain limbs. Stops at the
+first integer >= r and returns its index; returns count when all are below r. out must not overlap bytes.`,
+  });
+  from.local('i', 'i32');
+  from.push(
+    block('done', [
+      loop('next', [
+        br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+        br_if('done', i32.eqz(call(f('fromBytes'), at(E, 'out', local.get('i')), at(B, 'bytes', local.get('i'))))),
+        if_(local.get('mont'), [call(f('toMontgomery'), at(E, 'out', local.get('i')), at(E, 'out', local.get('i')))]),
+        local.set('i', i32.add(local.get('i'), i32.const(1))),
+        br('next'),
+      ]),
+    ]),
+    local.get('i'),
+  );
+  const to = new Func(f('toBytesBatch'), {
+    params: [['bytes', 'i32'], ['x', 'i32'], ['count', 'i32'], ['mont', 'i32']], exportName: f('toBytesBatch'),
+    doc: `${f('toBytesBatch')}(bytes, x, count, mont): the ${B}-byte canonical little-endian encoding of each of count elements
+at x (input [0, 2r); Montgomery form when mont != 0, else plain limbs), written at bytes + ${B} k. bytes must not overlap x.
+Uses ${E} bytes of the scratch stack.`,
+  });
+  to.local('i', 'i32');
+  to.local('tmp', 'i32');
+  to.push(
+    reserve(E),
+    local.set('tmp', sp),
+    block('done', [
+      loop('next', [
+        br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+        if_(local.get('mont'),
+          [call(f('fromMontgomery'), local.get('tmp'), at(E, 'x', local.get('i')))],
+          [call(f('reduce'), local.get('tmp'), at(E, 'x', local.get('i')))]),
+        call(f('toBytes'), at(B, 'bytes', local.get('i')), local.get('tmp')),
+        local.set('i', i32.add(local.get('i'), i32.const(1))),
+        br('next'),
+      ]),
+    ]),
+    release(E),
+  );
+  return [from, to];
+}
+
+/** Every NTT kernel of the module, named through f (prefix). */
+export function nttKernels(params, { f }) {
+  return [
+    addSub(params, { name: f('addSub') }),
+    ...(lazyDiffFits(params) ? [addSub(params, { name: f('addSubLazy'), lazyDiff: true })] : []),
+    nttTwiddles(params, { name: f('nttTwiddles'), f }),
+    nttDif(params, { name: f('nttDif'), f }),
+    nttDit(params, { name: f('nttDit'), f }),
+    bitReverse(params, { name: f('bitReverse'), f }),
+    mulPowers(params, { name: f('mulPowers'), f }),
+    mulPowers(params, { name: f('mulPowersBitrev'), f, reversed: true }),
+    scale(params, { name: f('scale'), f }),
+    ...batchBytes(params, { f }),
+  ];
+}

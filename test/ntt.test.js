@@ -1,0 +1,309 @@
+// The scalar field r of every shipped curve in Wasm (curve.fr(), src/fr/): the NTT against a BigInt DFT (every size
+// 2^0..2^8 that the two-adicity s allows, forward, inverse, coset and inverse coset), larger sizes up to 2^12 by Horner
+// evaluation at random indices and round trips, the pointer-level orders and Groth16's evaluationsToCoset chain, split
+// butterfly ranges (as threads would run them), the field kernels over r, the byte conversions, and every bad input.
+// WASMSM_LONG_TESTS=1 takes the Horner checks to 2^14 and the full DFT to 2^9.
+
+import { describe, it, expect, beforeAll } from 'vitest';
+import { curveNames } from '../index.js';
+import { mod, modInv, modPow } from '../src/bigint/field.js';
+import { nttPasses } from '../src/fr/ntt.js';
+import { LONG_TESTS, makeRng } from './harness.js';
+
+const FULL_LOG = LONG_TESTS ? 9 : 8;
+const HORNER_LOG = LONG_TESTS ? 14 : 12;
+
+/** Inputs biased to the edges: 0, 1, r - 1, small values, and uniform ones. */
+function edgeBiased(rng, r, N) {
+  return Array.from({ length: N }, () => {
+    const k = rng.int(8);
+    return k === 0 ? 0n : k === 1 ? 1n : k === 2 ? r - 1n : k === 3 ? BigInt(rng.int(16)) : rng.below(r);
+  });
+}
+
+/** sum_i x_i (shift w^j)^i for every j (the O(N^2) DFT, with a table of powers of w). */
+function dft(x, w, r, shift = 1n) {
+  const N = x.length;
+  const wPow = [1n];
+  for (let k = 1; k < N; k++) wPow.push((wPow[k - 1] * w) % r);
+  const shifted = x.map((xi, i) => (xi * modPow(shift, BigInt(i), r)) % r);
+  return wPow.map((_, j) => {
+    let acc = 0n;
+    for (let i = 0; i < N; i++) acc += shifted[i] * wPow[(i * j) % N];
+    return acc % r;
+  });
+}
+
+/** The polynomial with coefficients x at z (Horner). */
+function horner(x, z, r) {
+  let acc = 0n;
+  for (let i = x.length - 1; i >= 0; i--) acc = (acc * z + x[i]) % r;
+  return acc;
+}
+
+const toBytes = (xs, B) => {
+  const out = new Uint8Array(xs.length * B);
+  xs.forEach((x, i) => {
+    for (let k = 0; k < B; k++, x >>= 8n) out[i * B + k] = Number(x & 0xffn);
+  });
+  return out;
+};
+
+describe.each([...curveNames])('%s Fr', (name) => {
+  let fr;
+  let r;
+  let rng;
+  beforeAll(async () => {
+    const { load } = await import(`../src/curves/${name}.js`);
+    fr = await (await load({ kernel: 'int' })).fr();
+    r = fr.r;
+    rng = makeRng(`ntt ${name}`);
+  });
+
+  it('has a root of unity of order exactly 2^j for every j <= s, and a coset generator outside every 2^j subgroup', async () => {
+    const { load } = await import(`../src/curves/${name}.js`);
+    const curve = await load({ kernel: 'int' });
+    expect(await curve.fr()).toBe(fr); // one instance per curve
+    if (curve.g2) expect(await curve.g2.fr()).toBe(fr); // and G2 shares it
+    expect(fr.params.rootOfUnity).toBe(fr.rootOfUnity(fr.s));
+    expect(mod(r - 1n, 1n << BigInt(fr.s))).toBe(0n);
+    expect(((r - 1n) >> BigInt(fr.s)) & 1n).toBe(1n);
+    for (let j = 0; j <= fr.s; j++) {
+      const w = fr.rootOfUnity(j);
+      expect(modPow(w, 1n << BigInt(j), r)).toBe(1n);
+      if (j > 0) expect(modPow(w, 1n << BigInt(j - 1), r)).not.toBe(1n);
+    }
+    expect(modPow(fr.cosetGenerator, 1n << BigInt(fr.s), r)).not.toBe(1n);
+    expect(() => fr.rootOfUnity(fr.s + 1)).toThrow(new RegExp(`s = ${fr.s}`));
+  });
+
+  it('field kernels over r against BigInt (edge values)', () => {
+    const f = fr.field;
+    const values = [0n, 1n, 2n, r - 1n, r - 2n, (r - 1n) / 2n, ...Array.from({ length: 6 }, () => rng.below(r))];
+    const mark = fr.heap.mark();
+    try {
+      const [a, b, out] = [fr.alloc(), fr.alloc(), fr.alloc()];
+      for (const x of values) {
+        for (const y of values) {
+          f.write(a, x);
+          f.write(b, y);
+          f.mul(out, a, b);
+          expect(f.read(out)).toBe((x * y) % r);
+          f.add(out, a, b);
+          expect(f.read(out)).toBe((x + y) % r);
+          f.sub(out, a, b);
+          expect(f.read(out)).toBe(mod(x - y, r));
+        }
+        if (x !== 0n) {
+          f.inv(out, a);
+          expect(f.read(out)).toBe(modInv(x, r));
+        }
+      }
+    } finally {
+      fr.heap.release(mark);
+    }
+  });
+
+  it('fr_addSub and fr_addSubLazy at the ends of [0, 2r); the product of an unreduced difference (< 4r) by a twiddle (< 2r) ends below 2r', () => {
+    const f = fr.field;
+    const ex = fr.exports;
+    const R = 1n << BigInt(fr.params.n * fr.params.w);
+    const mark = fr.heap.mark();
+    try {
+      const [x, y, s, d, t, out] = [fr.alloc(), fr.alloc(), fr.alloc(), fr.alloc(), fr.alloc(), fr.alloc()];
+      const ends = [0n, 1n, r - 1n, r, r + 1n, 2n * r - 1n, rng.below(2n * r)];
+      for (const a of ends) {
+        for (const b of ends) {
+          f.writeLimbs(x, a);
+          f.writeLimbs(y, b);
+          ex.fr_addSub(s, d, x, y);
+          expect(f.readLimbs(s) < 2n * r && f.readLimbs(d) < 2n * r).toBe(true);
+          expect([mod(f.readLimbs(s), r), mod(f.readLimbs(d), r)]).toEqual([mod(a + b, r), mod(a - b, r)]);
+          if (!ex.fr_addSubLazy) continue;
+          ex.fr_addSubLazy(s, d, x, y);
+          const diff = f.readLimbs(d);
+          expect(diff).toBe(a - b + 2n * r);
+          expect(mod(f.readLimbs(s), r)).toBe(mod(a + b, r));
+          for (const tw of [2n * r - 1n, r - 1n, 1n]) {
+            f.writeLimbs(t, tw);
+            f.mul(out, d, t);
+            const product = f.readLimbs(out);
+            expect(product < 2n * r, `${a} ${b} ${tw}`).toBe(true);
+            expect(product).toBe(mod(diff * tw * modInv(R % r, r), r) + (product >= r ? r : 0n));
+          }
+        }
+      }
+    } finally {
+      fr.heap.release(mark);
+    }
+  });
+
+  it(`equals the BigInt DFT for every size 2^0..2^${FULL_LOG} within 2^s: forward, inverse, coset and inverse coset`, () => {
+    for (let logN = 0; logN <= Math.min(FULL_LOG, fr.s); logN++) {
+      const N = 2 ** logN;
+      const x = edgeBiased(rng, r, N);
+      const w = fr.rootOfUnity(logN);
+      const wInv = modInv(w, r);
+      const nInv = modInv(BigInt(N), r);
+      const g = fr.cosetGenerator;
+      expect(fr.ntt(x)).toEqual(dft(x, w, r));
+      expect(fr.ntt(x, { inverse: true })).toEqual(dft(x, wInv, r).map((v) => (v * nInv) % r));
+      expect(fr.intt(x)).toEqual(fr.ntt(x, { inverse: true }));
+      const cosetEvals = fr.ntt(x, { coset: true });
+      expect(cosetEvals).toEqual(dft(x, w, r, g));
+      // inverse coset: coefficients c_i = g^-i (1/N) sum_j y_j w^-ij
+      expect(fr.intt(x, { coset: true })).toEqual(dft(x, wInv, r).map((v, i) => (v * nInv % r) * modPow(modInv(g, r), BigInt(i), r) % r));
+      expect(fr.intt(cosetEvals, { coset: true })).toEqual(x);
+      // a given coset generator, and bytes in and out
+      const h = 7n + BigInt(logN);
+      expect(fr.ntt(x, { coset: h })).toEqual(dft(x, w, r, h));
+      const bytes = fr.ntt(toBytes(x, fr.bytes));
+      expect(bytes).toBeInstanceOf(Uint8Array);
+      expect(bytes).toEqual(toBytes(dft(x, w, r), fr.bytes));
+    }
+  });
+
+  it(`up to 2^${HORNER_LOG} (within 2^s): a dozen outputs by Horner evaluation, coset too, and intt(ntt(x)) = x`, () => {
+    for (let logN = FULL_LOG + 1; logN <= Math.min(HORNER_LOG, fr.s); logN++) {
+      const N = 2 ** logN;
+      const x = edgeBiased(rng, r, N);
+      const w = fr.rootOfUnity(logN);
+      const g = fr.cosetGenerator;
+      const y = fr.ntt(x);
+      const yc = fr.ntt(x, { coset: true });
+      for (const j of [0, 1, N - 1, N / 2, ...Array.from({ length: 8 }, () => rng.int(N))]) {
+        const wj = modPow(w, BigInt(j), r);
+        expect(y[j]).toBe(horner(x, wj, r));
+        expect(yc[j]).toBe(horner(x, (g * wj) % r, r));
+      }
+      expect(fr.intt(y)).toEqual(x);
+      expect(fr.intt(yc, { coset: true })).toEqual(x);
+    }
+  });
+
+  it('pointer level: every input and output order, Groth16 evaluationsToCoset, butterfly ranges split as threads would', () => {
+    const logN = Math.min(fr.s, 11);
+    const N = 2 ** logN;
+    const x = edgeBiased(rng, r, N);
+    const E = fr.elementBytes;
+    const bitrev = (i) => (logN ? parseInt(i.toString(2).padStart(logN, '0').split('').reverse().join(''), 2) : 0);
+    const reorder = (xs) => xs.map((_, i) => xs[bitrev(i)]);
+    for (const inverse of [false, true]) fr.twiddles(logN, inverse);
+    const mark = fr.heap.mark();
+    try {
+      const ptr = fr.alloc(N);
+      const io = fr.heap.alloc(N * fr.bytes);
+      const put = (xs) => {
+        new Uint8Array(fr.memory.buffer, io, N * fr.bytes).set(toBytes(xs, fr.bytes));
+        fr.fromBytesPointer(ptr, io, N);
+      };
+      const get = () => {
+        fr.toBytesPointer(io, ptr, N);
+        const b = new Uint8Array(fr.memory.buffer, io, N * fr.bytes);
+        return Array.from({ length: N }, (_, i) => fr.field.read(ptr + i * E)).map((v, i) => {
+          let z = 0n;
+          for (let k = fr.bytes - 1; k >= 0; k--) z = (z << 8n) | BigInt(b[i * fr.bytes + k]);
+          expect(z).toBe(v);
+          return v;
+        });
+      };
+      for (const inverse of [false, true]) {
+        for (const coset of [false, true]) {
+          const expected = fr.ntt(x, { inverse, coset });
+          for (const input of ['natural', 'bit-reversed']) {
+            for (const output of ['natural', 'bit-reversed']) {
+              put(input === 'natural' ? x : reorder(x));
+              fr.nttPointer(ptr, logN, { inverse, coset, input, output });
+              expect(get()).toEqual(output === 'natural' ? expected : reorder(expected));
+            }
+          }
+        }
+      }
+      // plain limbs in and out (montgomery: false): the linear transform needs no conversion
+      for (const coset of [false, true]) {
+        new Uint8Array(fr.memory.buffer, io, N * fr.bytes).set(toBytes(x, fr.bytes));
+        fr.fromBytesPointer(ptr, io, N, { montgomery: false });
+        fr.nttPointer(ptr, logN, { coset });
+        fr.toBytesPointer(io, ptr, N, { montgomery: false });
+        expect(new Uint8Array(fr.memory.buffer, io, N * fr.bytes).slice()).toEqual(toBytes(fr.ntt(x, { coset }), fr.bytes));
+      }
+      const shifts = [fr.cosetGenerator, ...(logN < fr.s ? [fr.rootOfUnity(logN + 1)] : [])];
+      for (const g of shifts) {
+        put(x);
+        fr.evaluationsToCoset(ptr, logN, g);
+        expect(get()).toEqual(fr.ntt(fr.intt(x), { coset: g }));
+      }
+      // DIF and DIT by hand, as threads would run them: nttPasses with blocks of 2^3; the passes of blocks in reverse
+      // order (they are independent), each whole-array layer cut into two butterfly ranges run in reverse order
+      for (const [kernel, input] of [['dif', 'natural'], ['dit', 'bit-reversed']]) {
+        put(input === 'natural' ? x : reorder(x));
+        const table = fr.twiddles(logN);
+        const run = kernel === 'dif' ? fr.exports.fr_nttDif : fr.exports.fr_nttDit;
+        const passes = nttPasses(kernel, logN, 3);
+        const blocks = passes.filter(([, , , b0, b1]) => b1 - b0 < N / 2).reverse();
+        const whole = passes.filter(([, , , b0, b1]) => b1 - b0 === N / 2);
+        const runWhole = () => {
+          for (const [, from, to, b0, b1] of whole) {
+            for (let layer = from; layer < to; layer++) {
+              const cut = b0 + rng.int(b1 - b0 + 1);
+              run(ptr, logN, layer, layer + 1, cut, b1, table);
+              run(ptr, logN, layer, layer + 1, b0, cut, table);
+            }
+          }
+        };
+        if (kernel === 'dif') runWhole();
+        for (const [, from, to, b0, b1] of blocks) run(ptr, logN, from, to, b0, b1, table);
+        if (kernel === 'dit') runWhole();
+        const y = get();
+        expect(kernel === 'dif' ? reorder(y) : y).toEqual(fr.ntt(x));
+      }
+    } finally {
+      fr.heap.release(mark);
+    }
+    // a release below a cached twiddle table drops it; the next call builds it again
+    const forward = fr.ntt(x);
+    fr.heap.release(fr.heap.base);
+    expect(fr.ntt(x)).toEqual(forward);
+    // trim: a fresh instance at the base size, the same results
+    const before = fr.memory;
+    fr.trim();
+    expect(fr.memory).not.toBe(before);
+    expect(fr.memory.buffer.byteLength).toBeLessThanOrEqual(before.buffer.byteLength);
+    expect(fr.ntt(x)).toEqual(forward);
+  });
+
+  it('bad input: each a clear error, and the field keeps working', () => {
+    const B = fr.bytes;
+    expect(() => fr.ntt([1n, 2n, 3n])).toThrow(/length 3 is not a power of two/);
+    expect(() => fr.ntt([])).toThrow(/length 0 is not a power of two/);
+    const tooLong = 2 ** (fr.s + 1);
+    if (fr.s < 12) {
+      expect(() => fr.ntt(new Array(tooLong).fill(0n))).toThrow(new RegExp(`two-adicity s = ${fr.s}`));
+      expect(() => fr.nttPointer(0, fr.s + 1)).toThrow(new RegExp(`s = ${fr.s}`));
+    }
+    expect(() => fr.ntt([0n, r])).toThrow(/values\[1\] is not in \[0, r\)/);
+    expect(() => fr.ntt([-1n, 0n])).toThrow(/values\[0\] is not in \[0, r\)/);
+    expect(() => fr.ntt([0n, 1])).toThrow(/values\[1\] must be a BigInt/);
+    expect(() => fr.ntt(toBytes([0n, r], B))).toThrow(/element 1 is not in \[0, r\)/);
+    const allOnes = new Uint8Array(2 * B).fill(0xff);
+    expect(() => fr.ntt(allOnes)).toThrow(/element 0 is not in \[0, r\)/);
+    expect(() => fr.ntt(new Uint8Array(B + 1))).toThrow(new RegExp(`byte length ${B + 1} is not a multiple of ${B}`));
+    expect(() => fr.ntt('1234')).toThrow(TypeError);
+    expect(() => fr.ntt([1n, 2n], { coset: 0n })).toThrow(/coset generator must be in \(0, r\)/);
+    expect(() => fr.ntt([1n, 2n], { coset: 3 })).toThrow(TypeError);
+    expect(() => fr.nttPointer(0, 1, { input: 'reversed' })).toThrow(/input order must be/);
+    expect(() => fr.nttPointer(0, 1.5)).toThrow(/logN must be a non-negative integer/);
+    expect(fr.ntt([5n])).toEqual([5n]);
+    expect(fr.intt(fr.ntt([1n, 2n]))).toEqual([1n, 2n]);
+  });
+});
+
+describe('a curve without a scalar-field module', () => {
+  it('curve.fr() rejects, naming the curve', async () => {
+    const { curveLoader } = await import('../src/curve.js');
+    const { params } = await import('../src/curves/bn254.js');
+    const { fr: _fr, ...noFr } = params;
+    const curve = await curveLoader({ ...noFr, name: 'bn254-no-fr' }, () => import('../wasm/bn254/bn254.wasm.js'))({ kernel: 'int' });
+    await expect(curve.fr()).rejects.toThrow(/curve bn254-no-fr has no scalar-field module/);
+  });
+});
