@@ -98,3 +98,58 @@ export declare const DEFAULT_RELEASE_AFTER_MS: number;
  * gpu: true where no GPU opens a GpuUnavailableError.
  */
 export declare function accelerate(curve: FfCurve, options?: AccelerateOptions): Promise<AccelerateHandle>;
+
+/** A snarkjs file given to groth16Prove: its bytes, a stream or async iterable of byte chunks, or (Node) a path. */
+export type SnarkjsFileInput = Uint8Array | ArrayBuffer | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | string;
+
+/** A Groth16 proof as snarkjs writes it (decimal strings; projective with Z = 1). */
+export interface Groth16Proof {
+  pi_a: [string, string, string];
+  pi_b: [[string, string], [string, string], [string, string]];
+  pi_c: [string, string, string];
+  protocol: 'groth16';
+  curve: 'bn128' | 'bls12381';
+}
+
+export interface Groth16ProverOptions {
+  /** Threads of each pool (G1 and G2; they never run at once). Default: every core. */
+  threads?: number;
+  /** The pools' transport (see ThreadsOptions.sharedMemory). Default 'auto'. */
+  sharedMemory?: 'auto' | boolean;
+  /** The build of wasmsm's Wasm. Default 'auto'. */
+  kernel?: 'auto' | Kernel;
+  /** G1's MSMs on the GPU, as AccelerateOptions.gpu. Default false. */
+  gpu?: boolean | 'auto' | AccelerateGpuOptions;
+  /** Bytes of Wasm memory one MSM may hold on the pool. Default: the pool's working set. */
+  maxMemory?: number;
+  /** Idle milliseconds before the pools give back the memory proofs grew (ThreadsOptions.releaseAfterMs). */
+  releaseAfterMs?: number;
+}
+
+export interface Groth16ProveOptions {
+  /** The blinding r and s, bigints in [0, r) (tests). Default: random (crypto.getRandomValues). */
+  r?: bigint;
+  s?: bigint;
+  /** Filled with the phases' milliseconds: read, qap, ntt, join, msm, msmWait, blind, total. */
+  timings?: Record<string, number>;
+  /** The circuit's .r1cs: every constraint is checked first, and the first the witness breaks is named in a RangeError. */
+  r1cs?: SnarkjsFileInput;
+}
+
+/** Keeps curves, Fr modules and pools between proofs; close() when done. */
+export declare class Groth16Prover {
+  constructor(options?: Groth16ProverOptions);
+  /** A snarkjs Groth16 proof of the .wtns for the .zkey (BN254 'bn128' or BLS12-381 'bls12381'), as snarkjs.groth16.prove gives it. */
+  prove(zkey: SnarkjsFileInput, witness: SnarkjsFileInput, options?: Groth16ProveOptions): Promise<{ proof: Groth16Proof; publicSignals: string[] }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A snarkjs Groth16 proof made in Wasm (no snarkjs or ffjavascript): a prover started for the call and closed after.
+ * A malformed or truncated file, a zkey of another protocol, a witness of another field or length: a clear error.
+ */
+export declare function groth16Prove(
+  zkey: SnarkjsFileInput,
+  witness: SnarkjsFileInput,
+  options?: Groth16ProverOptions & Groth16ProveOptions,
+): Promise<{ proof: Groth16Proof; publicSignals: string[] }>;

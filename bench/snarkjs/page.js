@@ -3,7 +3,7 @@
 // phases.js), every proof (with the route and without) verified by snarkjs's verifier. Reports on window.snarkjsBench.
 
 import * as snarkjs from 'snarkjs';
-import { accelerate } from 'wasmsm/snarkjs';
+import { accelerate, Groth16Prover } from 'wasmsm/snarkjs';
 import { compare } from './phases.js';
 
 const q = new URLSearchParams(location.search);
@@ -21,12 +21,20 @@ try {
   const c = await (await fetch(`${i}.json`)).json();
   const files = { zkey: { type: 'mem', data: await bytes(`${i}.zkey`) }, wasm: { type: 'mem', data: await bytes(`${i}.wasm`) }, input: c.input };
   const curve = await snarkjs.curves.getCurveFromName(c.curve);
-  const r = await compare(snarkjs, accelerate, curve, c.protocol, files, c.vkey, {
-    runs: Number(q.get('runs') ?? 1),
-    threads: Number(q.get('threads') ?? navigator.hardwareConcurrency),
-    ...(q.has('minPoints') && { minPoints: Number(q.get('minPoints')) }),
-  });
-  Object.assign(report, r, { state: 'done' });
+  const threads = Number(q.get('threads') ?? navigator.hardwareConcurrency);
+  // groth16Prove beside the two (?prover=0 leaves it out)
+  const prover = c.protocol === 'groth16' && q.get('prover') !== '0' ? new Groth16Prover({ threads }) : undefined;
+  try {
+    const r = await compare(snarkjs, accelerate, curve, c.protocol, files, c.vkey, {
+      runs: Number(q.get('runs') ?? 1),
+      threads,
+      prover,
+      ...(q.has('minPoints') && { minPoints: Number(q.get('minPoints')) }),
+    });
+    Object.assign(report, r, { state: 'done' });
+  } finally {
+    await prover?.close();
+  }
   out.textContent = JSON.stringify(r, null, 1);
 } catch (e) {
   Object.assign(report, { state: 'error', error: `${e?.stack ?? e}` });

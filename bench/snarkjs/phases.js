@@ -82,6 +82,27 @@ export async function timeProof(snarkjs, curve, protocol, { zkey, wasm, input })
   };
 }
 
+/**
+ * Times one proof by wasmsm/snarkjs's groth16Prove on `prover` (a Groth16Prover kept for the case, as a user keeps
+ * it): the witness as in timeProof, then prover.prove(zkey, witness) with its own phases (read, qap, ntt, join, msm
+ * wait, blind). Returns { result, ms } with timeProof's keys where they mean the same (msm: the MSMs' wall time).
+ */
+export async function timeGroth16Prove(snarkjs, prover, { zkey, wasm, input }) {
+  const t0 = performance.now();
+  const wtns = { type: 'mem' };
+  await snarkjs.wtns.calculate(input, wasm, wtns);
+  const t1 = performance.now();
+  const timings = {};
+  const result = await prover.prove(zkey.data ?? zkey, wtns.data, { timings });
+  const t2 = performance.now();
+  const prove = t2 - t1;
+  const ms = {
+    witness: t1 - t0, prove, total: t2 - t0, msm: timings.msm ?? 0, msmG2: 0, fft: timings.ntt ?? 0, abc: (timings.qap ?? 0) + (timings.join ?? 0),
+  };
+  ms.other = Math.max(0, prove - (timings.ntt ?? 0) - ms.abc - (timings.msmWait ?? 0));
+  return { result, ms, timings };
+}
+
 export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -90,15 +111,19 @@ export const median = (xs) => {
 /** Medians per phase of a list of { ms } timings (null for none: runs = 0, the warm-up only). */
 export const medians = (runs) => runs.length === 0 ? null : Object.fromEntries(Object.keys(runs[0].ms).map((k) => [k, median(runs.map((r) => r.ms[k]))]));
 
+/** Medians of groth16Prove's own timings, key by key. */
+const medianTimings = (runs) => (runs.length === 0 ? null : Object.fromEntries(Object.keys(runs[0].timings).map((k) => [k, median(runs.map((r) => r.timings[k] ?? 0))])));
+
 /**
  * The bench's loop over one case, as a user runs it: one route for all the proofs (accelerate before, restore after,
  * outside the timing), and `runs` proofs without it then with it, alternating: for a proof without the route
  * ffjavascript's own multiExpAffine methods are put back on the curve for that proof only. One warm-up of each
  * first. Every proof, with the route and without, is verified by snarkjs's verifier after restore(). sharedMemory: the
- * route's pool transport (accelerate's option; default 'auto'). Returns { plain, routed, stats, proved } (medians in ms;
- * the route's stats of one proof, and its last proof).
+ * route's pool transport (accelerate's option; default 'auto'). prover: a Groth16Prover (wasmsm/snarkjs): each round
+ * also proves with it (timeGroth16Prove), after the other two. Returns { plain, routed, stats, proved } (medians in ms;
+ * the route's stats of one proof, and its last proof), and with a prover { wasm, wasmTimings, provedWasm }.
  */
-export async function compare(snarkjs, accelerate, curve, protocol, files, vkey, { runs = 3, threads, minPoints, sharedMemory } = {}) {
+export async function compare(snarkjs, accelerate, curve, protocol, files, vkey, { runs = 3, threads, minPoints, sharedMemory, prover } = {}) {
   const own = { G1: curve.G1.multiExpAffine, G2: curve.G2.multiExpAffine };
   const handle = await accelerate(curve, { ...(threads && { threads }), ...(minPoints !== undefined && { minPoints }), ...(sharedMemory !== undefined && { sharedMemory }) });
   const route = { G1: curve.G1.multiExpAffine, G2: curve.G2.multiExpAffine };
@@ -108,7 +133,8 @@ export async function compare(snarkjs, accelerate, curve, protocol, files, vkey,
   };
   const plain = [];
   const routed = [];
-  const proofs = { plain: [], routed: [] };
+  const wasm = [];
+  const proofs = { plain: [], routed: [], wasm: [] };
   let stats;
   try {
     for (let i = -1; i < runs; i++) {
@@ -124,6 +150,11 @@ export async function compare(snarkjs, accelerate, curve, protocol, files, vkey,
         plain.push(p);
         routed.push(r);
       }
+      if (prover) {
+        const w = await timeGroth16Prove(snarkjs, prover, files);
+        proofs.wasm.push(w.result);
+        if (i >= 0) wasm.push(w);
+      }
     }
   } finally {
     use(route);
@@ -131,8 +162,11 @@ export async function compare(snarkjs, accelerate, curve, protocol, files, vkey,
   }
   for (const [kind, list] of Object.entries(proofs)) {
     for (const { proof, publicSignals } of list) {
-      if (!(await snarkjs[protocol].verify(vkey, publicSignals, proof))) throw new Error(`${protocol}: a proof made ${kind === 'plain' ? 'without' : 'through'} the route does not verify`);
+      if (!(await snarkjs[protocol].verify(vkey, publicSignals, proof))) {
+        throw new Error(`${protocol}: a proof made ${{ plain: 'without the route', routed: 'through the route', wasm: 'by groth16Prove' }[kind]} does not verify`);
+      }
     }
   }
-  return { plain: medians(plain), routed: medians(routed), stats, proved: proofs.routed.at(-1) };
+  const ours = prover ? { wasm: medians(wasm), wasmTimings: medianTimings(wasm), provedWasm: proofs.wasm.at(-1) } : {};
+  return { plain: medians(plain), routed: medians(routed), stats, proved: proofs.routed.at(-1), ...ours };
 }

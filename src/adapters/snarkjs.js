@@ -347,3 +347,6 @@ class Route {
     await Promise.all([...pools.map(async (p) => (await p.catch(() => null))?.close()), gpu?.close()]);
   }
 }
+
+// The whole Groth16 proof in Wasm (no snarkjs, no ffjavascript): src/groth16/.
+export { groth16Prove, Groth16Prover } from '../groth16/prove.js';

@@ -1,0 +1,46 @@
+// The pairs of a Groth16 MSM whose scalar is not zero. Circom witnesses are mostly bits, so a third to a half of
+// the A, B1, B2 and C MSMs' scalars are zero: found once per witness, the same indices thin every section.
+
+/** The bytes of a as 32-bit words (a copy where a is not word-aligned); a.length is a multiple of 4. */
+const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(a.slice().buffer) : new Uint32Array(a.buffer, a.byteOffset, a.length / 4));
+
+/**
+ * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, points(section, pointBytes) }: the
+ * nonzero scalars (a copy, or the input itself when fewer than a quarter are zero: a copy would cost more than the
+ * MSM saves), and a function that takes the section of n points (pointBytes each) to the matching points.
+ */
+export function keptPairs(scalars, n8) {
+  const n = scalars.length / n8;
+  const W = n8 / 4;
+  const S = wordsOf(scalars);
+  const kept = new Int32Array(n);
+  let count = 0;
+  for (let i = 0, o = 0; i < n; i++, o += W) {
+    let any = 0;
+    for (let k = 0; k < W; k++) any |= S[o + k];
+    if (any) kept[count++] = i;
+  }
+  const all = 4 * (n - count) < n;
+  let keptScalars = scalars;
+  if (!all) {
+    const out = new Uint32Array(count * W);
+    for (let j = 0; j < count; j++) for (let k = 0; k < W; k++) out[W * j + k] = S[W * kept[j] + k];
+    keptScalars = new Uint8Array(out.buffer);
+  }
+  return {
+    count: all ? n : count,
+    scalars: keptScalars,
+    points(section, pointBytes) {
+      if (section.length !== n * pointBytes) throw new RangeError(`a section of ${section.length} bytes for ${n} points of ${pointBytes} bytes`);
+      if (all) return section;
+      const P = wordsOf(section);
+      const PW = pointBytes / 4;
+      const out = new Uint32Array(count * PW);
+      for (let j = 0; j < count; j++) {
+        const from = PW * kept[j];
+        for (let k = 0; k < PW; k++) out[PW * j + k] = P[from + k];
+      }
+      return new Uint8Array(out.buffer);
+    },
+  };
+}

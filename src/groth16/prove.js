@@ -1,0 +1,368 @@
+// groth16Prove: a snarkjs Groth16 proof made entirely here, from a .zkey and a .wtns to snarkjs's proof JSON.
+// The algebra is snarkjs's (groth16_prove.js), so a proof verifies with snarkjs.groth16.verify and, for fixed r and
+// s, is the one snarkjs would make. Phases, in the order the zkey's sections come:
+//   witness   the .wtns values, checked < r, scaled once for the coefficient products (Fr module: qapWitness)
+//   qap       section 4's coefficients -> A and B on the domain H, C = A B there (qapEvaluate, qapProduct)
+//   msm       sections 5-8 (A, B1, B2, C) against the witness, on the pool(s) or the GPU, as each section arrives
+//   ntt       for each of A, B, C: inverse NTT, times g^i (g a primitive 2n-th root: the coset gH), NTT (the Fr
+//             module's NTT on this thread, in steps that let the pool's messages through)
+//   join      A B - C on gH -> the H MSM's scalars (qapJoin); section 9 (H) against them
+//   blind     pi_a = A + alpha1 + r delta1; pi_b = B2 + beta2 + s delta2; pi_c = C + H + s pi_a + r (B1 + beta1 +
+//             s delta1) - r s delta1 (small MSMs on this thread)
+// Variable time in the witness (its MSMs skip zero scalars), as snarkjs's and ffjavascript's provers are; r and s
+// come from crypto.getRandomValues.
+
+import { loadCurve } from '../../index.js';
+import { bytesToBigIntLE, checkOptionNames } from '../msm/bytes.js';
+import { checkGpuOption, openGpuOption } from '../adapters/gpu-option.js';
+import { openZkey } from './zkey.js';
+import { readWtns } from './wtns.js';
+import { keptPairs } from './pairs.js';
+
+/** snarkjs's curve names -> wasmsm's. */
+export const GROTH16_CURVES = Object.freeze({ bn128: 'bn254', bls12381: 'bls12-381' });
+
+const PROVER_OPTIONS = ['threads', 'sharedMemory', 'kernel', 'gpu', 'maxMemory', 'releaseAfterMs'];
+const PROVE_OPTIONS = ['r', 's', 'timings', 'r1cs'];
+
+/** A uniform element of [1, r) from 64 random bytes (bias below 2^-250). */
+function randomFr(r) {
+  const bytes = new Uint8Array(64);
+  globalThis.crypto.getRandomValues(bytes);
+  return (bytesToBigIntLE(bytes, 0, 64) % (r - 1n)) + 1n;
+}
+
+function checkBlinding(v, r, name) {
+  if (v === undefined) return randomFr(r);
+  if (typeof v !== 'bigint' || v < 0n || v >= r) throw new RangeError(`${name} must be a bigint in [0, r)`);
+  return v;
+}
+
+/** Milliseconds since t0, added to timings[key]. */
+const lap = (timings, key, t0) => {
+  if (timings) timings[key] = (timings[key] ?? 0) + (performance.now() - t0);
+};
+
+/** Let other work on this thread run (the pool's messages): a macrotask, not a microtask. */
+const yieldThread = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * One curve's machinery, kept by a prover across proofs: the curve, its Fr module, a pool per group (or the GPU for
+ * G1), and one queue so that the pools never run at once (each takes every core).
+ */
+class CurveEngine {
+  static async open(name, o) {
+    const e = new CurveEngine();
+    e.curve = await loadCurve(name, o.kernel === undefined ? undefined : { kernel: o.kernel });
+    e.fr = await e.curve.fr();
+    if (o.gpu) ({ gpu: e.gpu, gpuError: e.gpuError } = await openGpuOption(e.curve, o.gpu, 'groth16Prove', 'the thread pool'));
+    const poolOptions = {
+      ...(o.threads === undefined ? {} : { count: o.threads }),
+      ...(o.sharedMemory === undefined ? {} : { sharedMemory: o.sharedMemory }),
+      ...(o.releaseAfterMs === undefined ? {} : { releaseAfterMs: o.releaseAfterMs }),
+    };
+    [e.g1, e.g2] = await Promise.all([e.gpu ? null : e.curve.threads(poolOptions), e.curve.g2.threads(poolOptions)]);
+    e.queue = Promise.resolve();
+    e.maxMemory = o.maxMemory;
+    return e;
+  }
+
+  /**
+   * The MSM of snarkjs-format points (LEM affine) and 32-byte scalars, as a point object ({ x, y } or null), after
+   * the MSMs queued before it; onTime(ms) gets its own duration.
+   */
+  msm(group, points, scalars, onTime) {
+    const target = group === 'G2' ? this.g2 : (this.gpu ?? this.g1);
+    const curve = group === 'G2' ? this.curve.g2 : this.curve;
+    const options = { pointFormat: 'snarkjs', scalarFormat: 'le', resultFormat: 'native' };
+    if (this.maxMemory !== undefined && target !== this.gpu) options.maxMemory = this.maxMemory;
+    const run = async () => {
+      if (scalars.length === 0) return null;
+      const t = performance.now();
+      const sum = curve.decodePoint(await target.msmBytes(points, scalars, options));
+      onTime?.(performance.now() - t);
+      return sum;
+    };
+    const result = this.queue.then(run);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  async close() {
+    await this.queue;
+    await Promise.all([this.g1?.close(), this.g2?.close(), this.gpu?.close()]);
+  }
+}
+
+/**
+ * A prover that keeps its curves, Fr modules and pools between proofs (groth16Prove starts and closes one per call).
+ * options: { threads (default: every core), sharedMemory ('auto'), kernel, gpu (false | true | 'auto' | {...}: G1's
+ * MSMs on curve.gpu()), maxMemory (bytes per MSM on the pool), releaseAfterMs }.
+ */
+export class Groth16Prover {
+  #options;
+  #engines = new Map(); // wasmsm curve name -> Promise<CurveEngine>
+  #closed = false;
+
+  constructor(options = {}) {
+    checkOptionNames(options, PROVER_OPTIONS, 'groth16 prover options');
+    if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) {
+      throw new RangeError(`threads must be a positive integer, got ${options.threads}`);
+    }
+    this.#options = { ...options, gpu: checkGpuOption(options.gpu, 'groth16Prove') };
+  }
+
+  #engine(name) {
+    if (!this.#engines.has(name)) this.#engines.set(name, CurveEngine.open(name, this.#options));
+    return this.#engines.get(name);
+  }
+
+  /**
+   * { proof, publicSignals } as snarkjs.groth16.prove gives them. zkey and witness: bytes (Uint8Array or
+   * ArrayBuffer), a ReadableStream or async iterable of Uint8Array chunks, or in Node a file path.
+   * options: { r, s (bigints in [0, r): the blinding, for tests; default random), timings (an object filled with
+   * the phases' milliseconds), r1cs (the circuit's .r1cs: check every constraint first and name the first that
+   * fails) }.
+   */
+  async prove(zkeyInput, witnessInput, options = {}) {
+    if (this.#closed) throw new Error('this Groth16 prover is closed');
+    checkOptionNames(options, PROVE_OPTIONS, 'groth16Prove options');
+    const timings = options.timings ?? null;
+    const t0 = performance.now();
+    const zkey = await openZkey(zkeyInput);
+    try {
+      const { header } = zkey;
+      const name = GROTH16_CURVES[header.curve];
+      const rBlind = checkBlinding(options.r, header.r, 'r');
+      const sBlind = checkBlinding(options.s, header.r, 's');
+      const [witness, engine] = await Promise.all([readWtns(witnessInput, { r: header.r, nVars: header.nVars }), this.#engine(name)]);
+      lap(timings, 'read', t0);
+      if (options.r1cs !== undefined) {
+        const { checkConstraints } = await import('./r1cs.js');
+        await checkConstraints(options.r1cs, witness, header);
+      }
+      return await proveWith(engine, zkey, witness, rBlind, sBlind, timings);
+    } finally {
+      await zkey.close?.();
+      lap(timings, 'total', t0);
+    }
+  }
+
+  /** Stop the pools and give back the GPU; proofs under way finish first. */
+  async close() {
+    this.#closed = true;
+    const engines = [...this.#engines.values()];
+    this.#engines.clear();
+    await Promise.all(engines.map(async (e) => (await e.catch(() => null))?.close()));
+  }
+}
+
+/** The MSMs of sections 5 to 8: name, group, and whether the scalars are the private part of the witness. */
+const WITNESS_MSMS = { 5: ['A', 'G1', false], 6: ['B1', 'G1', false], 7: ['B2', 'G2', false], 8: ['C', 'G1', true] };
+
+/** One proof on a curve's engine: the phases above, over the zkey's sections in file order (each read once). */
+async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
+  const { header } = zkey;
+  const { curve, fr } = engine;
+  const n8 = header.n8r;
+  const g1Bytes = 2 * header.n8q;
+  const scalars = witness.bytes; // nVars canonical n8-byte little-endian values
+  const all = keptPairs(scalars, n8);
+  const priv = keptPairs(scalars.subarray((header.nPublic + 1) * n8), n8);
+  const msms = {};
+  // the twiddle tables first: below the mark, so they stay cached for the next proof of this size
+  const logN = Math.log2(header.domainSize);
+  fr.twiddles(logN, false);
+  fr.twiddles(logN, true);
+  const mark = fr.heap.mark();
+  let qap = null;
+  let cosets = null; // the NTTs under way on this thread while the pools run the MSMs
+  let hPoints = null; // section 9, held until the NTTs are done
+  let hStarted = null; // the join and the H MSM
+  let firstMsm = null;
+  let lastMsm = null;
+  const msm = (key, group, points, pairs) => {
+    firstMsm ??= performance.now();
+    msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms))).finally(() => {
+      lastMsm = performance.now();
+    });
+    msms[key].catch(() => {}); // awaited below: its error surfaces there
+  };
+  // join: A B - C on the coset, the H MSM's scalars, once both the NTTs and section 9 are there. snarkjs writes 9
+  // right after 4 (1 2 4 3 9 8 5 6 7): its points wait for the NTTs while the later sections' MSMs run
+  const startH = () => {
+    if (hStarted || !cosets || !hPoints) return;
+    const points = hPoints;
+    hStarted = cosets.then(() => {
+      const t = performance.now();
+      const scalarBytes = joinQap(fr, qap, header.domainSize, n8);
+      lap(timings, 'join', t);
+      const pairs = keptPairs(scalarBytes, n8);
+      msm('H', 'G1', pairs.points(points, g1Bytes), pairs);
+    });
+    hStarted.catch(() => {});
+    hPoints = null;
+  };
+  try {
+    for await (const { id, bytes } of zkey.sections()) {
+      if (id === 4) {
+        // qap: A and B on the domain from the coefficients, C = A B; then to the coset, step by step
+        const t = performance.now();
+        qap = evaluateQap(fr, header, scalars, bytes);
+        lap(timings, 'qap', t);
+        cosets = cosetEvaluations(fr, qap, header.domainSize, timings);
+        startH();
+      } else if (id in WITNESS_MSMS) {
+        const [key, group, isPrivate] = WITNESS_MSMS[id];
+        const pairs = isPrivate ? priv : all;
+        msm(key, group, pairs.points(bytes, group === 'G2' ? 2 * g1Bytes : g1Bytes), pairs);
+      } else if (id === 9) {
+        hPoints = bytes;
+        startH();
+      }
+    }
+    await hStarted;
+    const t = performance.now();
+    const sums = {};
+    for (const [key, p] of Object.entries(msms)) sums[key] = await p;
+    lap(timings, 'msmWait', t);
+    if (timings) timings.msm = lastMsm - firstMsm;
+
+    const tb = performance.now();
+    const proof = blind(curve, header, sums, rBlind, sBlind);
+    lap(timings, 'blind', tb);
+    const publicSignals = [];
+    for (let i = 1; i <= header.nPublic; i++) publicSignals.push(bytesToBigIntLE(scalars, i * n8, n8).toString());
+    return { proof, publicSignals };
+  } finally {
+    await cosets?.catch(() => {});
+    await hStarted?.catch(() => {});
+    await Promise.all(Object.values(msms).map((p) => p.catch(() => {})));
+    fr.heap.release(mark);
+  }
+}
+
+/**
+ * The coefficients (section 4: u32 count, then records) and the witness into the Fr module; A and B evaluated on
+ * the domain, C = A B. Returns { a, b, c } (pointers to domainSize Montgomery-form elements each).
+ */
+function evaluateQap(fr, header, scalars, section) {
+  const { nVars, domainSize } = header;
+  const ex = fr.exports;
+  const E = fr.elementBytes;
+  // the reader checked the section's size and records (src/groth16/zkey.js checkCoefficients); the kernel checks again
+  const count = new DataView(section.buffer, section.byteOffset, 4).getUint32(0, true);
+  const record = 12 + header.n8r;
+  const heap = fr.heap;
+  const witness = heap.alloc(nVars * E, 16);
+  const bytesAt = heap.alloc(scalars.byteLength, 16);
+  new Uint8Array(fr.memory.buffer, bytesAt, scalars.byteLength).set(scalars);
+  const bad = ex.fr_qapWitness(witness, bytesAt, nVars);
+  if (bad) throw new RangeError(`witness value ${bad - 1} is not below r`);
+  const a = heap.alloc(domainSize * E, 16);
+  const b = heap.alloc(domainSize * E, 16);
+  const c = heap.alloc(domainSize * E, 16);
+  new Uint8Array(fr.memory.buffer, a, 2 * domainSize * E).fill(0);
+  const coefs = heap.alloc(count * record, 16);
+  new Uint8Array(fr.memory.buffer, coefs, count * record).set(section.subarray(4));
+  const badRecord = ex.fr_qapEvaluate(coefs, count, witness, a, b, domainSize, nVars);
+  if (badRecord) {
+    throw new RangeError(`zkey coefficient ${badRecord - 1} is malformed (matrix 0 or 1, constraint < ${domainSize}, signal < ${nVars}, value < r)`);
+  }
+  ex.fr_qapProduct(c, a, b, domainSize);
+  return { a, b, c };
+}
+
+/** a^e mod m */
+function modPow(a, e, m) {
+  let result = 1n;
+  for (a %= m; e > 0n; e >>= 1n, a = (a * a) % m) if (e & 1n) result = (result * a) % m;
+  return result;
+}
+
+/**
+ * The coset snarkjs evaluates on for a domain of 2^logN (its zkey's H points are made for it): ffjavascript's
+ * Fr.w[logN + 1], a primitive 2^(logN+1)-th root of unity, or Fr.shift = nqr^2 when logN is the two-adicity s
+ * (nqr the least quadratic non-residue >= 2, from which ffjavascript and fr.rootOfUnity both derive their roots).
+ */
+export function snarkjsCosetShift(fr, logN) {
+  if (logN < fr.s) return fr.rootOfUnity(logN + 1);
+  let nqr = 2n;
+  while (modPow(nqr, (fr.r - 1n) / 2n, fr.r) !== fr.r - 1n) nqr++;
+  return (nqr * nqr) % fr.r;
+}
+
+/** Each of A, B, C from evaluations on H to evaluations on the coset snarkjs uses, in place, one at a time. */
+async function cosetEvaluations(fr, { a, b, c }, domainSize, timings) {
+  const logN = Math.log2(domainSize);
+  const shift = snarkjsCosetShift(fr, logN);
+  for (const ptr of [a, b, c]) {
+    // let the pools' messages through between transforms: they drive the MSMs under way
+    await yieldThread();
+    const t = performance.now();
+    fr.evaluationsToCoset(ptr, logN, shift);
+    lap(timings, 'ntt', t);
+  }
+}
+
+/** A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory). */
+function joinQap(fr, { a, b, c }, domainSize, n8) {
+  const mark = fr.heap.mark();
+  try {
+    const out = fr.heap.alloc(domainSize * n8, 16);
+    fr.exports.fr_qapJoin(out, a, b, c, domainSize);
+    return new Uint8Array(fr.memory.buffer, out, domainSize * n8).slice();
+  } finally {
+    fr.heap.release(mark);
+  }
+}
+
+/** The proof's three points from the five sums, the verification key's points and the blinding r, s. */
+function blind(curve, header, sums, r, s) {
+  const order = curve.r;
+  const g1 = (points, scalars) => curve.msm(...nonNull(points, scalars));
+  const piA = g1([sums.A, header.vk_alpha_1, header.vk_delta_1], [1n, 1n, r]);
+  const piB = curve.g2.msm(...nonNull([sums.B2, header.vk_beta_2, header.vk_delta_2], [1n, 1n, s]));
+  const piB1 = g1([sums.B1, header.vk_beta_1, header.vk_delta_1], [1n, 1n, s]);
+  const rs = (r * s) % order;
+  const piC = g1([sums.C, sums.H, piA, piB1, header.vk_delta_1], [1n, 1n, s, r, (order - rs) % order]);
+  return {
+    pi_a: g1Json(piA),
+    pi_b: g2Json(piB),
+    pi_c: g1Json(piC),
+    protocol: 'groth16',
+    curve: header.curve,
+  };
+}
+
+/** The points that are not infinity, with their scalars (curve.msm takes null as infinity too; this is shorter). */
+function nonNull(points, scalars) {
+  const keep = points.map((P, i) => (P === null ? -1 : i)).filter((i) => i >= 0);
+  return [keep.map((i) => points[i]), keep.map((i) => scalars[i])];
+}
+
+/** snarkjs's projective JSON of an affine point: [x, y, 1], infinity [0, 1, 0]. */
+const g1Json = (P) => (P === null ? ['0', '1', '0'] : [P.x.toString(), P.y.toString(), '1']);
+const g2Json = (P) =>
+  P === null ? [['0', '0'], ['1', '0'], ['0', '0']] : [[String(P.x.c0), String(P.x.c1)], [String(P.y.c0), String(P.y.c1)], ['1', '0']];
+
+/**
+ * groth16Prove(zkey, witness, options): one proof, with a prover started for it and closed after. options: the
+ * prover's (threads, sharedMemory, kernel, gpu, maxMemory) and prove()'s (r, s, timings, r1cs).
+ */
+export async function groth16Prove(zkey, witness, options = {}) {
+  const proverOptions = {};
+  const proveOptions = {};
+  for (const [k, v] of Object.entries(options ?? {})) {
+    if (PROVER_OPTIONS.includes(k)) proverOptions[k] = v;
+    else if (PROVE_OPTIONS.includes(k)) proveOptions[k] = v;
+    else checkOptionNames({ [k]: v }, [...PROVER_OPTIONS, ...PROVE_OPTIONS], 'groth16Prove options');
+  }
+  const prover = new Groth16Prover(proverOptions);
+  try {
+    return await prover.prove(zkey, witness, proveOptions);
+  } finally {
+    await prover.close();
+  }
+}
+

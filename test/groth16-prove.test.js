@@ -1,0 +1,171 @@
+// groth16Prove (wasmsm/snarkjs, src/groth16/prove.js): the whole Groth16 proof in Wasm, on the fixture circuits bits8
+// and merkle1, BN254 (bn128) and BLS12-381:
+// - with fixed r and s the proof is byte for byte the independent BigInt reference's (test/groth16-reference.js,
+//   noble's G1/G2), it verifies with snarkjs's verifier, and its public signals are snarkjs's;
+// - with random r and s it verifies, and differs from proof to proof;
+// - one Groth16Prover proves again and again, on both pool transports and on one thread; the inputs as bytes, a
+//   ReadableStream, an async iterable and paths give the same proof;
+// - a witness changed in one wire gives a proof that does not verify, and the r1cs option names the first broken
+//   constraint; a truncated zkey, a PLONK zkey, a witness of another field or length and an empty stream are each one
+//   clear error.
+// Fixtures from scripts/snarkjs-fixtures.js (cached under .cache/snarkjs/).
+
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import * as snarkjs from 'snarkjs';
+import { readFileSync } from 'node:fs';
+import { fixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
+import { groth16Prove, Groth16Prover } from 'wasmsm/snarkjs';
+import { readZkey } from '../src/groth16/zkey.js';
+import { readWtns } from '../src/groth16/wtns.js';
+import { FileFormatError } from '../src/groth16/source.js';
+import { referenceProve } from './groth16-reference.js';
+
+const CASES = [
+  ['bits8', 'bn128'],
+  ['merkle1', 'bn128'],
+  ['bits8', 'bls12381'],
+  ['merkle1', 'bls12381'],
+];
+const R = 0x1234567890abcdefn;
+const S = 0xfedcba0987654321n;
+
+const fx = {};
+const provers = [];
+const prover = (options) => {
+  const p = new Groth16Prover(options);
+  provers.push(p);
+  return p;
+};
+
+beforeAll(async () => {
+  for (const [circuit, curve] of CASES) {
+    const f = await fixture(snarkjs, circuit, curve, 'groth16');
+    fx[`${circuit} ${curve}`] = {
+      ...f,
+      zkeyBytes: new Uint8Array(readFileSync(f.zkey)),
+      wtnsBytes: new Uint8Array(readFileSync(f.wtns)),
+      vkeyJson: JSON.parse(readFileSync(f.vkey, 'utf8')),
+    };
+  }
+  fx.plonk = await fixture(snarkjs, 'bits8', 'bn128', 'plonk');
+}, 600_000);
+
+afterAll(async () => {
+  await Promise.all(provers.map((p) => p.close()));
+  await terminateCurves();
+});
+
+const streamOf = (bytes, size = bytes.length) =>
+  new ReadableStream({
+    start(c) {
+      for (let i = 0; i < bytes.length; i += size) c.enqueue(bytes.slice(i, i + size));
+      c.close();
+    },
+  });
+async function* iterableOf(bytes, size) {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.slice(i, i + size);
+}
+
+async function errorOf(promise) {
+  try {
+    await promise;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected an error');
+}
+
+/** The witness with wire `i` plus one (a .wtns: 12-byte file header; section 1: u32 n8, q, u32 nWitness; section 2 last). */
+function alteredWitness(f, i) {
+  const w = f.wtnsBytes.slice();
+  const view = new DataView(w.buffer);
+  const n8 = view.getUint32(24, true);
+  const nWitness = view.getUint32(28 + n8, true);
+  const at = w.length - nWitness * n8 + i * n8;
+  w[at] ^= 1; // a value's lowest bit: still below r
+  return w;
+}
+
+describe('groth16Prove', () => {
+  for (const [circuit, curve] of CASES) {
+    it(`${circuit} on ${curve}: with fixed r and s the reference's proof byte for byte, and it verifies`, { timeout: 120_000 }, async () => {
+      const f = fx[`${circuit} ${curve}`];
+      const timings = {};
+      const got = await prover({ threads: 2 }).prove(f.zkeyBytes, f.wtnsBytes, { r: R, s: S, timings });
+      const want = referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S });
+      expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+      expect(await snarkjs.groth16.verify(f.vkeyJson, got.publicSignals, got.proof)).toBe(true);
+      const plain = await snarkjs.groth16.prove(f.zkey, f.wtns);
+      expect(got.publicSignals).toEqual(plain.publicSignals);
+      for (const k of ['read', 'qap', 'ntt', 'join', 'msm', 'blind', 'total']) expect(timings[k], k).toBeGreaterThanOrEqual(0);
+    });
+  }
+
+  it('random r and s: proofs verify and differ; one prover, both transports, one thread, any input form', { timeout: 300_000 }, async () => {
+    const f = fx['merkle1 bn128'];
+    const seen = new Set();
+    const reference = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
+    for (const options of [{ threads: 2, sharedMemory: true }, { threads: 2, sharedMemory: false }, { threads: 1 }]) {
+      const p = prover(options);
+      const a = await p.prove(f.zkeyBytes, f.wtnsBytes);
+      const b = await p.prove(f.zkey, f.wtns); // paths
+      for (const { proof, publicSignals } of [a, b]) {
+        expect(await snarkjs.groth16.verify(f.vkeyJson, publicSignals, proof)).toBe(true);
+        seen.add(JSON.stringify(proof));
+      }
+      const fixed = [
+        await p.prove(streamOf(f.zkeyBytes, 4093), streamOf(f.wtnsBytes, 7), { r: R, s: S }),
+        await p.prove(iterableOf(f.zkeyBytes, 65536), f.wtnsBytes.buffer.slice(f.wtnsBytes.byteOffset), { r: R, s: S }),
+      ];
+      for (const x of fixed) expect(JSON.stringify(x)).toBe(reference);
+    }
+    expect(seen.size).toBe(6);
+  });
+
+  it('the one-shot groth16Prove proves and closes its pools', { timeout: 120_000 }, async () => {
+    const f = fx['bits8 bls12381'];
+    const { proof, publicSignals } = await groth16Prove(f.zkey, f.wtns, { threads: 2 });
+    expect(await snarkjs.groth16.verify(f.vkeyJson, publicSignals, proof)).toBe(true);
+  });
+
+  it('a witness changed in one wire: the proof does not verify; the r1cs option names the broken constraint', { timeout: 120_000 }, async () => {
+    const f = fx['merkle1 bn128'];
+    const bad = alteredWitness(f, 5);
+    const p = prover({ threads: 2 });
+    const { proof, publicSignals } = await p.prove(f.zkeyBytes, bad);
+    expect(await snarkjs.groth16.verify(f.vkeyJson, publicSignals, proof)).toBe(false);
+    const e = await errorOf(p.prove(f.zkeyBytes, bad, { r1cs: f.r1cs }));
+    expect(e).toBeInstanceOf(RangeError);
+    expect(e.message).toMatch(/the witness does not satisfy constraint \d+ of the r1cs/);
+    // the good witness passes the check and verifies
+    const ok = await p.prove(f.zkeyBytes, f.wtnsBytes, { r1cs: readFileSync(f.r1cs) });
+    expect(await snarkjs.groth16.verify(f.vkeyJson, ok.publicSignals, ok.proof)).toBe(true);
+  });
+
+  it('bad input: one clear error each', { timeout: 120_000 }, async () => {
+    const f = fx['merkle1 bn128'];
+    const other = fx['merkle1 bls12381'];
+    const p = prover({ threads: 2 });
+    const cases = [
+      [() => p.prove(f.zkeyBytes.subarray(0, 100), f.wtnsBytes), FileFormatError, /zkey truncated/],
+      [() => p.prove(f.zkeyBytes.subarray(0, f.zkeyBytes.length - 1000), f.wtnsBytes), FileFormatError, /zkey truncated/],
+      [() => p.prove(streamOf(f.zkeyBytes.subarray(0, f.zkeyBytes.length - 1000), 5000), f.wtnsBytes), FileFormatError, /zkey truncated/],
+      [() => p.prove(readFileSync(fx.plonk.zkey), f.wtnsBytes), FileFormatError, /not a Groth16 zkey \(protocol plonk\)/],
+      [() => p.prove(f.zkeyBytes, other.wtnsBytes), FileFormatError, /a witness of another field/],
+      [() => p.prove(f.zkeyBytes, fx['bits8 bn128'].wtnsBytes), FileFormatError, /wtns: 9 values, the zkey has nVars = \d+/],
+      [() => p.prove(streamOf(new Uint8Array(0)), f.wtnsBytes), FileFormatError, /empty/],
+      [() => p.prove(f.zkeyBytes, f.wtnsBytes, { r: -1n }), RangeError, /r must be a bigint in \[0, r\)/],
+      [() => p.prove(f.zkeyBytes, f.wtnsBytes, { nope: 1 }), TypeError, /nope/],
+    ];
+    for (const [call, type, message] of cases) {
+      const e = await errorOf(call());
+      expect(e).toBeInstanceOf(type);
+      expect(e.message).toMatch(message);
+    }
+    // the prover still proves after those
+    const ok = await p.prove(f.zkeyBytes, f.wtnsBytes);
+    expect(await snarkjs.groth16.verify(f.vkeyJson, ok.publicSignals, ok.proof)).toBe(true);
+    await p.close();
+    expect((await errorOf(p.prove(f.zkeyBytes, f.wtnsBytes))).message).toMatch(/closed/);
+  });
+});
