@@ -1,16 +1,18 @@
 // groth16Prove: a snarkjs Groth16 proof made entirely here, from a .zkey and a .wtns to snarkjs's proof JSON.
 // The algebra is snarkjs's (groth16_prove.js), so a proof verifies with snarkjs.groth16.verify and, for fixed r and
-// s, is the one snarkjs would make. Phases, in the order the zkey's sections come:
-//   witness   the .wtns values, checked < r, scaled once for the coefficient products (Fr module: qapWitness)
-//   qap       section 4's coefficients -> A and B on the domain H, C = A B there (qapEvaluate, qapProduct)
-//   msm       sections 5-8 (A, B1, B2, C) against the witness, on the pool(s) or the GPU, as each section arrives
-//   ntt       for each of A, B, C: inverse NTT, times g^i (g a primitive 2n-th root: the coset gH), NTT (the Fr
-//             module's NTT on this thread, in steps that let the pool's messages through)
-//   join      A B - C on gH -> the H MSM's scalars (qapJoin); section 9 (H) against them
+// s, is the one snarkjs would make. Phases, as the zkey's sections come (snarkjs writes 1 2 4 3 9 8 5 6 7 10):
+//   read      the header and the .wtns (values checked < r)
+//   qap       section 4's coefficients and the witness -> A and B on the domain H, C = A B there (fr module kernels
+//             qapWitness, qapEvaluate, qapProduct: codegen/kernels/groth16.js)
+//   ntt       each of A, B, C from H to the coset gH snarkjs uses (g a primitive 2n-th root): inverse NTT, times g^i,
+//             NTT; A and B on the pool's threads, C on this thread meanwhile
+//   msm       sections 8, 5, 6, 7 (C, A, B1, B2) against the witness's nonzero values, queued on the pools (or G1 on
+//             the GPU) as each arrives; section 9 (H) waits for the NTTs, then
+//   join      A B - C on gH -> the H MSM's scalars (qapJoin), and the H MSM
 //   blind     pi_a = A + alpha1 + r delta1; pi_b = B2 + beta2 + s delta2; pi_c = C + H + s pi_a + r (B1 + beta1 +
 //             s delta1) - r s delta1 (small MSMs on this thread)
-// Variable time in the witness (its MSMs skip zero scalars), as snarkjs's and ffjavascript's provers are; r and s
-// come from crypto.getRandomValues.
+// One MSM or NTT step runs at a time (each takes every thread). Variable time in the witness (its MSMs skip zero
+// scalars), as snarkjs's prover is; r and s come from crypto.getRandomValues.
 
 import { loadCurve } from '../../index.js';
 import { bytesToBigIntLE, checkOptionNames } from '../msm/bytes.js';
@@ -84,6 +86,14 @@ class CurveEngine {
       return sum;
     };
     const result = this.queue.then(run);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  /** pool.runTasks on a pool of this engine (G1's, or G2's where the GPU serves G1), queued with the MSMs. */
+  tasks(op, tasks) {
+    const pool = this.g1 ?? this.g2;
+    const result = this.queue.then(() => pool.runTasks(op, tasks));
     this.queue = result.catch(() => {});
     return result;
   }
@@ -210,7 +220,7 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
         const t = performance.now();
         qap = evaluateQap(fr, header, scalars, bytes);
         lap(timings, 'qap', t);
-        cosets = cosetEvaluations(fr, qap, header.domainSize, timings);
+        cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings);
         startH();
       } else if (id in WITNESS_MSMS) {
         const [key, group, isPrivate] = WITNESS_MSMS[id];
@@ -292,17 +302,28 @@ export function snarkjsCosetShift(fr, logN) {
   return (nqr * nqr) % fr.r;
 }
 
-/** Each of A, B, C from evaluations on H to evaluations on the coset snarkjs uses, in place, one at a time. */
-async function cosetEvaluations(fr, { a, b, c }, domainSize, timings) {
+/**
+ * Each of A, B, C from evaluations on H to evaluations on the coset snarkjs uses, in place: A and B on the pool's
+ * threads (their elements sent and sent back), C on this thread meanwhile.
+ */
+async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings) {
+  const t = performance.now();
   const logN = Math.log2(domainSize);
   const shift = snarkjsCosetShift(fr, logN);
-  for (const ptr of [a, b, c]) {
-    // let the pools' messages through between transforms: they drive the MSMs under way
-    await yieldThread();
-    const t = performance.now();
-    fr.evaluationsToCoset(ptr, logN, shift);
-    lap(timings, 'ntt', t);
-  }
+  const bytes = domainSize * fr.elementBytes;
+  const tasks = [a, b].map((ptr) => {
+    const elements = new Uint8Array(fr.memory.buffer, ptr, bytes).slice();
+    return { args: { module: fr.module, params: fr.params, elements, logN, shift }, transfer: [elements.buffer] };
+  });
+  const onThreads = engine.tasks('frToCoset', tasks);
+  onThreads.catch(() => {}); // awaited below
+  // a macrotask: the pool posts the tasks to its threads (microtasks) before this thread starts on C
+  await yieldThread();
+  fr.evaluationsToCoset(c, logN, shift);
+  const results = await onThreads;
+  new Uint8Array(fr.memory.buffer, a, bytes).set(results[0]);
+  new Uint8Array(fr.memory.buffer, b, bytes).set(results[1]);
+  lap(timings, 'ntt', t);
 }
 
 /** A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory). */

@@ -114,6 +114,16 @@ export class MsmPool {
     return this.#enqueue(run, signal);
   }
 
+  /**
+   * Work other than an MSM on the pool's threads, queued as an MSM is: each of `tasks` ({ args, transfer }) runs the
+   * worker operation `op` (src/threads/worker.js: 'frToCoset') on the next free thread. Resolves to the results in
+   * order. Used by groth16Prove for its NTTs.
+   */
+  async runTasks(op, tasks) {
+    const run = this.#queue.then(() => this.#exclusive({}, () => this.#workers.runEach(op, tasks)));
+    return this.#enqueue(run);
+  }
+
   /** The BigInt form, like Curve.msm: { x, y } points (or null) and bigint scalars; returns { x, y } or null. */
   async msm(points, scalars, options) {
     if (Array.isArray(points) && Array.isArray(scalars) && points.length !== scalars.length) {

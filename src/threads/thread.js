@@ -132,6 +132,30 @@ export class Workers {
     await Promise.all(which.map((t) => this.list[t].terminate()));
   }
 
+  /**
+   * Each task ({ args, transfer }) runs `op` on the next thread that is free; resolves to the results in the tasks'
+   * order. Waits for every task that started, then throws the first error.
+   */
+  async runEach(op, tasks) {
+    const results = new Array(tasks.length);
+    let next = 0;
+    let error = null;
+    await Promise.all(
+      this.list.map(async (thread) => {
+        while (next < tasks.length && !error) {
+          const i = next++;
+          try {
+            results[i] = await thread.run(op, tasks[i].args, { transfer: tasks[i].transfer });
+          } catch (e) {
+            error ??= errorFromData(e);
+          }
+        }
+      }),
+    );
+    if (error) throw error;
+    return results;
+  }
+
   /** Every thread runs op(argsOf(t)); waits for all (no thread may still write memory that is freed), then throws the first error. */
   async runAll(op, argsOf, { onProgress, offsetOf = () => 0 } = {}) {
     const outcomes = await Promise.allSettled(

@@ -1,0 +1,36 @@
+// Scalar-field work on a pool thread (src/threads/worker.js runs these for pool.frTasks): the thread keeps one
+// instance of a curve's fr module, in a memory of its own, and works on elements sent to it and sent back.
+// Elements travel as their bytes in Wasm memory: n u32 limbs each, Montgomery form (src/fr/index.js).
+
+import { instantiate } from '../runtime/loader.js';
+import { ScalarField } from './index.js';
+
+/** The thread's fr instances, by compiled module. */
+const fields = new WeakMap();
+
+async function fieldOf(module, params) {
+  if (!fields.has(module)) {
+    const { exports, memory } = await instantiate(module, { minPages: params.minPages });
+    fields.set(module, new ScalarField(params, exports, memory, '', module));
+  }
+  return fields.get(module);
+}
+
+/**
+ * Groth16's step (ScalarField.evaluationsToCoset) on a thread: `elements` are 2^logN evaluations on the domain
+ * (Montgomery-form limbs); returns their evaluations on the coset shift H, the same way.
+ */
+export async function frToCoset({ module, params, elements, logN, shift }) {
+  const fr = await fieldOf(module, params);
+  fr.twiddles(logN, false);
+  fr.twiddles(logN, true);
+  const mark = fr.heap.mark();
+  try {
+    const ptr = fr.alloc(2 ** logN);
+    new Uint8Array(fr.memory.buffer, ptr, elements.length).set(elements);
+    fr.evaluationsToCoset(ptr, logN, shift);
+    return new Uint8Array(fr.memory.buffer, ptr, elements.length).slice();
+  } finally {
+    fr.heap.release(mark);
+  }
+}
