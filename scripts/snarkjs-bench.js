@@ -3,15 +3,17 @@
 // in Node (the route's pool of --threads, default 2, against ffjavascript's default workers: one per core) and, with
 // --browser, in headless Chromium (bench/snarkjs/page.js, served cross-origin isolated so the pool shares memory).
 // Each figure is the median of --runs proofs (default 3) after one warm-up, plain and routed alternating on one
-// route kept for the case (as a user keeps it); every proof, with the route and without, is verified by snarkjs's verifier. Phases (bench/snarkjs/phases.js): witness, then the prover's MSM,
-// FFT, ABC (Groth16) and the rest.
+// route kept for the case (as a user keeps it); for Groth16 also groth16Prove (the whole proof in Wasm) on a
+// Groth16Prover kept for the case (--no-prover leaves it out). Every proof is verified by snarkjs's verifier. Phases
+// (bench/snarkjs/phases.js): witness, then the prover's MSM, FFT, ABC (Groth16) and the rest; groth16Prove's own
+// phases are printed under each table.
 //
 //   npm run bench:snarkjs        # Groth16 at 2^12, 2^14, 2^16; PLONK at 2^12, 2^14; FFLONK (missing fixtures first: minutes)
 //   npm run bench:snarkjs -- --cases merkle16:groth16,merkle4:plonk --runs 5 --browser
 //   npm run bench:snarkjs -- --cases sha8:groth16 --runs 3   # 2^18 (its fixtures: about 10 minutes the first time)
 //   npm run bench:snarkjs -- --cases sha2:groth16 --shared-memory false --browser --not-isolated   # the message path
 //
-// --shared-memory true|false|auto: the route's pool transport in Node (default auto: shared); --not-isolated: the
+// --shared-memory true|false|auto: the pools' transport in Node (the route's and groth16Prove's) (default auto: shared); --not-isolated: the
 // page is served without COOP/COEP, as most sites are, so the page's pool has no SharedArrayBuffer (message path).
 //
 // Cases are circuit:protocol[:curve] (curve bn128 unless given) from scripts/snarkjs-fixtures.js.
@@ -19,7 +21,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import * as snarkjs from 'snarkjs';
-import { accelerate } from 'wasmsm/snarkjs';
+import { accelerate, Groth16Prover } from 'wasmsm/snarkjs';
 import { fixture, terminateCurves } from './snarkjs-fixtures.js';
 import { compare } from '../bench/snarkjs/phases.js';
 
@@ -42,14 +44,20 @@ const cases = opt('cases', DEFAULT_CASES).split(',').map((c) => {
 const fmt = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
 const x = (a, b) => `${(a / b).toFixed(2)}x`;
 
-function table(env, c, f, { plain, routed, stats }) {
+function table(env, c, f, { plain, routed, stats, wasm, wasmTimings }) {
   const rows = ['witness', 'msm', 'msmG2', 'fft', 'abc', 'other', 'prove', 'total'];
   const name = { witness: 'witness', msm: 'MSM', msmG2: '  of which G2', fft: 'FFT', abc: 'ABC', other: 'other', prove: 'prove (all but witness)', total: 'end to end (witness + prove)' };
   console.log(`\n${env}: ${c.protocol} ${c.circuit} on ${c.curve} (${f.info.nConstraints} constraints, domain 2^${f.power}), median of ${runs}; route: ${stats.routed} MSMs of ${stats.points} points in all per proof`);
-  console.log(`  ${'phase'.padEnd(30)}${'snarkjs'.padStart(10)}${'+ wasmsm'.padStart(10)}${'speedup'.padStart(9)}`);
+  const ours = wasm ? `${'groth16Prove'.padStart(14)}${'vs snarkjs'.padStart(11)}` : '';
+  console.log(`  ${'phase'.padEnd(30)}${'snarkjs'.padStart(10)}${'+ wasmsm'.padStart(10)}${'speedup'.padStart(9)}${ours}`);
   for (const k of rows) {
     if ((k === 'abc' || k === 'msmG2') && c.protocol !== 'groth16') continue;
-    console.log(`  ${name[k].padEnd(30)}${fmt(plain[k]).padStart(10)}${fmt(routed[k]).padStart(10)}${(routed[k] > 0.5 ? x(plain[k], routed[k]) : '-').padStart(9)}`);
+    const mine = wasm ? `${(k === 'msmG2' ? '-' : fmt(wasm[k])).padStart(14)}${(k !== 'msmG2' && wasm[k] > 0.5 ? x(plain[k], wasm[k]) : '-').padStart(11)}` : '';
+    console.log(`  ${name[k].padEnd(30)}${fmt(plain[k]).padStart(10)}${fmt(routed[k]).padStart(10)}${(routed[k] > 0.5 ? x(plain[k], routed[k]) : '-').padStart(9)}${mine}`);
+  }
+  if (wasmTimings) {
+    const phases = Object.entries(wasmTimings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
+    console.log(`  groth16Prove's phases (ms, medians; msm* each MSM alone, msm the MSMs' wall time, which the NTTs overlap): ${phases}`);
   }
 }
 
@@ -67,7 +75,14 @@ async function node(list) {
   const out = [];
   for (const { c, f } of list) {
     const curve = await snarkjs.curves.getCurveFromName(c.curve);
-    const r = await compare(snarkjs, accelerate, curve, c.protocol, { zkey: f.zkey, wasm: f.wasm, input: f.input }, f.vkeyJson, { runs, threads, sharedMemory });
+    // groth16Prove beside the two, on a prover kept for the case (as the route is)
+    const prover = c.protocol === 'groth16' && !args.includes('--no-prover') ? new Groth16Prover({ threads, sharedMemory }) : undefined;
+    let r;
+    try {
+      r = await compare(snarkjs, accelerate, curve, c.protocol, { zkey: f.zkey, wasm: f.wasm, input: f.input }, f.vkeyJson, { runs, threads, sharedMemory, prover });
+    } finally {
+      await prover?.close();
+    }
     table('Node', c, f, r);
     out.push({ env: 'node', ...c, constraints: f.info.nConstraints, power: f.power, ...r });
   }
@@ -83,7 +98,7 @@ async function browser(list) {
       const report = await page.run(i, { runs, threads });
       if (i === 0) console.log(`\n${report.userAgent.match(/(Headless)?Chrome\/[\d.]+/)?.[0]}, ${report.cores} cores, crossOriginIsolated ${report.crossOriginIsolated}`);
       table('Chromium', c, f, report);
-      out.push({ env: 'chromium', ...c, constraints: f.info.nConstraints, power: f.power, plain: report.plain, routed: report.routed, stats: report.stats });
+      out.push({ env: 'chromium', ...c, constraints: f.info.nConstraints, power: f.power, plain: report.plain, routed: report.routed, stats: report.stats, wasm: report.wasm, wasmTimings: report.wasmTimings });
     }
   } finally {
     await page.close();
