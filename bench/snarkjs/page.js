@@ -1,6 +1,7 @@
 // The browser half of scripts/snarkjs-bench.js and test/snarkjs-browser.e2e.test.js (bench/snarkjs/browser.js): one case (?case=i: i.json,
 // i.zkey, i.wasm next to the page) proved by snarkjs's browser build with and without wasmsm/snarkjs (bench/snarkjs/
-// phases.js), every proof (with the route and without) verified by snarkjs's verifier. Reports on window.snarkjsBench.
+// phases.js), and for Groth16 by groth16Prove too (?prover=0 leaves it out); every proof verified by snarkjs's
+// verifier. Reports on window.snarkjsBench.
 
 import * as snarkjs from 'snarkjs';
 import { accelerate, Groth16Prover } from 'wasmsm/snarkjs';
@@ -24,17 +25,18 @@ try {
   const threads = Number(q.get('threads') ?? navigator.hardwareConcurrency);
   // groth16Prove beside the two (?prover=0 leaves it out)
   const prover = c.protocol === 'groth16' && q.get('prover') !== '0' ? new Groth16Prover({ threads }) : undefined;
+  let r;
   try {
-    const r = await compare(snarkjs, accelerate, curve, c.protocol, files, c.vkey, {
+    r = await compare(snarkjs, accelerate, curve, c.protocol, files, c.vkey, {
       runs: Number(q.get('runs') ?? 1),
       threads,
       prover,
       ...(q.has('minPoints') && { minPoints: Number(q.get('minPoints')) }),
     });
-    Object.assign(report, r, { state: 'done' });
   } finally {
     await prover?.close();
   }
+  Object.assign(report, r, { state: 'done' });
   out.textContent = JSON.stringify(r, null, 1);
 } catch (e) {
   Object.assign(report, { state: 'error', error: `${e?.stack ?? e}` });
