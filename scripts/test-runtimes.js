@@ -5,8 +5,8 @@
 // within the time limit although the script leaves an idle pool open (the pool must not keep the runtime alive).
 
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { repoRoot } from './lib.js';
 import { SWIFTSHADER_ICD } from '../test/gpu.js';
 
@@ -19,11 +19,35 @@ const env = { ...process.env, NO_COLOR: '1' };
 if (!env.VK_ICD_FILENAMES && !env.VK_DRIVER_FILES && existsSync(SWIFTSHADER_ICD)) env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
 const gpu = env.VK_ICD_FILENAMES || env.VK_DRIVER_FILES ? ['--gpu'] : [];
 
+// groth16Prove's check reads a fixture circuit's zkey, witness and verification key (made here when missing: seconds)
+// (the runtime prints the proof; snarkjs's verifier checks it here, under Node)
+const groth16 = [];
+const readable = [join(repoRoot, 'src')];
+let verifyGroth16 = null;
+if (snarkjs.length) {
+  const snarkjsLib = await import('snarkjs');
+  const { fixture, terminateCurves } = await import('./snarkjs-fixtures.js');
+  const f = await fixture(snarkjsLib, 'bits8', 'bn128', 'groth16');
+  groth16.push('--groth16', [f.zkey, f.wtns].join(','));
+  readable.push(dirname(f.zkey));
+  const vkey = JSON.parse(readFileSync(f.vkey, 'utf8'));
+  verifyGroth16 = async (stdout) => {
+    const line = stdout.split('\n').find((l) => l.startsWith('groth16 proof: '));
+    if (!line) return 'printed no groth16 proof';
+    const { proof, publicSignals } = JSON.parse(line.slice('groth16 proof: '.length));
+    try {
+      return (await snarkjsLib.groth16.verify(vkey, publicSignals, proof)) ? null : "groth16Prove's proof does not verify";
+    } finally {
+      await terminateCurves();
+    }
+  };
+}
+
 const RUNTIMES = {
-  node: [process.execPath, [script, ...snarkjs, ...gpu]],
-  bun: [bin('bun'), [script, ...snarkjs, ...gpu]],
-  // Deno: read access to the package's src/ only, where the pool's worker script is (src/threads/worker-node.js)
-  deno: [bin('deno'), ['run', `--allow-read=${join(repoRoot, 'src')}`, script, ...snarkjs, ...gpu]],
+  node: [process.execPath, [script, ...snarkjs, ...groth16, ...gpu]],
+  bun: [bin('bun'), [script, ...snarkjs, ...groth16, ...gpu]],
+  // Deno: read access to the package's src/ (the pool's worker script, src/threads/worker-node.js) and the fixture only
+  deno: [bin('deno'), ['run', `--allow-read=${readable.join(',')}`, script, ...snarkjs, ...groth16, ...gpu]],
 };
 
 const asked = process.argv.slice(2);
@@ -44,7 +68,8 @@ for (const name of asked.length ? asked : Object.keys(RUNTIMES)) {
   const why = r.error?.code === 'ETIMEDOUT' ? `did not exit within ${LIMIT_MS / 1000} s (an idle pool keeps it alive?)`
     : r.error ? r.error.message
       : r.status !== 0 ? `exited with ${r.status ?? r.signal}`
-        : /^\s*FAIL /m.test(r.stdout) ? 'a check failed' : null;
+        : /^\s*FAIL /m.test(r.stdout) ? 'a check failed'
+          : verifyGroth16 ? await verifyGroth16(r.stdout) : null;
   if (why) {
     failed = true;
     process.stderr.write(r.stderr ?? '');

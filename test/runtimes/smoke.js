@@ -4,7 +4,8 @@
 //      wasmsm/noble's msm (noble Points in and out) equals it too;
 //   2. a pool on each of its paths (one shared memory, a memory per thread) gives the same result, and its threads;
 //   3. the snarkjs route (wasmsm/snarkjs, when src/adapters/snarkjs.js exists): ffjavascript's own multiExpAffine
-//      equals the routed one, and restore() gives ffjavascript its own back;
+//      equals the routed one, and restore() gives ffjavascript its own back; and groth16Prove proves a fixture
+//      circuit (files the runner names with --groth16; the runner verifies the printed proof with snarkjs);
 //   4. the GPU MSM (curve.gpu(): navigator.gpu in Deno, the webgpu package's Dawn in Node and Bun), when the runner
 //      passes --gpu (a Vulkan driver is at hand: SwiftShader here), equals the synchronous MSM, and close() lets the
 //      runtime exit;
@@ -113,6 +114,19 @@ if (process.argv.includes('--snarkjs')) {
     }
   });
 } else results.push('skip snarkjs route: src/adapters/snarkjs.js is not in this checkout (the runner did not pass --snarkjs)');
+
+const groth16At = process.argv.indexOf('--groth16');
+if (groth16At > 0) {
+  // the runner verifies the proof with snarkjs under Node (its verifier asks Deno for permissions wasmsm does not need)
+  await check('groth16Prove: a Groth16 proof made in Wasm (bits8, BN254), printed for the runner to verify', async () => {
+    const [zkeyPath, wtnsPath] = process.argv[groth16At + 1].split(',');
+    const { readFileSync } = await import('node:fs');
+    const { groth16Prove } = await import('../../src/adapters/snarkjs.js');
+    const proved = await groth16Prove(readFileSync(zkeyPath), readFileSync(wtnsPath), { threads: 2 });
+    assert.equal(proved.proof.protocol, 'groth16');
+    console.log(`groth16 proof: ${JSON.stringify(proved)}`);
+  });
+}
 
 if (process.argv.includes('--gpu')) {
   // one curve: the runtime's WebGPU is under test here (test/gpu-msm.test.js covers the curves); SwiftShader compiles
