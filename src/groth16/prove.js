@@ -252,32 +252,44 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
   }
 }
 
+/** Bytes of the fr module's memory that the witness and the coefficients pass through, a piece at a time. */
+const STAGING_BYTES = 1 << 20;
+
 /**
- * The coefficients (section 4: u32 count, then records) and the witness into the Fr module; A and B evaluated on
- * the domain, C = A B. Returns { a, b, c } (pointers to domainSize Montgomery-form elements each).
+ * The witness and the coefficients (section 4: u32 count, then records) into the Fr module, a piece at a time
+ * through one staging area (its memory never shrinks: the section is not copied whole); A and B evaluated on the
+ * domain, C = A B. Returns { a, b, c } (pointers to domainSize Montgomery-form elements each).
  */
 function evaluateQap(fr, header, scalars, section) {
-  const { nVars, domainSize } = header;
+  const { nVars, domainSize, n8r } = header;
   const ex = fr.exports;
   const E = fr.elementBytes;
-  // the reader checked the section's size and records (src/groth16/zkey.js checkCoefficients); the kernel checks again
-  const count = new DataView(section.buffer, section.byteOffset, 4).getUint32(0, true);
-  const record = 12 + header.n8r;
   const heap = fr.heap;
-  const witness = heap.alloc(nVars * E, 16);
-  const bytesAt = heap.alloc(scalars.byteLength, 16);
-  new Uint8Array(fr.memory.buffer, bytesAt, scalars.byteLength).set(scalars);
-  const bad = ex.fr_qapWitness(witness, bytesAt, nVars);
-  if (bad) throw new RangeError(`witness value ${bad - 1} is not below r`);
   const a = heap.alloc(domainSize * E, 16);
   const b = heap.alloc(domainSize * E, 16);
   const c = heap.alloc(domainSize * E, 16);
+  const witness = heap.alloc(nVars * E, 16);
+  const staging = heap.alloc(STAGING_BYTES, 16);
+  const stage = (bytes) => new Uint8Array(fr.memory.buffer, staging, bytes.length).set(bytes);
+  const perWitness = Math.floor(STAGING_BYTES / n8r);
+  for (let first = 0; first < nVars; first += perWitness) {
+    const count = Math.min(perWitness, nVars - first);
+    stage(scalars.subarray(first * n8r, (first + count) * n8r));
+    const bad = ex.fr_qapWitness(witness + first * E, staging, count);
+    if (bad) throw new RangeError(`witness value ${first + bad - 1} is not below r`);
+  }
   new Uint8Array(fr.memory.buffer, a, 2 * domainSize * E).fill(0);
-  const coefs = heap.alloc(count * record, 16);
-  new Uint8Array(fr.memory.buffer, coefs, count * record).set(section.subarray(4));
-  const badRecord = ex.fr_qapEvaluate(coefs, count, witness, a, b, domainSize, nVars);
-  if (badRecord) {
-    throw new RangeError(`zkey coefficient ${badRecord - 1} is malformed (matrix 0 or 1, constraint < ${domainSize}, signal < ${nVars}, value < r)`);
+  // the reader checked the section's size and records (src/groth16/zkey.js checkCoefficients); the kernel checks again
+  const count = new DataView(section.buffer, section.byteOffset, 4).getUint32(0, true);
+  const record = 12 + n8r;
+  const perRecords = Math.floor(STAGING_BYTES / record);
+  for (let first = 0; first < count; first += perRecords) {
+    const n = Math.min(perRecords, count - first);
+    stage(section.subarray(4 + first * record, 4 + (first + n) * record));
+    const bad = ex.fr_qapEvaluate(staging, n, witness, a, b, domainSize, nVars);
+    if (bad) {
+      throw new RangeError(`zkey coefficient ${first + bad - 1} is malformed (matrix 0 or 1, constraint < ${domainSize}, signal < ${nVars}, value < r)`);
+    }
   }
   ex.fr_qapProduct(c, a, b, domainSize);
   return { a, b, c };
