@@ -118,6 +118,9 @@ describe('groth16Prove', () => {
         await p.prove(iterableOf(f.zkeyBytes, 65536), f.wtnsBytes.buffer.slice(f.wtnsBytes.byteOffset), { r: R, s: S }),
       ];
       for (const x of fixed) expect(JSON.stringify(x)).toBe(reference);
+      // proofs asked for at once run one after the other on the prover
+      const both = await Promise.all([p.prove(f.zkeyBytes, f.wtnsBytes, { r: R, s: S }), p.prove(f.zkey, f.wtns, { r: R, s: S })]);
+      for (const x of both) expect(JSON.stringify(x)).toBe(reference);
     }
     expect(seen.size).toBe(6);
   });

@@ -57,7 +57,7 @@ class CurveEngine {
     const e = new CurveEngine();
     e.curve = await loadCurve(name, o.kernel === undefined ? undefined : { kernel: o.kernel });
     e.fr = await e.curve.fr();
-    if (o.gpu) ({ gpu: e.gpu, gpuError: e.gpuError } = await openGpuOption(e.curve, o.gpu, 'groth16Prove', 'the thread pool'));
+    e.gpu = o.gpu ? (await openGpuOption(e.curve, o.gpu, 'groth16Prove', 'the thread pool')).gpu : null;
     const poolOptions = {
       ...(o.threads === undefined ? {} : { count: o.threads }),
       ...(o.sharedMemory === undefined ? {} : { sharedMemory: o.sharedMemory }),
@@ -113,6 +113,7 @@ export class Groth16Prover {
   #options;
   #engines = new Map(); // wasmsm curve name -> Promise<CurveEngine>
   #closed = false;
+  #queue = Promise.resolve();
 
   constructor(options = {}) {
     checkOptionNames(options, PROVER_OPTIONS, 'groth16 prover options');
@@ -123,7 +124,11 @@ export class Groth16Prover {
   }
 
   #engine(name) {
-    if (!this.#engines.has(name)) this.#engines.set(name, CurveEngine.open(name, this.#options));
+    if (!this.#engines.has(name)) {
+      const opening = CurveEngine.open(name, this.#options);
+      this.#engines.set(name, opening);
+      opening.catch(() => this.#engines.get(name) === opening && this.#engines.delete(name)); // the next proof tries again
+    }
     return this.#engines.get(name);
   }
 
@@ -137,6 +142,14 @@ export class Groth16Prover {
   async prove(zkeyInput, witnessInput, options = {}) {
     if (this.#closed) throw new Error('this Groth16 prover is closed');
     checkOptionNames(options, PROVE_OPTIONS, 'groth16Prove options');
+    // one proof at a time: a proof's scratch in the fr module is a stack (mark, then release)
+    const run = this.#queue.then(() => this.#prove(zkeyInput, witnessInput, options));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #prove(zkeyInput, witnessInput, options) {
+    if (this.#closed) throw new Error('this Groth16 prover is closed');
     const timings = options.timings ?? null;
     const t0 = performance.now();
     const zkey = await openZkey(zkeyInput);
@@ -153,13 +166,14 @@ export class Groth16Prover {
       }
       return await proveWith(engine, zkey, witness, rBlind, sBlind, timings);
     } finally {
-      await zkey.close?.();
+      await zkey.close();
       lap(timings, 'total', t0);
     }
   }
 
-  /** Stop the pools and give back the GPU; proofs under way finish first. */
+  /** Stop the pools and give back the GPU; proofs already asked for finish first. */
   async close() {
+    await this.#queue;
     this.#closed = true;
     const engines = [...this.#engines.values()];
     this.#engines.clear();
