@@ -2,7 +2,8 @@
 // BN254) whose G1 MSMs ran on the GPU verifies with snarkjs's verifier, and each of those MSMs equals ffjavascript's
 // own on the same buffers; direct MSMs with infinity, zero scalars, BigBuffer pages cut inside a pair and a bad
 // point; a device lost mid-proof fails the proof; restore() destroys the GPU device it made, and Node exits by itself.
-// Without an adapter (every run): gpu: true rejects at accelerate(), gpu: 'auto' proves on the pool.
+// Without an adapter (every run): gpu: true rejects at accelerate(), gpu: 'auto' proves on the pool. groth16Prove with
+// gpu gives the pools' proof for the same r and s; without an adapter gpu: true rejects, 'auto' proves on the pools.
 // SwiftShader compiles the kernels slowly (10-60 s per device): one curve, the smallest circuit, one shared device.
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
@@ -11,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { accelerate } from 'wasmsm/snarkjs';
+import { accelerate, Groth16Prover } from 'wasmsm/snarkjs';
 import { GpuDeviceLostError, GpuUnavailableError } from 'wasmsm';
 import { fixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
 import { skipGpuSuite, testDevice, testGpu } from './gpu.js';
@@ -102,6 +103,16 @@ describe('wasmsm/snarkjs gpu option without a GPU', () => {
         expect(await snarkjs.groth16.verify(vkey, proved.publicSignals, proved.proof)).toBe(true);
       }
     });
+    // groth16Prove: gpu true rejects the proof with GpuUnavailableError; 'auto' proves on the pools
+    await withoutAdapter(async () => {
+      const strict = new Groth16Prover({ gpu: true, threads: 1 });
+      await expect(strict.prove(f.zkey, f.wtns)).rejects.toThrow(GpuUnavailableError);
+      await strict.close();
+      const lenient = new Groth16Prover({ gpu: 'auto', threads: 1 });
+      const ours = await lenient.prove(f.zkey, f.wtns);
+      await lenient.close();
+      expect(await snarkjs.groth16.verify(vkey, ours.publicSignals, ours.proof)).toBe(true);
+    });
     // gpu: false is no GPU at all, not even an attempt
     const handle = await accelerate(curve, { gpu: false, threads: 1, groups: ['G1'] });
     expect(handle.gpu).toBeNull();
@@ -119,6 +130,21 @@ describe.skipIf(skipGpuSuite('snarkjs-gpu.test.js'))('wasmsm/snarkjs with G1 on 
   }, 60_000);
 
   afterAll(() => device?.destroy());
+
+  it("groth16Prove with G1's MSMs on the GPU: the proof is the pools' for the same r and s, and it verifies", { timeout: 600_000 }, async () => {
+    const onGpu = new Groth16Prover({ gpu: { device }, threads: 1 });
+    const onPool = new Groth16Prover({ threads: 1 });
+    try {
+      const blinding = { r: 0x1234567890abcdefn, s: 0xfedcba0987654321n };
+      const a = await onGpu.prove(f.zkey, f.wtns, blinding);
+      const b = await onPool.prove(f.zkey, f.wtns, blinding);
+      expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+      expect(await snarkjs.groth16.verify(vkey, a.publicSignals, a.proof)).toBe(true);
+    } finally {
+      await onPool.close();
+      await onGpu.close();
+    }
+  });
 
   it("a Groth16 proof verifies with snarkjs's verifier, and each G1 MSM equals ffjavascript's on the same buffers", { timeout: 600_000 }, async () => {
     const curve = await snarkjs.curves.getCurveFromName('bn128');
@@ -194,7 +220,7 @@ describe.skipIf(skipGpuSuite('snarkjs-gpu.test.js'))('wasmsm/snarkjs with G1 on 
     const script = `
       import * as snarkjs from 'snarkjs';
       import { create } from 'webgpu';
-      import { accelerate } from 'wasmsm/snarkjs';
+      import { accelerate, Groth16Prover } from 'wasmsm/snarkjs';
       const dawn = create([]);
       let made = null;
       const requestAdapter = async (o) => {
