@@ -105,7 +105,7 @@ describe('groth16Prove', () => {
     const f = fx['merkle1 bn128'];
     const seen = new Set();
     const reference = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
-    for (const options of [{ threads: 2, sharedMemory: true }, { threads: 2, sharedMemory: false }, { threads: 1 }]) {
+    for (const options of [{ threads: 2, sharedMemory: true }, { threads: 2, sharedMemory: false }, { threads: 1 }, { threads: 7 }]) {
       const p = prover(options);
       const a = await p.prove(f.zkeyBytes, f.wtnsBytes);
       const b = await p.prove(f.zkey, f.wtns); // paths
@@ -122,7 +122,7 @@ describe('groth16Prove', () => {
       const both = await Promise.all([p.prove(f.zkeyBytes, f.wtnsBytes, { r: R, s: S }), p.prove(f.zkey, f.wtns, { r: R, s: S })]);
       for (const x of both) expect(JSON.stringify(x)).toBe(reference);
     }
-    expect(seen.size).toBe(6);
+    expect(seen.size).toBe(8);
   });
 
   it('the one-shot groth16Prove proves and closes its pools', { timeout: 120_000 }, async () => {

@@ -5,7 +5,7 @@
 //   qap       section 4's coefficients and the witness -> A and B on the domain H, C = A B there (fr module kernels
 //             qapWitness, qapEvaluate, qapProduct: codegen/kernels/groth16.js)
 //   ntt       each of A, B, C from H to the coset gH snarkjs uses (g a primitive 2n-th root): inverse NTT, times g^i,
-//             NTT; A and B on the pool's threads, C on this thread meanwhile
+//             NTT; each split into blocks that the pool's threads run (src/fr/thread-ops.js)
 //   msm       sections 8, 5, 6, 7 (C, A, B1, B2) against the witness's nonzero values, queued on the pools (or G1 on
 //             the GPU) as each arrives; section 9 (H) waits for the NTTs, then
 //   join      A B - C on gH -> the H MSM's scalars (qapJoin), and the H MSM
@@ -20,6 +20,7 @@ import { checkGpuOption, openGpuOption } from '../adapters/gpu-option.js';
 import { openZkey } from './zkey.js';
 import { readWtns } from './wtns.js';
 import { keptPairs } from './pairs.js';
+import { evaluationsToCosetOnThreads } from '../fr/thread-ops.js';
 
 /** snarkjs's curve names -> wasmsm's. */
 export const GROTH16_CURVES = Object.freeze({ bn128: 'bn254', bls12381: 'bls12-381' });
@@ -45,9 +46,6 @@ const lap = (timings, key, t0) => {
   if (timings) timings[key] = (timings[key] ?? 0) + (performance.now() - t0);
 };
 
-/** Let other work on this thread run (the pool's messages): a macrotask, not a microtask. */
-const yieldThread = () => new Promise((resolve) => setTimeout(resolve, 0));
-
 /**
  * One curve's machinery, kept by a prover across proofs: the curve, its Fr module, a pool per group (or the GPU for
  * G1), and one queue so that the pools never run at once (each takes every core).
@@ -66,6 +64,7 @@ class CurveEngine {
     [e.g1, e.g2] = await Promise.all([e.gpu ? null : e.curve.threads(poolOptions), e.curve.g2.threads(poolOptions)]);
     e.queue = Promise.resolve();
     e.maxMemory = o.maxMemory;
+    e.threads = (e.g1 ?? e.g2).count;
     return e;
   }
 
@@ -329,26 +328,16 @@ export function snarkjsCosetShift(fr, logN) {
 }
 
 /**
- * Each of A, B, C from evaluations on H to evaluations on the coset snarkjs uses, in place: A and B on the pool's
- * threads (their elements sent and sent back), C on this thread meanwhile.
+ * Each of A, B, C from evaluations on H to evaluations on the coset snarkjs uses, in place: each transform split into
+ * 2^k blocks run on the pool's threads (src/fr/thread-ops.js), k the least with 3 2^k blocks for every thread.
  */
 async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings) {
   const t = performance.now();
   const logN = Math.log2(domainSize);
-  const shift = snarkjsCosetShift(fr, logN);
-  const bytes = domainSize * fr.elementBytes;
-  const tasks = [a, b].map((ptr) => {
-    const elements = new Uint8Array(fr.memory.buffer, ptr, bytes).slice();
-    return { args: { module: fr.module, params: fr.params, elements, logN, shift }, transfer: [elements.buffer] };
-  });
-  const onThreads = engine.tasks('frToCoset', tasks);
-  onThreads.catch(() => {}); // awaited below
-  // a macrotask: the pool posts the tasks to its threads (microtasks) before this thread starts on C
-  await yieldThread();
-  fr.evaluationsToCoset(c, logN, shift);
-  const results = await onThreads;
-  new Uint8Array(fr.memory.buffer, a, bytes).set(results[0]);
-  new Uint8Array(fr.memory.buffer, b, bytes).set(results[1]);
+  let k = 0;
+  while (3 * 2 ** k < engine.threads && k < logN) k++;
+  if (k === 0 && logN > 0 && engine.threads > 1) k = 1; // 3 blocks on 2 threads leave one idle half the time
+  await evaluationsToCosetOnThreads(fr, (op, tasks) => engine.tasks(op, tasks), [a, b, c], logN, snarkjsCosetShift(fr, logN), k);
   lap(timings, 'ntt', t);
 }
 

@@ -116,7 +116,7 @@ export class MsmPool {
 
   /**
    * Work other than an MSM on the pool's threads, queued as an MSM is: each of `tasks` ({ args, transfer }) runs the
-   * worker operation `op` (src/threads/worker.js: 'frToCoset') on the next free thread. Resolves to the results in
+   * worker operation `op` (src/threads/worker.js: 'frCosetBlock') on the next free thread. Resolves to the results in
    * order. Used by groth16Prove for its NTTs.
    */
   async runTasks(op, tasks) {

@@ -20,7 +20,7 @@ import { pointLayout, resolveFormatOptions } from '../formats.js';
 import { buildTable, countPreparedDigits, preparedDigits } from '../msm/prepared.js';
 import { preparedMsmOn, prepareOn } from '../bases.js';
 import { withHeap } from '../instance.js';
-import { frToCoset } from '../fr/thread-ops.js';
+import { frCosetBlock } from '../fr/thread-ops.js';
 
 /** An Error as plain data (structured clone keeps only some of an Error's fields everywhere). */
 export const errorData = (e) => ({
@@ -184,8 +184,8 @@ export function serveThread(port) {
         msm.free();
       }
     },
-    /** Scalar-field work (pool.frTasks): Groth16's evaluations on the domain to the coset, in an fr instance of its own. */
-    frToCoset,
+    /** Scalar-field work (pool.runTasks): a block of Groth16's evaluations-to-coset step, in an fr instance of its own. */
+    frCosetBlock,
     /** Own memory: move to a fresh instance (the grown memory is garbage here; prepared bases keep theirs). */
     async trim() {
       instance = withHeap(await instantiate(baseModule, { minPages: ctx.params.minPages, group: ctx.params.group }), ctx.params);
