@@ -588,6 +588,8 @@ export interface ScalarField {
   /** The NTT of values (BigInt in [0, r), or canonical bytes), length a power of two up to 2^s; the same kind back, natural order. */
   ntt<T extends ReadonlyArray<bigint> | Uint8Array>(values: T, options?: { inverse?: boolean; coset?: boolean | bigint }): T extends Uint8Array ? Uint8Array : bigint[];
   intt<T extends ReadonlyArray<bigint> | Uint8Array>(values: T, options?: { coset?: boolean | bigint }): T extends Uint8Array ? Uint8Array : bigint[];
+  /** ntt on the threads of a curve's pool (curve.threads()): the same values back. One call at a time on this fr. */
+  nttOn<T extends ReadonlyArray<bigint> | Uint8Array>(pool: MsmPool<any>, values: T, options?: { inverse?: boolean; coset?: boolean | bigint }): Promise<T extends Uint8Array ? Uint8Array : bigint[]>;
   /** A primitive 2^j-th root of unity, 0 <= j <= s. */
   rootOfUnity(j: number): bigint;
   alloc(count?: number): number;

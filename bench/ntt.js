@@ -3,8 +3,9 @@
 //
 // The NTT of 2^log scalar-field elements: wasmsm's fr module (one thread) against ffjavascript's Fr.fft / Fr.ifft
 // (its Wasm, with its worker threads: one per core) on the same input, forward and inverse, rounds interleaved.
-// Ours is timed twice: on a pointer (fr.nttPointer over Montgomery-form elements already in Wasm memory, the
-// prover's path) and through bytes (fr.ntt(Uint8Array): canonical bytes in, conversion, NTT, bytes out). ffjavascript
+// Ours is timed three ways: on a pointer (fr.nttPointer over Montgomery-form elements already in Wasm memory, the
+// prover's path), through bytes (fr.ntt(Uint8Array): canonical bytes in, conversion, NTT, bytes out), and through
+// bytes on a pool of as many threads as ffjavascript has workers (fr.nttOn(pool, Uint8Array)). ffjavascript
 // is timed as its API runs: a Uint8Array of its Montgomery-form elements in, a new one out; twice too: with its worker
 // threads (one per core, its default) and built single-threaded (buildBn128(true)), the per-core comparison.
 // Results are checked equal (same root of unity: both take the 2^log-th root from the least non-residue).
@@ -40,12 +41,14 @@ const fromLE = (b, at, n) => {
 };
 
 console.log(`Node ${process.version}, ${cpus()[0].model.trim()}, ${availableParallelism()} cores; ${rounds} interleaved rounds after a warm-up; ms (median)`);
-console.log('| curve | N | direction | wasmsm pointer (1 thread) | wasmsm bytes (1 thread) | ffjavascript (workers) | ffjavascript (1 thread) | ffjs workers / wasmsm pointer | ffjs workers / wasmsm bytes | ffjs 1 thread / wasmsm bytes |');
-console.log('|:--|--:|:--|--:|--:|--:|--:|--:|--:|--:|');
+const threads = availableParallelism();
+console.log(`| curve | N | direction | wasmsm pointer (1 thread) | wasmsm bytes (1 thread) | wasmsm bytes (pool of ${threads}) | ffjavascript (workers) | ffjavascript (1 thread) | ffjs workers / wasmsm pointer | ffjs workers / wasmsm bytes | ffjs workers / wasmsm pool | ffjs 1 thread / wasmsm bytes |`);
+console.log('|:--|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
 for (const name of args.curves.split(',')) {
   const { load } = await import(`../src/curves/${name}.js`);
   const curve = await load({ kernel: 'int' });
   const fr = await curve.fr();
+  const pool = await curve.threads({ count: threads });
   const ff = await builders[name]();
   const ff1 = await builders[name](true); // single-threaded
   const { r, bytes: B, elementBytes: E } = fr;
@@ -70,7 +73,7 @@ for (const name of args.curves.split(',')) {
         new Uint8Array(fr.memory.buffer, bytesPtr, N * B).set(canonical);
         fr.fromBytesPointer(ptr, bytesPtr, N);
       };
-      const times = { ptr: [], bytes: [], ff: [], ff1: [] };
+      const times = { ptr: [], bytes: [], pool: [], ff: [], ff1: [] };
       let ffOut;
       let bytesOut;
       for (let round = -1; round < rounds; round++) {
@@ -82,6 +85,10 @@ for (const name of args.curves.split(',')) {
         bytesOut = fr.ntt(canonical, { inverse });
         const tBytes = performance.now() - t;
         t = performance.now();
+        const poolOut = await fr.nttOn(pool, canonical, { inverse });
+        const tPool = performance.now() - t;
+        if (poolOut.some((v, i) => v !== bytesOut[i])) throw new Error(`${name}: fr.nttOn differs from fr.ntt`);
+        t = performance.now();
         ffOut = inverse ? await ff.Fr.ifft(theirs) : await ff.Fr.fft(theirs);
         const tFF = performance.now() - t;
         t = performance.now();
@@ -91,6 +98,7 @@ for (const name of args.curves.split(',')) {
         if (round >= 0) {
           times.ptr.push(tPtr);
           times.bytes.push(tBytes);
+          times.pool.push(tPool);
           times.ff.push(tFF);
           times.ff1.push(tFF1);
         }
@@ -104,10 +112,11 @@ for (const name of args.curves.split(',')) {
         if (ours !== fromLE(ptrOut, i * B, B) || ours !== ffValue) throw new Error(`${name} 2^${logN} ${inverse ? 'inverse' : 'forward'}: outputs differ at ${i}`);
       }
       fr.heap.release(ptr);
-      const [p, b, f, f1] = [median(times.ptr), median(times.bytes), median(times.ff), median(times.ff1)];
-      console.log(`| ${name} | 2^${logN} | ${inverse ? 'inverse' : 'forward'} | ${p.toFixed(1)} | ${b.toFixed(1)} | ${f.toFixed(1)} | ${f1.toFixed(1)} | ${(f / p).toFixed(2)}x | ${(f / b).toFixed(2)}x | ${(f1 / b).toFixed(2)}x |`);
+      const [p, b, t, f, f1] = [median(times.ptr), median(times.bytes), median(times.pool), median(times.ff), median(times.ff1)];
+      console.log(`| ${name} | 2^${logN} | ${inverse ? 'inverse' : 'forward'} | ${p.toFixed(1)} | ${b.toFixed(1)} | ${t.toFixed(1)} | ${f.toFixed(1)} | ${f1.toFixed(1)} | ${(f / p).toFixed(2)}x | ${(f / b).toFixed(2)}x | ${(f / t).toFixed(2)}x | ${(f1 / b).toFixed(2)}x |`);
     }
   }
   await ff.terminate();
   await ff1.terminate();
+  await pool.close();
 }

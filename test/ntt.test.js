@@ -307,3 +307,31 @@ describe('a curve without a scalar-field module', () => {
     await expect(curve.fr()).rejects.toThrow(/curve bn254-no-fr has no scalar-field module/);
   });
 });
+
+describe('fr.nttOn: the NTT split over a thread pool', () => {
+  it('equals fr.ntt on BN254 and BLS12-381 Fr, sizes 2^0 to 2^10, forward, inverse and on cosets, both pool paths, 1 to 3 threads', { timeout: 120_000 }, async () => {
+    const { loadCurve } = await import('../index.js');
+    for (const name of ['bn254', 'bls12-381']) {
+      const curve = await loadCurve(name);
+      const fr = await curve.fr();
+      for (const [count, sharedMemory] of [[1, true], [2, true], [3, false]]) {
+        const pool = await curve.threads({ count, sharedMemory });
+        try {
+          for (const logN of [0, 1, 2, 3, 7, 10]) {
+            const rng = makeRng(logN + 17 * count);
+            const values = Array.from({ length: 2 ** logN }, (_, i) => (i % 5 === 0 ? fr.r - 1n : i % 7 === 0 ? 0n : rng.below(fr.r)));
+            for (const options of [{}, { inverse: true }, { coset: true }, { inverse: true, coset: 7n }]) {
+              expect(await fr.nttOn(pool, values, options), `${name} 2^${logN} ${count} threads ${JSON.stringify(options, (k, v) => (typeof v === 'bigint' ? String(v) : v))}`).toEqual(fr.ntt(values, options));
+            }
+          }
+          const bytes = new Uint8Array(4 * fr.bytes).fill(1);
+          expect(await fr.nttOn(pool, bytes)).toEqual(fr.ntt(bytes));
+          await expect(fr.nttOn(pool, [0n, fr.r])).rejects.toThrow(/values\[1\] is not in \[0, r\)/);
+        } finally {
+          await pool.close();
+        }
+      }
+      await expect(fr.nttOn({}, [1n, 2n])).rejects.toThrow(/nttOn takes a thread pool/);
+    }
+  });
+});

@@ -208,6 +208,26 @@ export class ScalarField {
    * inverse and coset.
    */
   ntt(values, { inverse = false, coset = false } = {}) {
+    const input = this.#valuesIn(values, inverse, coset);
+    return this.#valuesOut(input, this.#withElements(input, (ptr) => this.nttPointer(ptr, input.logN, { inverse, coset })));
+  }
+
+  /**
+   * fr.ntt on the threads of `pool` (a curve's pool, `curve.threads()`): the same values in and out. The layers that
+   * span the array run here, the 2^k blocks between them on the threads (src/fr/thread-ops.js). One call at a time on
+   * this fr.
+   */
+  async nttOn(pool, values, { inverse = false, coset = false } = {}) {
+    if (typeof pool?.runTasks !== 'function') throw new TypeError(`${this.name} Fr: nttOn takes a thread pool (curve.threads())`);
+    const input = this.#valuesIn(values, inverse, coset);
+    const g = this.#cosetOf(coset);
+    const { nttOnThreads } = await import('./thread-ops.js');
+    const run = (ptr) => nttOnThreads(this, (op, tasks) => pool.runTasks(op, tasks), ptr, input.logN, { inverse, coset: g }, blocksLogFor(pool.count, input.logN));
+    return this.#valuesOut(input, await this.#withElements(input, run));
+  }
+
+  /** values checked: { bigints, bytes (canonical), N, logN }; the twiddle table built (below any mark). */
+  #valuesIn(values, inverse, coset) {
     const bigints = Array.isArray(values);
     if (!bigints && !(values instanceof Uint8Array)) throw new TypeError(`${this.name} Fr: values must be an array of BigInt or a Uint8Array`);
     const B = this.bytes;
@@ -227,22 +247,46 @@ export class ScalarField {
       });
     }
     this.twiddles(logN, inverse);
+    return { bigints, bytes, N, logN };
+  }
+
+  /**
+   * transform(ptr) (sync or async) over the elements as plain limbs (the NTT is linear: see fromBytesPointer, so no
+   * Montgomery conversion is needed); returns the canonical bytes out.
+   */
+  #withElements({ bigints, bytes, N }, transform) {
+    const B = this.bytes;
     const mark = this.heap.mark();
-    let out;
+    const ptr = this.alloc(N);
+    const io = this.heap.alloc(N * B);
+    const finish = () => {
+      this.exports.fr_toBytesBatch(io, ptr, N, 0);
+      return new Uint8Array(this.memory.buffer, io, N * B).slice();
+    };
+    let result;
     try {
-      const ptr = this.alloc(N);
-      const io = this.heap.alloc(N * B);
       new Uint8Array(this.memory.buffer, io, N * B).set(bytes);
-      // plain limbs in and out: the NTT is linear (see fromBytesPointer), so no Montgomery conversion is needed
       const ok = this.exports.fr_fromBytesBatch(ptr, io, N, 0);
       if (ok !== N) throw new RangeError(`${this.name} Fr: ${bigints ? `values[${ok}]` : `element ${ok}`} is not in [0, r)`);
-      this.nttPointer(ptr, logN, { inverse, coset });
-      this.exports.fr_toBytesBatch(io, ptr, N, 0);
-      out = new Uint8Array(this.memory.buffer, io, N * B).slice();
-    } finally {
+      result = transform(ptr);
+    } catch (e) {
       this.heap.release(mark);
+      throw e;
     }
+    if (!(result instanceof Promise)) {
+      try {
+        return finish();
+      } finally {
+        this.heap.release(mark);
+      }
+    }
+    return result.then(finish).finally(() => this.heap.release(mark));
+  }
+
+  /** The output bytes as the input's kind. */
+  #valuesOut({ bigints, N }, out) {
     if (!bigints) return out;
+    const B = this.bytes;
     return Array.from({ length: N }, (_, i) => {
       let x = 0n;
       for (let k = B - 1; k >= 0; k--) x = (x << 8n) | BigInt(out[i * B + k]);
@@ -254,6 +298,13 @@ export class ScalarField {
   intt(values, { coset = false } = {}) {
     return this.ntt(values, { inverse: true, coset });
   }
+}
+
+/** k for a transform of 2^logN split over `threads`: 2^k blocks, at least one per thread (0 for one thread). */
+export function blocksLogFor(threads, logN) {
+  let k = 0;
+  while (2 ** k < threads && k < logN) k++;
+  return k;
 }
 
 const loaded = new WeakMap(); // params.js's fr object -> Promise<ScalarField>

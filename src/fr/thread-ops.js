@@ -1,5 +1,10 @@
-// groth16's NTTs on a pool's threads: ScalarField.evaluationsToCoset (evaluations on H -> evaluations on g H) of one
-// polynomial split into 2^k blocks, so several threads share each transform.
+// NTTs on a pool's threads, each transform split into 2^k blocks so that several threads share it: fr.nttOn (one
+// transform, natural order in and out) and Groth16's ScalarField.evaluationsToCoset (evaluations on H -> evaluations
+// on g H).
+//
+// A DIF's first k layers span the array; after them the 2^k blocks of M = N / 2^k elements are independent, and each
+// block's remaining layers are the DIF of M elements (the twiddle table[len + j] = w_(2len)^j is the same for every
+// size). Its result, the blocks side by side, is the whole transform in bit-reversed order.
 //
 // The transform is an inverse DIF (natural -> bit-reversed), a scale, a forward DIT (bit-reversed -> natural). After the
 // first k DIF layers over the whole array, the 2^k blocks of M = N / 2^k elements are independent: each block's
@@ -39,6 +44,76 @@ async function fieldOf(module, params) {
 }
 
 /**
+ * Worker operation 'frDifBlock' (src/threads/worker.js): the DIF layers of one block after the first k (inverse: with
+ * w^-1), over `elements` (M = 2^(logN - k) Montgomery-form elements); returns them the same way (bit-reversed).
+ */
+export async function frDifBlock({ module, params, elements, logN, k, inverse }) {
+  const fr = await fieldOf(module, params);
+  const logM = logN - k;
+  const table = fr.twiddles(logM, inverse);
+  const mark = fr.heap.mark();
+  try {
+    const ptr = fr.alloc(2 ** logM);
+    new Uint8Array(fr.memory.buffer, ptr, elements.length).set(elements);
+    runTransform(fr.exports, ptr, logM, table, 'natural');
+    return new Uint8Array(fr.memory.buffer, ptr, elements.length).slice();
+  } finally {
+    fr.heap.release(mark);
+  }
+}
+
+/**
+ * The elements of each pointer, in 2^k blocks of M, through `runTasks(op, tasks)` (a pool's runTasks) with
+ * args(block) added to each task's; each result copied back in place.
+ */
+async function runBlocks(fr, runTasks, op, ptrs, M, k, args) {
+  const E = fr.elementBytes;
+  const tasks = [];
+  for (const ptr of ptrs) {
+    for (let block = 0; block < 2 ** k; block++) {
+      const elements = new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E).slice();
+      tasks.push({ args: { module: fr.module, params: fr.params, elements, k, block, ...args }, transfer: [elements.buffer] });
+    }
+  }
+  const results = await runTasks(op, tasks);
+  ptrs.forEach((ptr, p) => {
+    for (let block = 0; block < 2 ** k; block++) new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E).set(results[p * 2 ** k + block]);
+  });
+}
+
+/**
+ * The NTT of the 2^logN Montgomery-form elements at ptr, in place, natural order in and out, split over a pool
+ * (fr.nttOn): the coset's powers (forward), the first k DIF layers, the blocks on the threads, then the inverse's
+ * 1/N and g^-i on the bit-reversed result, and a bit reversal. coset: null or the generator g (a BigInt).
+ */
+export async function nttOnThreads(fr, runTasks, ptr, logN, { inverse = false, coset = null } = {}, k = 1) {
+  const N = 2 ** logN;
+  const ex = fr.exports;
+  const { r } = fr;
+  const table = fr.twiddles(logN, inverse);
+  const mark = fr.heap.mark();
+  try {
+    const [first, step] = [fr.alloc(), fr.alloc()];
+    if (!inverse && coset !== null) {
+      fr.field.write(first, 1n);
+      fr.field.write(step, coset);
+      ex.fr_mulPowers(ptr, N, first, step);
+    }
+    if (k > 0) ex.fr_nttDif(ptr, logN, 0, k, 0, N / 2, table);
+    await runBlocks(fr, runTasks, 'frDifBlock', [ptr], N >> k, k, { logN, inverse });
+    if (inverse) {
+      // x_i = g^-i (1/N) y_i, the y in bit-reversed order
+      fr.field.write(first, modPow(BigInt(N), r - 2n, r));
+      fr.field.write(step, coset === null ? 1n : modPow(coset, r - 2n, r));
+      ex.fr_mulPowersBitrev(ptr, logN, first, step);
+    }
+    if (logN > 0) ex.fr_bitReverse(ptr, logN);
+  } finally {
+    fr.heap.release(mark);
+  }
+}
+
+/**
  * Worker operation 'frCosetBlock' (src/threads/worker.js): block `block` of 2^k of one polynomial's evaluationsToCoset,
  * after its first k inverse layers: `elements` (M = 2^(logN - k) Montgomery-form elements) through the block's
  * inverse DIF layers, the scale and its forward DIT layers. Returns the block's elements the same way.
@@ -73,22 +148,10 @@ export async function frCosetBlock({ module, params, elements, logN, k, block, s
  */
 export async function evaluationsToCosetOnThreads(fr, runTasks, ptrs, logN, shift, k) {
   const N = 2 ** logN;
-  const M = N >> k;
-  const E = fr.elementBytes;
   const ex = fr.exports;
   const inverseTable = fr.twiddles(logN, true);
   const table = fr.twiddles(logN, false);
-  const tasks = [];
-  for (const ptr of ptrs) {
-    if (k > 0) ex.fr_nttDif(ptr, logN, 0, k, 0, N / 2, inverseTable);
-    for (let block = 0; block < 2 ** k; block++) {
-      const elements = new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E).slice();
-      tasks.push({ args: { module: fr.module, params: fr.params, elements, logN, k, block, shift }, transfer: [elements.buffer] });
-    }
-  }
-  const results = await runTasks('frCosetBlock', tasks);
-  ptrs.forEach((ptr, p) => {
-    for (let block = 0; block < 2 ** k; block++) new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E).set(results[p * 2 ** k + block]);
-    if (k > 0) ex.fr_nttDit(ptr, logN, logN - k, logN, 0, N / 2, table);
-  });
+  if (k > 0) for (const ptr of ptrs) ex.fr_nttDif(ptr, logN, 0, k, 0, N / 2, inverseTable);
+  await runBlocks(fr, runTasks, 'frCosetBlock', ptrs, N >> k, k, { logN, shift });
+  if (k > 0) for (const ptr of ptrs) ex.fr_nttDit(ptr, logN, logN - k, logN, 0, N / 2, table);
 }

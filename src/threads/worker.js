@@ -20,7 +20,7 @@ import { pointLayout, resolveFormatOptions } from '../formats.js';
 import { buildTable, countPreparedDigits, preparedDigits } from '../msm/prepared.js';
 import { preparedMsmOn, prepareOn } from '../bases.js';
 import { withHeap } from '../instance.js';
-import { frCosetBlock } from '../fr/thread-ops.js';
+import { frCosetBlock, frDifBlock } from '../fr/thread-ops.js';
 
 /** An Error as plain data (structured clone keeps only some of an Error's fields everywhere). */
 export const errorData = (e) => ({
@@ -184,7 +184,8 @@ export function serveThread(port) {
         msm.free();
       }
     },
-    /** Scalar-field work (pool.runTasks): a block of Groth16's evaluations-to-coset step, in an fr instance of its own. */
+    /** Scalar-field work (pool.runTasks): a block of an NTT or of Groth16's evaluations-to-coset step, in an fr instance of its own. */
+    frDifBlock,
     frCosetBlock,
     /** Own memory: move to a fresh instance (the grown memory is garbage here; prepared bases keep theirs). */
     async trim() {
