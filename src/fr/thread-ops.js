@@ -18,7 +18,7 @@ async function fieldOf(module, params) {
 
 /**
  * Groth16's step (ScalarField.evaluationsToCoset) on a thread: `elements` are 2^logN evaluations on the domain
- * (Montgomery-form limbs); returns their evaluations on the coset shift H, the same way.
+ * (Montgomery-form limbs); returns their evaluations on the coset shift H, the same way, in the same array.
  */
 export async function frToCoset({ module, params, elements, logN, shift }) {
   const fr = await fieldOf(module, params);
@@ -29,7 +29,9 @@ export async function frToCoset({ module, params, elements, logN, shift }) {
     const ptr = fr.alloc(2 ** logN);
     new Uint8Array(fr.memory.buffer, ptr, elements.length).set(elements);
     fr.evaluationsToCoset(ptr, logN, shift);
-    return new Uint8Array(fr.memory.buffer, ptr, elements.length).slice();
+    // back in the array that came (transferred both ways): no second array of the elements on either thread
+    elements.set(new Uint8Array(fr.memory.buffer, ptr, elements.length));
+    return elements;
   } finally {
     fr.heap.release(mark);
   }
