@@ -71,13 +71,13 @@ class CurveEngine {
 
   /**
    * The MSM of snarkjs-format points (LEM affine) and 32-byte scalars, as a point object ({ x, y } or null), after
-   * the MSMs queued before it; onTime(ms) gets its own duration.
+   * the MSMs queued before it; onTime(ms) gets its own duration; maxMemory: the pool's budget (default the prover's).
    */
-  msm(group, points, scalars, onTime) {
+  msm(group, points, scalars, onTime, maxMemory = this.maxMemory) {
     const target = group === 'G2' ? this.g2 : (this.gpu ?? this.g1);
     const curve = group === 'G2' ? this.curve.g2 : this.curve;
     const options = { pointFormat: 'snarkjs', scalarFormat: 'le', resultFormat: 'native' };
-    if (this.maxMemory !== undefined && target !== this.gpu) options.maxMemory = this.maxMemory;
+    if (maxMemory !== undefined && target !== this.gpu) options.maxMemory = maxMemory;
     const run = async () => {
       if (scalars.length === 0) return null;
       const t = performance.now();
@@ -181,6 +181,15 @@ export class Groth16Prover {
   }
 }
 
+/**
+ * Bytes of Wasm memory each pool's MSM keeps to where the prover was given no maxMemory: the H section's size (its
+ * domainSize G1 points), within 16 to 64 MiB. The MSMs then run in chunks (at 2^18, 16 MiB against the 132 MiB the
+ * G1 pool grew to unbounded), which costs them next to no time (src/msm/plan.js: DEFAULT_WORKING_SET).
+ */
+export function proverMsmMemory({ domainSize, n8q }) {
+  return Math.min(64 * 2 ** 20, Math.max(16 * 2 ** 20, domainSize * 2 * n8q));
+}
+
 /** The MSMs of sections 5 to 8: name, group, and whether the scalars are the private part of the witness. */
 const WITNESS_MSMS = { 5: ['A', 'G1', false], 6: ['B1', 'G1', false], 7: ['B2', 'G2', false], 8: ['C', 'G1', true] };
 
@@ -205,9 +214,10 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
   let hStarted = null; // the join and the H MSM
   let firstMsm = null;
   let lastMsm = null;
+  const maxMemory = engine.maxMemory ?? proverMsmMemory(header);
   const msm = (key, group, points, pairs) => {
     firstMsm ??= performance.now();
-    msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms))).finally(() => {
+    msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory).finally(() => {
       lastMsm = performance.now();
     });
     msms[key].catch(() => {}); // awaited below: its error surfaces there
@@ -227,6 +237,7 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
     hStarted.catch(() => {});
     hPoints = null;
   };
+  let ahead = null; // the witness MSM queued last: the next point section is read once the one before it is done
   try {
     for await (const { id, bytes } of zkey.sections()) {
       if (id === 4) {
@@ -235,11 +246,17 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
         qap = evaluateQap(fr, header, scalars, bytes);
         lap(timings, 'qap', t);
         cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings);
+        ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
         startH();
       } else if (id in WITNESS_MSMS) {
         const [key, group, isPrivate] = WITNESS_MSMS[id];
         const pairs = isPrivate ? priv : all;
         msm(key, group, pairs.points(bytes, group === 'G2' ? 2 * g1Bytes : g1Bytes), pairs);
+        // one section read ahead of the pools, not all of them: the sections (a copy each from a path or a stream)
+        // and their kept points would otherwise all wait in memory for their MSM's turn
+        const before = ahead;
+        ahead = msms[key];
+        await before?.catch(() => {});
       } else if (id === 9) {
         hPoints = bytes;
         startH();
@@ -282,6 +299,7 @@ function evaluateQap(fr, header, scalars, section) {
   const a = heap.alloc(domainSize * E, 16);
   const b = heap.alloc(domainSize * E, 16);
   const c = heap.alloc(domainSize * E, 16);
+  const scratch = heap.mark(); // the witness and the staging area, given back once C is made (the join reuses them)
   const witness = heap.alloc(nVars * E, 16);
   const staging = heap.alloc(STAGING_BYTES, 16);
   const stage = (bytes) => new Uint8Array(fr.memory.buffer, staging, bytes.length).set(bytes);
@@ -306,6 +324,7 @@ function evaluateQap(fr, header, scalars, section) {
     }
   }
   ex.fr_qapProduct(c, a, b, domainSize);
+  heap.release(scratch);
   return { a, b, c };
 }
 
