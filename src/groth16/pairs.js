@@ -5,7 +5,7 @@
 const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(a.slice().buffer) : new Uint32Array(a.buffer, a.byteOffset, a.length / 4));
 
 /**
- * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, points(section, pointBytes) }: the
+ * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, points(section, pointBytes), pointsFrom }: the
  * nonzero scalars (a copy, or the input itself when fewer than a quarter are zero: a copy would cost more than the
  * MSM saves), and a function that takes the section of n points (pointBytes each) to the matching points.
  */
@@ -39,6 +39,26 @@ export function keptPairs(scalars, n8) {
       for (let j = 0; j < count; j++) {
         const from = PW * kept[j];
         for (let k = 0; k < PW; k++) out[PW * j + k] = P[from + k];
+      }
+      return new Uint8Array(out.buffer);
+    },
+    /**
+     * The same points from a section read in parts (part(offset, n, into): ZkeyReader.sections({ parts: true })):
+     * all of them in one read, or the kept ones copied out of parts of at most into.length bytes read into `into`, so
+     * that the section is never whole in memory besides what the MSM takes.
+     */
+    async pointsFrom(part, pointBytes, into) {
+      if (all) return part(0, n * pointBytes);
+      const PW = pointBytes / 4;
+      const out = new Uint32Array(count * PW);
+      const per = Math.max(1, Math.floor(into.length / pointBytes));
+      for (let first = 0, j = 0; first < n && j < count; first += per) {
+        const m = Math.min(per, n - first);
+        const P = wordsOf(await part(first * pointBytes, m * pointBytes, into));
+        for (; j < count && kept[j] < first + m; j++) {
+          const from = PW * (kept[j] - first);
+          for (let k = 0; k < PW; k++) out[PW * j + k] = P[from + k];
+        }
       }
       return new Uint8Array(out.buffer);
     },

@@ -17,7 +17,7 @@
 import { loadCurve } from '../../index.js';
 import { bytesToBigIntLE, checkOptionNames } from '../msm/bytes.js';
 import { checkGpuOption, openGpuOption } from '../adapters/gpu-option.js';
-import { openZkey } from './zkey.js';
+import { checkCoefficients, openZkey } from './zkey.js';
 import { readWtns } from './wtns.js';
 import { keptPairs } from './pairs.js';
 
@@ -239,11 +239,14 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
   };
   let ahead = null; // the witness MSM queued last: the next point section is read once the one before it is done
   try {
-    for await (const { id, bytes } of zkey.sections()) {
+    // the sections in parts: the coefficients pass through one reused array, as do the points a thinned MSM skips
+    const into = new Uint8Array(STAGING_BYTES);
+    for await (const section of zkey.sections(undefined, { parts: true })) {
+      const { id } = section;
       if (id === 4) {
         // qap: A and B on the domain from the coefficients, C = A B; then to the coset, step by step
         const t = performance.now();
-        qap = evaluateQap(fr, header, scalars, bytes);
+        qap = await evaluateQap(fr, header, scalars, section, into);
         lap(timings, 'qap', t);
         cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings);
         ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
@@ -251,14 +254,14 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
       } else if (id in WITNESS_MSMS) {
         const [key, group, isPrivate] = WITNESS_MSMS[id];
         const pairs = isPrivate ? priv : all;
-        msm(key, group, pairs.points(bytes, group === 'G2' ? 2 * g1Bytes : g1Bytes), pairs);
+        msm(key, group, await pairs.pointsFrom(section.part, group === 'G2' ? 2 * g1Bytes : g1Bytes, into), pairs);
         // one section read ahead of the pools, not all of them: the sections (a copy each from a path or a stream)
         // and their kept points would otherwise all wait in memory for their MSM's turn
         const before = ahead;
         ahead = msms[key];
         await before?.catch(() => {});
       } else if (id === 9) {
-        hPoints = bytes;
+        hPoints = await section.part(0, section.size);
         startH();
       }
     }
@@ -287,11 +290,12 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
 const STAGING_BYTES = 1 << 20;
 
 /**
- * The witness and the coefficients (section 4: u32 count, then records) into the Fr module, a piece at a time
- * through one staging area (its memory never shrinks: the section is not copied whole); A and B evaluated on the
- * domain, C = A B. Returns { a, b, c } (pointers to domainSize Montgomery-form elements each).
+ * The witness and the coefficients (section 4 in parts: u32 count, then records, each part checked as it is read
+ * into `into`) into the Fr module, a piece at a time through one staging area (its memory never shrinks: the section
+ * is not copied whole, nor read whole from a path or a stream); A and B evaluated on the domain, C = A B. Returns
+ * { a, b, c } (pointers to domainSize Montgomery-form elements each).
  */
-function evaluateQap(fr, header, scalars, section) {
+async function evaluateQap(fr, header, scalars, section, into) {
   const { nVars, domainSize, n8r } = header;
   const ex = fr.exports;
   const E = fr.elementBytes;
@@ -303,6 +307,7 @@ function evaluateQap(fr, header, scalars, section) {
   const witness = heap.alloc(nVars * E, 16);
   const staging = heap.alloc(STAGING_BYTES, 16);
   const stage = (bytes) => new Uint8Array(fr.memory.buffer, staging, bytes.length).set(bytes);
+  const record = 12 + n8r;
   const perWitness = Math.floor(STAGING_BYTES / n8r);
   for (let first = 0; first < nVars; first += perWitness) {
     const count = Math.min(perWitness, nVars - first);
@@ -311,13 +316,15 @@ function evaluateQap(fr, header, scalars, section) {
     if (bad) throw new RangeError(`witness value ${first + bad - 1} is not below r`);
   }
   new Uint8Array(fr.memory.buffer, a, 2 * domainSize * E).fill(0);
-  // the reader checked the section's size and records (src/groth16/zkey.js checkCoefficients); the kernel checks again
-  const count = new DataView(section.buffer, section.byteOffset, 4).getUint32(0, true);
-  const record = 12 + n8r;
-  const perRecords = Math.floor(STAGING_BYTES / record);
+  // the reader checked the section's size against its count; each part's records are checked here as they come
+  // (src/groth16/zkey.js checkCoefficients), and the kernel checks them again
+  const { count } = section;
+  const perRecords = Math.floor(Math.min(STAGING_BYTES, into.length) / record);
   for (let first = 0; first < count; first += perRecords) {
     const n = Math.min(perRecords, count - first);
-    stage(section.subarray(4 + first * record, 4 + (first + n) * record));
+    const part = await section.part(4 + first * record, n * record, into);
+    checkCoefficients(part, header, first);
+    stage(part);
     const bad = ex.fr_qapEvaluate(staging, n, witness, a, b, domainSize, nVars);
     if (bad) {
       throw new RangeError(`zkey coefficient ${first + bad - 1} is malformed (matrix 0 or 1, constraint < ${domainSize}, signal < ${nVars}, value < r)`);
