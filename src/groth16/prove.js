@@ -50,7 +50,9 @@ const yieldThread = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
  * One curve's machinery, kept by a prover across proofs: the curve, its Fr module, a pool per group (or the GPU for
- * G1), and one queue so that the pools never run at once (each takes every core).
+ * G1), and one queue so that the pools never run at once (each takes every core). G2's pool (its threads' heaps
+ * about 28 MiB for 2 threads in Node) starts when the first G2 MSM is asked for, not with the others: a proof's
+ * largest moment, the H MSM's start, comes before it.
  */
 class CurveEngine {
   static async open(name, o) {
@@ -63,7 +65,10 @@ class CurveEngine {
       ...(o.sharedMemory === undefined ? {} : { sharedMemory: o.sharedMemory }),
       ...(o.releaseAfterMs === undefined ? {} : { releaseAfterMs: o.releaseAfterMs }),
     };
-    [e.g1, e.g2] = await Promise.all([e.gpu ? null : e.curve.threads(poolOptions), e.curve.g2.threads(poolOptions)]);
+    e.poolOptions = poolOptions;
+    e.g1 = e.gpu ? null : await e.curve.threads(poolOptions);
+    e.g2 = null; // a promise of G2's pool once asked for (g2Pool)
+    if (e.gpu) await e.g2Pool(); // the NTT tasks run on it
     e.queue = Promise.resolve();
     e.maxMemory = o.maxMemory;
     return e;
@@ -74,12 +79,13 @@ class CurveEngine {
    * the MSMs queued before it; onTime(ms) gets its own duration; maxMemory: the pool's budget (default the prover's).
    */
   msm(group, points, scalars, onTime, maxMemory = this.maxMemory) {
-    const target = group === 'G2' ? this.g2 : (this.gpu ?? this.g1);
+    const pool = group === 'G2' ? this.g2Pool() : (this.gpu ?? this.g1);
     const curve = group === 'G2' ? this.curve.g2 : this.curve;
     const options = { pointFormat: 'snarkjs', scalarFormat: 'le', resultFormat: 'native' };
-    if (maxMemory !== undefined && target !== this.gpu) options.maxMemory = maxMemory;
+    if (maxMemory !== undefined && pool !== this.gpu) options.maxMemory = maxMemory;
     const run = async () => {
       if (scalars.length === 0) return null;
+      const target = await pool;
       const t = performance.now();
       const sum = curve.decodePoint(await target.msmBytes(points, scalars, options));
       onTime?.(performance.now() - t);
@@ -90,17 +96,28 @@ class CurveEngine {
     return result;
   }
 
+  /** G2's pool, started on the first call (a failed start is tried again at the next). */
+  g2Pool() {
+    if (!this.g2) {
+      const starting = this.curve.g2.threads(this.poolOptions);
+      this.g2 = starting;
+      starting.catch(() => this.g2 === starting && (this.g2 = null));
+    }
+    return this.g2;
+  }
+
   /** pool.runTasks on a pool of this engine (G1's, or G2's where the GPU serves G1), queued with the MSMs. */
   tasks(op, tasks) {
-    const pool = this.g1 ?? this.g2;
-    const result = this.queue.then(() => pool.runTasks(op, tasks));
+    const pool = this.g1 ?? this.g2Pool();
+    const result = this.queue.then(async () => (await pool).runTasks(op, tasks));
     this.queue = result.catch(() => {});
     return result;
   }
 
   async close() {
     await this.queue;
-    await Promise.all([this.g1?.close(), this.g2?.close(), this.gpu?.close()]);
+    const g2 = await this.g2?.catch(() => null);
+    await Promise.all([this.g1?.close(), g2?.close(), this.gpu?.close()]);
   }
 }
 
@@ -233,6 +250,8 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
       lap(timings, 'join', t);
       const pairs = keptPairs(scalarBytes, n8);
       msm('H', 'G1', pairs.points(points, g1Bytes), pairs);
+      // G2's pool starts as H's MSM ends (the largest moment is past), in time for B2's MSM, which comes last
+      msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});
     });
     hStarted.catch(() => {});
     hPoints = null;
