@@ -45,12 +45,19 @@ export function keptPairs(scalars, n8) {
     /**
      * The same points from a section read in parts (part(offset, n, into): ZkeyReader.sections({ parts: true })):
      * all of them in one read, or the kept ones copied out of parts of at most into.length bytes read into `into`, so
-     * that the section is never whole in memory besides what the MSM takes.
+     * that the section is never whole in memory besides what the MSM takes; the copy in arrays.take(bytes) where
+     * `arrays` is given.
      */
-    async pointsFrom(part, pointBytes, into) {
-      if (all) return part(0, n * pointBytes);
+    async pointsFrom(part, pointBytes, into, arrays) {
+      if (all) {
+        const whole = arrays?.take(n * pointBytes);
+        const bytes = await part(0, n * pointBytes, whole);
+        if (whole && bytes.buffer !== whole.buffer) arrays.give(whole); // a view of the caller's bytes came
+        return bytes;
+      }
       const PW = pointBytes / 4;
-      const out = new Uint32Array(count * PW);
+      const bytes = arrays ? arrays.take(count * pointBytes) : new Uint8Array(count * pointBytes);
+      const out = new Uint32Array(bytes.buffer, 0, count * PW);
       const per = Math.max(1, Math.floor(into.length / pointBytes));
       for (let first = 0, j = 0; first < n && j < count; first += per) {
         const m = Math.min(per, n - first);
@@ -60,7 +67,7 @@ export function keptPairs(scalars, n8) {
           for (let k = 0; k < PW; k++) out[PW * j + k] = P[from + k];
         }
       }
-      return new Uint8Array(out.buffer);
+      return bytes;
     },
   };
 }

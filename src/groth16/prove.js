@@ -207,6 +207,40 @@ export function proverMsmMemory({ domainSize, n8q }) {
   return Math.min(64 * 2 ** 20, Math.max(16 * 2 ** 20, domainSize * 2 * n8q));
 }
 
+/**
+ * Arrays one proof hands on once what used them is done: the NTTs' elements to the H MSM's scalars and the thinned
+ * MSMs' points, those to the next MSM's. V8 frees a large array only at a collection, which may not come during a
+ * proof, so each new one adds to the peak (at 2^18: 18 MiB of the 54 MiB such arrays take).
+ */
+class Arrays {
+  #free = []; // ArrayBuffers
+  #own = new WeakSet(); // every buffer take() made
+
+  /** A Uint8Array of `bytes` over a free buffer that holds them (the smallest), or a new one. */
+  take(bytes) {
+    let best = -1;
+    this.#free.forEach((b, i) => {
+      if (b.byteLength >= bytes && (best < 0 || b.byteLength < this.#free[best].byteLength)) best = i;
+    });
+    let buffer;
+    if (best >= 0) buffer = this.#free.splice(best, 1)[0];
+    else this.#own.add((buffer = new ArrayBuffer(bytes)));
+    return new Uint8Array(buffer, 0, bytes);
+  }
+
+  /** An array of this proof's that take() did not make (one sent to a thread and sent back) is free for take(). */
+  adopt(array) {
+    this.#own.add(array.buffer);
+    this.give(array);
+  }
+
+  /** array's buffer is free again (no one reads or writes it any more); an array take() did not make is left alone. */
+  give(array) {
+    const buffer = array?.buffer;
+    if (this.#own.has(buffer) && buffer.byteLength && !this.#free.includes(buffer)) this.#free.push(buffer);
+  }
+}
+
 /** The MSMs of sections 5 to 8: name, group, and whether the scalars are the private part of the witness. */
 const WITNESS_MSMS = { 5: ['A', 'G1', false], 6: ['B1', 'G1', false], 7: ['B2', 'G2', false], 8: ['C', 'G1', true] };
 
@@ -232,10 +266,13 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
   let firstMsm = null;
   let lastMsm = null;
   const maxMemory = engine.maxMemory ?? proverMsmMemory(header);
-  const msm = (key, group, points, pairs) => {
+  const arrays = new Arrays();
+  // give: arrays of this proof's (not the caller's zkey bytes) that are free once the MSM has settled
+  const msm = (key, group, points, pairs, give = []) => {
     firstMsm ??= performance.now();
     msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory).finally(() => {
       lastMsm = performance.now();
+      for (const a of give) arrays.give(a);
     });
     msms[key].catch(() => {}); // awaited below: its error surfaces there
   };
@@ -246,10 +283,10 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
     const points = hPoints;
     hStarted = cosets.then(() => {
       const t = performance.now();
-      const scalarBytes = joinQap(fr, qap, header.domainSize, n8);
+      const scalarBytes = joinQap(fr, qap, header.domainSize, n8, arrays);
       lap(timings, 'join', t);
       const pairs = keptPairs(scalarBytes, n8);
-      msm('H', 'G1', pairs.points(points, g1Bytes), pairs);
+      msm('H', 'G1', pairs.points(points, g1Bytes), pairs, [scalarBytes, points]);
       // G2's pool starts as H's MSM ends (the largest moment is past), in time for B2's MSM, which comes last
       msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});
     });
@@ -267,20 +304,21 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
         const t = performance.now();
         qap = await evaluateQap(fr, header, scalars, section, into);
         lap(timings, 'qap', t);
-        cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings);
+        cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings, arrays);
         ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
         startH();
       } else if (id in WITNESS_MSMS) {
         const [key, group, isPrivate] = WITNESS_MSMS[id];
         const pairs = isPrivate ? priv : all;
-        msm(key, group, await pairs.pointsFrom(section.part, group === 'G2' ? 2 * g1Bytes : g1Bytes, into), pairs);
+        const points = await pairs.pointsFrom(section.part, group === 'G2' ? 2 * g1Bytes : g1Bytes, into, arrays);
+        msm(key, group, points, pairs, [points]);
         // one section read ahead of the pools, not all of them: the sections (a copy each from a path or a stream)
         // and their kept points would otherwise all wait in memory for their MSM's turn
         const before = ahead;
         ahead = msms[key];
         await before?.catch(() => {});
       } else if (id === 9) {
-        hPoints = await section.part(0, section.size);
+        hPoints = await readWhole(section, arrays);
         startH();
       }
     }
@@ -303,6 +341,14 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
     await Promise.all(Object.values(msms).map((p) => p.catch(() => {})));
     fr.heap.release(mark);
   }
+}
+
+/** A section whole: a view of the caller's bytes for a byte input, else read into one of `arrays`. */
+async function readWhole(section, arrays) {
+  const into = arrays.take(section.size);
+  const bytes = await section.part(0, section.size, into);
+  if (bytes.buffer !== into.buffer) arrays.give(into); // not used (pages never written are not resident either)
+  return bytes;
 }
 
 /** Bytes of the fr module's memory that the witness and the coefficients pass through, a piece at a time. */
@@ -377,13 +423,14 @@ export function snarkjsCosetShift(fr, logN) {
  * Each of A, B, C from evaluations on H to evaluations on the coset snarkjs uses, in place: A and B on the pool's
  * threads (their elements sent and sent back), C on this thread meanwhile.
  */
-async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings) {
+async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings, arrays) {
   const t = performance.now();
   const logN = Math.log2(domainSize);
   const shift = snarkjsCosetShift(fr, logN);
   const bytes = domainSize * fr.elementBytes;
   const tasks = [a, b].map((ptr) => {
-    const elements = new Uint8Array(fr.memory.buffer, ptr, bytes).slice();
+    const elements = arrays.take(bytes);
+    elements.set(new Uint8Array(fr.memory.buffer, ptr, bytes));
     return { args: { module: fr.module, params: fr.params, elements, logN, shift }, transfer: [elements.buffer] };
   });
   const onThreads = engine.tasks('frToCoset', tasks);
@@ -394,16 +441,19 @@ async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings) {
   const results = await onThreads;
   new Uint8Array(fr.memory.buffer, a, bytes).set(results[0]);
   new Uint8Array(fr.memory.buffer, b, bytes).set(results[1]);
+  for (const r of results) arrays.adopt(r); // the arrays sent, sent back
   lap(timings, 'ntt', t);
 }
 
-/** A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory). */
-function joinQap(fr, { a, b, c }, domainSize, n8) {
+/** A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory, into one of `arrays`). */
+function joinQap(fr, { a, b, c }, domainSize, n8, arrays) {
   const mark = fr.heap.mark();
   try {
     const out = fr.heap.alloc(domainSize * n8, 16);
     fr.exports.fr_qapJoin(out, a, b, c, domainSize);
-    return new Uint8Array(fr.memory.buffer, out, domainSize * n8).slice();
+    const scalars = arrays.take(domainSize * n8);
+    scalars.set(new Uint8Array(fr.memory.buffer, out, domainSize * n8));
+    return scalars;
   } finally {
     fr.heap.release(mark);
   }
