@@ -124,7 +124,8 @@ class CurveEngine {
 /**
  * A prover that keeps its curves, Fr modules and pools between proofs (groth16Prove starts and closes one per call).
  * options: { threads (default: every core), sharedMemory ('auto'), kernel, gpu (false | true | 'auto' | {...}: G1's
- * MSMs on curve.gpu()), maxMemory (bytes per MSM on the pool), releaseAfterMs }.
+ * MSMs on curve.gpu()), maxMemory (bytes per MSM on the pool; default proverMsmMemory(header), from the zkey),
+ * releaseAfterMs }.
  */
 export class Groth16Prover {
   #options;
