@@ -45,6 +45,13 @@ const lap = (timings, key, t0) => {
   if (timings) timings[key] = (timings[key] ?? 0) + (performance.now() - t0);
 };
 
+/**
+ * A prover option key that only groth16Prove sets: one proof, then close. Its NTTs keep no twiddle tables for a next
+ * proof (each builds its tables in one table's memory: about 9 MiB less on the main thread and on each thread at
+ * 2^18, for the same products, since a first proof builds every table anyway).
+ */
+const ONE_PROOF = Symbol('one proof');
+
 /** Let other work on this thread run (the pool's messages): a macrotask, not a microtask. */
 const yieldThread = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -71,6 +78,7 @@ class CurveEngine {
     if (e.gpu) await e.g2Pool(); // the NTT tasks run on it
     e.queue = Promise.resolve();
     e.maxMemory = o.maxMemory;
+    e.oneProof = o[ONE_PROOF] === true;
     return e;
   }
 
@@ -255,10 +263,13 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
   const all = keptPairs(scalars, n8);
   const priv = keptPairs(scalars.subarray((header.nPublic + 1) * n8), n8);
   const msms = {};
-  // the twiddle tables first: below the mark, so they stay cached for the next proof of this size
+  // the twiddle tables first: below the mark, so they stay cached for the next proof of this size (one proof: none)
   const logN = Math.log2(header.domainSize);
-  fr.twiddles(logN, false);
-  fr.twiddles(logN, true);
+  const cacheTables = !engine.oneProof;
+  if (cacheTables) {
+    fr.twiddles(logN, false);
+    fr.twiddles(logN, true);
+  }
   const mark = fr.heap.mark();
   let qap = null;
   let cosets = null; // the NTTs under way on this thread while the pools run the MSMs
@@ -305,7 +316,7 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
         const t = performance.now();
         qap = await evaluateQap(fr, header, scalars, section, into);
         lap(timings, 'qap', t);
-        cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings, arrays);
+        cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings, arrays, cacheTables);
         ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
         startH();
       } else if (id in WITNESS_MSMS) {
@@ -424,7 +435,7 @@ export function snarkjsCosetShift(fr, logN) {
  * Each of A, B, C from evaluations on H to evaluations on the coset snarkjs uses, in place: A and B on the pool's
  * threads (their elements sent and sent back), C on this thread meanwhile.
  */
-async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings, arrays) {
+async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings, arrays, cacheTables) {
   const t = performance.now();
   const logN = Math.log2(domainSize);
   const shift = snarkjsCosetShift(fr, logN);
@@ -432,13 +443,19 @@ async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings, ar
   const tasks = [a, b].map((ptr) => {
     const elements = arrays.take(bytes);
     elements.set(new Uint8Array(fr.memory.buffer, ptr, bytes));
-    return { args: { module: fr.module, params: fr.params, elements, logN, shift }, transfer: [elements.buffer] };
+    return { args: { module: fr.module, params: fr.params, elements, logN, shift, cacheTables }, transfer: [elements.buffer] };
   });
   const onThreads = engine.tasks('frToCoset', tasks);
   onThreads.catch(() => {}); // awaited below
   // a macrotask: the pool posts the tasks to its threads (microtasks) before this thread starts on C
   await yieldThread();
-  fr.evaluationsToCoset(c, logN, shift);
+  const mark = fr.heap.mark();
+  try {
+    // without the cache, the table is scratch where the witness was (evaluateQap gave it back), freed for the join
+    fr.evaluationsToCoset(c, logN, shift, cacheTables ? {} : { table: fr.alloc(domainSize) });
+  } finally {
+    fr.heap.release(mark);
+  }
   const results = await onThreads;
   new Uint8Array(fr.memory.buffer, a, bytes).set(results[0]);
   new Uint8Array(fr.memory.buffer, b, bytes).set(results[1]);
@@ -501,7 +518,7 @@ export async function groth16Prove(zkey, witness, options = {}) {
     else if (PROVE_OPTIONS.includes(k)) proveOptions[k] = v;
     else checkOptionNames({ [k]: v }, [...PROVER_OPTIONS, ...PROVE_OPTIONS], 'groth16Prove options');
   }
-  const prover = new Groth16Prover(proverOptions);
+  const prover = new Groth16Prover({ ...proverOptions, [ONE_PROOF]: true });
   try {
     return await prover.prove(zkey, witness, proveOptions);
   } finally {
