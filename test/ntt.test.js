@@ -232,6 +232,12 @@ describe.each([...curveNames])('%s Fr', (name) => {
         put(x);
         fr.evaluationsToCoset(ptr, logN, g);
         expect(get()).toEqual(fr.ntt(fr.intt(x), { coset: g }));
+        // one scratch table of the caller's, built for each direction in turn: the same result
+        const mark = fr.heap.mark();
+        put(x);
+        fr.evaluationsToCoset(ptr, logN, g, { table: fr.alloc(N) });
+        expect(get()).toEqual(fr.ntt(fr.intt(x), { coset: g }));
+        fr.heap.release(mark);
       }
       // DIF and DIT by hand, as threads would run them: nttPasses with blocks of 2^3; the passes of blocks in reverse
       // order (they are independent), each whole-array layer cut into two butterfly ranges run in reverse order

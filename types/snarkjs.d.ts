@@ -120,7 +120,10 @@ export interface Groth16ProverOptions {
   kernel?: 'auto' | Kernel;
   /** G1's MSMs on the GPU, as AccelerateOptions.gpu. Default false. */
   gpu?: boolean | 'auto' | AccelerateGpuOptions;
-  /** Bytes of Wasm memory one MSM may hold on the pool. Default: the pool's working set. */
+  /**
+   * Bytes of Wasm memory one MSM may hold on the pool (larger MSMs run in chunks). Default: from the zkey, the size of
+   * its H section (domainSize G1 points) within 16 to 64 MiB.
+   */
   maxMemory?: number;
   /** Idle milliseconds before the pools give back the memory proofs grew (ThreadsOptions.releaseAfterMs). */
   releaseAfterMs?: number;

@@ -93,18 +93,24 @@ export class ScalarField {
     let table = this.#tables.get(key);
     if (table === undefined) {
       table = this.alloc(2 ** logN);
-      const mark = this.heap.mark();
-      try {
-        const w = this.rootOfUnity(logN);
-        const root = this.alloc();
-        this.field.write(root, inverse ? modPow(w, this.r - 2n, this.r) : w);
-        this.exports.fr_nttTwiddles(table, logN, root);
-      } finally {
-        this.heap.release(mark);
-      }
+      this.buildTwiddles(table, logN, inverse);
       this.#tables.set(key, table);
     }
     return table;
+  }
+
+  /** The twiddle table of twiddles(logN, inverse) built at `table` (2^logN elements the caller owns), not cached. */
+  buildTwiddles(table, logN, inverse = false) {
+    this.#checkLog(logN);
+    const mark = this.heap.mark();
+    try {
+      const w = this.rootOfUnity(logN);
+      const root = this.alloc();
+      this.field.write(root, inverse ? modPow(w, this.r - 2n, this.r) : w);
+      this.exports.fr_nttTwiddles(table, logN, root);
+    } finally {
+      this.heap.release(mark);
+    }
   }
 
   #checkLog(logN) {
@@ -166,12 +172,15 @@ export class ScalarField {
    * Groth16's step in place over the N = 2^logN elements at ptr: evaluations on H (natural order) -> evaluations on the
    * coset g H (natural order): inverse DIF (coefficients left bit-reversed), coefficient i times g^i / N in one pass,
    * forward DIT. No reordering pass. g: a BigInt (default fr.cosetGenerator; snarkjs's prover uses fr.rootOfUnity(logN + 1)).
+   * table: a pointer to 2^logN elements of the caller's where the inverse, then the forward twiddles are built (one
+   * table's memory, not the two cached ones; the same products as building both once); default: the cached tables.
    */
-  evaluationsToCoset(ptr, logN, g = this.cosetGenerator) {
+  evaluationsToCoset(ptr, logN, g = this.cosetGenerator, { table: scratch } = {}) {
     this.#checkLog(logN);
     const shift = this.#cosetOf(g);
-    const inverseTable = this.twiddles(logN, true);
-    const table = this.twiddles(logN, false);
+    if (scratch !== undefined) this.buildTwiddles(scratch, logN, true);
+    const inverseTable = scratch ?? this.twiddles(logN, true);
+    const table = scratch ?? this.twiddles(logN, false);
     const ex = this.exports;
     const mark = this.heap.mark();
     try {
@@ -180,6 +189,7 @@ export class ScalarField {
       this.field.write(step, shift);
       runTransform(ex, ptr, logN, inverseTable, 'natural');
       runMulPowers(ex, ptr, logN, 'bit-reversed', first, step);
+      if (scratch !== undefined) this.buildTwiddles(scratch, logN, false);
       runTransform(ex, ptr, logN, table, 'bit-reversed');
     } finally {
       this.heap.release(mark);

@@ -56,7 +56,9 @@ export async function frDifBlock({ module, params, elements, logN, k, inverse })
     const ptr = fr.alloc(2 ** logM);
     new Uint8Array(fr.memory.buffer, ptr, elements.length).set(elements);
     runTransform(fr.exports, ptr, logM, table, 'natural');
-    return new Uint8Array(fr.memory.buffer, ptr, elements.length).slice();
+    // back in the array that came (transferred both ways): no second array of the elements on either thread
+    elements.set(new Uint8Array(fr.memory.buffer, ptr, elements.length));
+    return elements;
   } finally {
     fr.heap.release(mark);
   }
@@ -64,14 +66,16 @@ export async function frDifBlock({ module, params, elements, logN, k, inverse })
 
 /**
  * The elements of each pointer, in 2^k blocks of M, through `runTasks(op, tasks)` (a pool's runTasks) with
- * args(block) added to each task's; each result copied back in place.
+ * args(block) added to each task's; each result copied back in place. arrays: { take(bytes), adopt(array) } to reuse
+ * the caller's arrays for the blocks (default: new ones).
  */
-async function runBlocks(fr, runTasks, op, ptrs, M, k, args) {
+async function runBlocks(fr, runTasks, op, ptrs, M, k, args, arrays = null) {
   const E = fr.elementBytes;
   const tasks = [];
   for (const ptr of ptrs) {
     for (let block = 0; block < 2 ** k; block++) {
-      const elements = new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E).slice();
+      const elements = arrays ? arrays.take(M * E) : new Uint8Array(M * E);
+      elements.set(new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E));
       tasks.push({ args: { module: fr.module, params: fr.params, elements, k, block, ...args }, transfer: [elements.buffer] });
     }
   }
@@ -79,6 +83,7 @@ async function runBlocks(fr, runTasks, op, ptrs, M, k, args) {
   ptrs.forEach((ptr, p) => {
     for (let block = 0; block < 2 ** k; block++) new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E).set(results[p * 2 ** k + block]);
   });
+  if (arrays) for (const r of results) arrays.adopt(r);
 }
 
 /**
@@ -118,25 +123,31 @@ export async function nttOnThreads(fr, runTasks, ptr, logN, { inverse = false, c
  * after its first k inverse layers: `elements` (M = 2^(logN - k) Montgomery-form elements) through the block's
  * inverse DIF layers, the scale and its forward DIT layers. Returns the block's elements the same way.
  */
-export async function frCosetBlock({ module, params, elements, logN, k, block, shift }) {
+export async function frCosetBlock({ module, params, elements, logN, k, block, shift, cacheTables = true }) {
   const fr = await fieldOf(module, params);
   const logM = logN - k;
   const M = 2 ** logM;
-  const inverseTable = fr.twiddles(logM, true);
-  const table = fr.twiddles(logM, false);
+  // cacheTables false (a prover that proves once): one table's memory, the inverse then the forward twiddles built in it
+  const inverseTable = cacheTables ? fr.twiddles(logM, true) : null;
+  const forwardTable = cacheTables ? fr.twiddles(logM, false) : null;
   const mark = fr.heap.mark();
   try {
+    const scratch = cacheTables ? null : fr.alloc(M);
     const ptr = fr.alloc(M);
     const [first, step] = [fr.alloc(), fr.alloc()];
     new Uint8Array(fr.memory.buffer, ptr, elements.length).set(elements);
     const { r } = fr;
     const ex = fr.exports;
-    runTransform(ex, ptr, logM, inverseTable, 'natural');
+    if (scratch !== null) fr.buildTwiddles(scratch, logM, true);
+    runTransform(ex, ptr, logM, inverseTable ?? scratch, 'natural');
     fr.field.write(first, (modPow(2n ** BigInt(logN), r - 2n, r) * modPow(shift, BigInt(bitReverse(block, k)), r)) % r);
     fr.field.write(step, modPow(shift, 2n ** BigInt(k), r));
     ex.fr_mulPowersBitrev(ptr, logM, first, step);
-    runTransform(ex, ptr, logM, table, 'bit-reversed');
-    return new Uint8Array(fr.memory.buffer, ptr, elements.length).slice();
+    if (scratch !== null) fr.buildTwiddles(scratch, logM, false);
+    runTransform(ex, ptr, logM, forwardTable ?? scratch, 'bit-reversed');
+    // back in the array that came (transferred both ways): no second array of the elements on either thread
+    elements.set(new Uint8Array(fr.memory.buffer, ptr, elements.length));
+    return elements;
   } finally {
     fr.heap.release(mark);
   }
@@ -145,13 +156,23 @@ export async function frCosetBlock({ module, params, elements, logN, k, block, s
 /**
  * fr.evaluationsToCoset(ptr, logN, shift) for each pointer of `ptrs`, its blocks run by `runTasks('frCosetBlock',
  * tasks)` (a pool's runTasks) and the first and last k layers here. k: 2^k blocks per polynomial (k <= logN).
+ * options: cacheTables (default true: the twiddle tables stay cached here and on the threads for the next call;
+ * false: one table's memory each, given back), arrays (runBlocks').
  */
-export async function evaluationsToCosetOnThreads(fr, runTasks, ptrs, logN, shift, k) {
+export async function evaluationsToCosetOnThreads(fr, runTasks, ptrs, logN, shift, k, { cacheTables = true, arrays = null } = {}) {
   const N = 2 ** logN;
   const ex = fr.exports;
-  const inverseTable = fr.twiddles(logN, true);
-  const table = fr.twiddles(logN, false);
-  if (k > 0) for (const ptr of ptrs) ex.fr_nttDif(ptr, logN, 0, k, 0, N / 2, inverseTable);
-  await runBlocks(fr, runTasks, 'frCosetBlock', ptrs, N >> k, k, { logN, shift });
-  if (k > 0) for (const ptr of ptrs) ex.fr_nttDit(ptr, logN, logN - k, logN, 0, N / 2, table);
+  // cached tables before the mark (a release below a table drops it from the cache)
+  const cached = cacheTables && k > 0 ? [fr.twiddles(logN, true), fr.twiddles(logN, false)] : null;
+  const mark = fr.heap.mark();
+  try {
+    const scratch = cacheTables || k === 0 ? null : fr.alloc(N);
+    if (scratch !== null) fr.buildTwiddles(scratch, logN, true);
+    if (k > 0) for (const ptr of ptrs) ex.fr_nttDif(ptr, logN, 0, k, 0, N / 2, cached?.[0] ?? scratch);
+    await runBlocks(fr, runTasks, 'frCosetBlock', ptrs, N >> k, k, { logN, shift, cacheTables }, arrays);
+    if (scratch !== null) fr.buildTwiddles(scratch, logN, false);
+    if (k > 0) for (const ptr of ptrs) ex.fr_nttDit(ptr, logN, logN - k, logN, 0, N / 2, cached?.[1] ?? scratch);
+  } finally {
+    fr.heap.release(mark);
+  }
 }

@@ -5,7 +5,7 @@
 const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(a.slice().buffer) : new Uint32Array(a.buffer, a.byteOffset, a.length / 4));
 
 /**
- * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, points(section, pointBytes) }: the
+ * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, points(section, pointBytes), pointsFrom }: the
  * nonzero scalars (a copy, or the input itself when fewer than a quarter are zero: a copy would cost more than the
  * MSM saves), and a function that takes the section of n points (pointBytes each) to the matching points.
  */
@@ -41,6 +41,33 @@ export function keptPairs(scalars, n8) {
         for (let k = 0; k < PW; k++) out[PW * j + k] = P[from + k];
       }
       return new Uint8Array(out.buffer);
+    },
+    /**
+     * The same points from a section read in parts (part(offset, n, into): ZkeyReader.sections({ parts: true })):
+     * all of them in one read, or the kept ones copied out of parts of at most into.length bytes read into `into`, so
+     * that the section is never whole in memory besides what the MSM takes; the copy in arrays.take(bytes) where
+     * `arrays` is given.
+     */
+    async pointsFrom(part, pointBytes, into, arrays) {
+      if (all) {
+        const whole = arrays?.take(n * pointBytes);
+        const bytes = await part(0, n * pointBytes, whole);
+        if (whole && bytes.buffer !== whole.buffer) arrays.give(whole); // a view of the caller's bytes came
+        return bytes;
+      }
+      const PW = pointBytes / 4;
+      const bytes = arrays ? arrays.take(count * pointBytes) : new Uint8Array(count * pointBytes);
+      const out = new Uint32Array(bytes.buffer, 0, count * PW);
+      const per = Math.max(1, Math.floor(into.length / pointBytes));
+      for (let first = 0, j = 0; first < n && j < count; first += per) {
+        const m = Math.min(per, n - first);
+        const P = wordsOf(await part(first * pointBytes, m * pointBytes, into));
+        for (; j < count && kept[j] < first + m; j++) {
+          const from = PW * (kept[j] - first);
+          for (let k = 0; k < PW; k++) out[PW * j + k] = P[from + k];
+        }
+      }
+      return bytes;
     },
   };
 }

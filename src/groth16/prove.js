@@ -17,7 +17,7 @@
 import { loadCurve } from '../../index.js';
 import { bytesToBigIntLE, checkOptionNames } from '../msm/bytes.js';
 import { checkGpuOption, openGpuOption } from '../adapters/gpu-option.js';
-import { openZkey } from './zkey.js';
+import { checkCoefficients, openZkey } from './zkey.js';
 import { readWtns } from './wtns.js';
 import { keptPairs } from './pairs.js';
 import { evaluationsToCosetOnThreads } from '../fr/thread-ops.js';
@@ -47,8 +47,17 @@ const lap = (timings, key, t0) => {
 };
 
 /**
+ * A prover option key that only groth16Prove sets: one proof, then close. Its NTTs keep no twiddle tables for a next
+ * proof (each builds its tables in one table's memory: about 9 MiB less on the main thread and on each thread at
+ * 2^18, for the same products, since a first proof builds every table anyway).
+ */
+const ONE_PROOF = Symbol('one proof');
+
+/**
  * One curve's machinery, kept by a prover across proofs: the curve, its Fr module, a pool per group (or the GPU for
- * G1), and one queue so that the pools never run at once (each takes every core).
+ * G1), and one queue so that the pools never run at once (each takes every core). G2's pool (its threads' heaps
+ * about 28 MiB for 2 threads in Node) starts when the first G2 MSM is asked for, not with the others: a proof's
+ * largest moment, the H MSM's start, comes before it.
  */
 class CurveEngine {
   static async open(name, o) {
@@ -61,24 +70,29 @@ class CurveEngine {
       ...(o.sharedMemory === undefined ? {} : { sharedMemory: o.sharedMemory }),
       ...(o.releaseAfterMs === undefined ? {} : { releaseAfterMs: o.releaseAfterMs }),
     };
-    [e.g1, e.g2] = await Promise.all([e.gpu ? null : e.curve.threads(poolOptions), e.curve.g2.threads(poolOptions)]);
+    e.poolOptions = poolOptions;
+    e.g1 = e.gpu ? null : await e.curve.threads(poolOptions);
+    e.g2 = null; // a promise of G2's pool once asked for (g2Pool)
+    if (e.gpu) await e.g2Pool(); // the NTT tasks run on it
     e.queue = Promise.resolve();
     e.maxMemory = o.maxMemory;
-    e.threads = (e.g1 ?? e.g2).count;
+    e.threads = (e.g1 ?? (await e.g2Pool())).count;
+    e.oneProof = o[ONE_PROOF] === true;
     return e;
   }
 
   /**
    * The MSM of snarkjs-format points (LEM affine) and 32-byte scalars, as a point object ({ x, y } or null), after
-   * the MSMs queued before it; onTime(ms) gets its own duration.
+   * the MSMs queued before it; onTime(ms) gets its own duration; maxMemory: the pool's budget (default the prover's).
    */
-  msm(group, points, scalars, onTime) {
-    const target = group === 'G2' ? this.g2 : (this.gpu ?? this.g1);
+  msm(group, points, scalars, onTime, maxMemory = this.maxMemory) {
+    const pool = group === 'G2' ? this.g2Pool() : (this.gpu ?? this.g1);
     const curve = group === 'G2' ? this.curve.g2 : this.curve;
     const options = { pointFormat: 'snarkjs', scalarFormat: 'le', resultFormat: 'native' };
-    if (this.maxMemory !== undefined && target !== this.gpu) options.maxMemory = this.maxMemory;
+    if (maxMemory !== undefined && pool !== this.gpu) options.maxMemory = maxMemory;
     const run = async () => {
       if (scalars.length === 0) return null;
+      const target = await pool;
       const t = performance.now();
       const sum = curve.decodePoint(await target.msmBytes(points, scalars, options));
       onTime?.(performance.now() - t);
@@ -89,24 +103,36 @@ class CurveEngine {
     return result;
   }
 
+  /** G2's pool, started on the first call (a failed start is tried again at the next). */
+  g2Pool() {
+    if (!this.g2) {
+      const starting = this.curve.g2.threads(this.poolOptions);
+      this.g2 = starting;
+      starting.catch(() => this.g2 === starting && (this.g2 = null));
+    }
+    return this.g2;
+  }
+
   /** pool.runTasks on a pool of this engine (G1's, or G2's where the GPU serves G1), queued with the MSMs. */
   tasks(op, tasks) {
-    const pool = this.g1 ?? this.g2;
-    const result = this.queue.then(() => pool.runTasks(op, tasks));
+    const pool = this.g1 ?? this.g2Pool();
+    const result = this.queue.then(async () => (await pool).runTasks(op, tasks));
     this.queue = result.catch(() => {});
     return result;
   }
 
   async close() {
     await this.queue;
-    await Promise.all([this.g1?.close(), this.g2?.close(), this.gpu?.close()]);
+    const g2 = await this.g2?.catch(() => null);
+    await Promise.all([this.g1?.close(), g2?.close(), this.gpu?.close()]);
   }
 }
 
 /**
  * A prover that keeps its curves, Fr modules and pools between proofs (groth16Prove starts and closes one per call).
  * options: { threads (default: every core), sharedMemory ('auto'), kernel, gpu (false | true | 'auto' | {...}: G1's
- * MSMs on curve.gpu()), maxMemory (bytes per MSM on the pool), releaseAfterMs }.
+ * MSMs on curve.gpu()), maxMemory (bytes per MSM on the pool; default proverMsmMemory(header), from the zkey),
+ * releaseAfterMs }.
  */
 export class Groth16Prover {
   #options;
@@ -180,6 +206,49 @@ export class Groth16Prover {
   }
 }
 
+/**
+ * Bytes of Wasm memory each pool's MSM keeps to where the prover was given no maxMemory: the H section's size (its
+ * domainSize G1 points), within 16 to 64 MiB. The MSMs then run in chunks (at 2^18, 16 MiB against the 132 MiB the
+ * G1 pool grew to unbounded), which costs them next to no time (src/msm/plan.js: DEFAULT_WORKING_SET).
+ */
+export function proverMsmMemory({ domainSize, n8q }) {
+  return Math.min(64 * 2 ** 20, Math.max(16 * 2 ** 20, domainSize * 2 * n8q));
+}
+
+/**
+ * Arrays one proof hands on once what used them is done: the NTTs' elements to the H MSM's scalars and the thinned
+ * MSMs' points, those to the next MSM's. V8 frees a large array only at a collection, which may not come during a
+ * proof, so each new one adds to the peak (at 2^18: 18 MiB of the 54 MiB such arrays take).
+ */
+class Arrays {
+  #free = []; // ArrayBuffers
+  #own = new WeakSet(); // every buffer take() made
+
+  /** A Uint8Array of `bytes` over a free buffer that holds them (the smallest), or a new one. */
+  take(bytes) {
+    let best = -1;
+    this.#free.forEach((b, i) => {
+      if (b.byteLength >= bytes && (best < 0 || b.byteLength < this.#free[best].byteLength)) best = i;
+    });
+    let buffer;
+    if (best >= 0) buffer = this.#free.splice(best, 1)[0];
+    else this.#own.add((buffer = new ArrayBuffer(bytes)));
+    return new Uint8Array(buffer, 0, bytes);
+  }
+
+  /** An array of this proof's that take() did not make (one sent to a thread and sent back) is free for take(). */
+  adopt(array) {
+    this.#own.add(array.buffer);
+    this.give(array);
+  }
+
+  /** array's buffer is free again (no one reads or writes it any more); an array take() did not make is left alone. */
+  give(array) {
+    const buffer = array?.buffer;
+    if (this.#own.has(buffer) && buffer.byteLength && !this.#free.includes(buffer)) this.#free.push(buffer);
+  }
+}
+
 /** The MSMs of sections 5 to 8: name, group, and whether the scalars are the private part of the witness. */
 const WITNESS_MSMS = { 5: ['A', 'G1', false], 6: ['B1', 'G1', false], 7: ['B2', 'G2', false], 8: ['C', 'G1', true] };
 
@@ -193,10 +262,13 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
   const all = keptPairs(scalars, n8);
   const priv = keptPairs(scalars.subarray((header.nPublic + 1) * n8), n8);
   const msms = {};
-  // the twiddle tables first: below the mark, so they stay cached for the next proof of this size
+  // the twiddle tables first: below the mark, so they stay cached for the next proof of this size (one proof: none)
   const logN = Math.log2(header.domainSize);
-  fr.twiddles(logN, false);
-  fr.twiddles(logN, true);
+  const cacheTables = !engine.oneProof;
+  if (cacheTables) {
+    fr.twiddles(logN, false);
+    fr.twiddles(logN, true);
+  }
   const mark = fr.heap.mark();
   let qap = null;
   let cosets = null; // the NTTs under way on this thread while the pools run the MSMs
@@ -204,10 +276,14 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
   let hStarted = null; // the join and the H MSM
   let firstMsm = null;
   let lastMsm = null;
-  const msm = (key, group, points, pairs) => {
+  const maxMemory = engine.maxMemory ?? proverMsmMemory(header);
+  const arrays = new Arrays();
+  // give: arrays of this proof's (not the caller's zkey bytes) that are free once the MSM has settled
+  const msm = (key, group, points, pairs, give = []) => {
     firstMsm ??= performance.now();
-    msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms))).finally(() => {
+    msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory).finally(() => {
       lastMsm = performance.now();
+      for (const a of give) arrays.give(a);
     });
     msms[key].catch(() => {}); // awaited below: its error surfaces there
   };
@@ -218,29 +294,42 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
     const points = hPoints;
     hStarted = cosets.then(() => {
       const t = performance.now();
-      const scalarBytes = joinQap(fr, qap, header.domainSize, n8);
+      const scalarBytes = joinQap(fr, qap, header.domainSize, n8, arrays);
       lap(timings, 'join', t);
       const pairs = keptPairs(scalarBytes, n8);
-      msm('H', 'G1', pairs.points(points, g1Bytes), pairs);
+      msm('H', 'G1', pairs.points(points, g1Bytes), pairs, [scalarBytes, points]);
+      // G2's pool starts as H's MSM ends (the largest moment is past), in time for B2's MSM, which comes last
+      msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});
     });
     hStarted.catch(() => {});
     hPoints = null;
   };
+  let ahead = null; // the witness MSM queued last: the next point section is read once the one before it is done
   try {
-    for await (const { id, bytes } of zkey.sections()) {
+    // the sections in parts: the coefficients pass through one reused array, as do the points a thinned MSM skips
+    const into = new Uint8Array(STAGING_BYTES);
+    for await (const section of zkey.sections(undefined, { parts: true })) {
+      const { id } = section;
       if (id === 4) {
         // qap: A and B on the domain from the coefficients, C = A B; then to the coset, step by step
         const t = performance.now();
-        qap = evaluateQap(fr, header, scalars, bytes);
+        qap = await evaluateQap(fr, header, scalars, section, into);
         lap(timings, 'qap', t);
-        cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings);
+        cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings, arrays, cacheTables);
+        ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
         startH();
       } else if (id in WITNESS_MSMS) {
         const [key, group, isPrivate] = WITNESS_MSMS[id];
         const pairs = isPrivate ? priv : all;
-        msm(key, group, pairs.points(bytes, group === 'G2' ? 2 * g1Bytes : g1Bytes), pairs);
+        const points = await pairs.pointsFrom(section.part, group === 'G2' ? 2 * g1Bytes : g1Bytes, into, arrays);
+        msm(key, group, points, pairs, [points]);
+        // one section read ahead of the pools, not all of them: the sections (a copy each from a path or a stream)
+        // and their kept points would otherwise all wait in memory for their MSM's turn
+        const before = ahead;
+        ahead = msms[key];
+        await before?.catch(() => {});
       } else if (id === 9) {
-        hPoints = bytes;
+        hPoints = await readWhole(section, arrays);
         startH();
       }
     }
@@ -265,15 +354,24 @@ async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
   }
 }
 
+/** A section whole: a view of the caller's bytes for a byte input, else read into one of `arrays`. */
+async function readWhole(section, arrays) {
+  const into = arrays.take(section.size);
+  const bytes = await section.part(0, section.size, into);
+  if (bytes.buffer !== into.buffer) arrays.give(into); // not used (pages never written are not resident either)
+  return bytes;
+}
+
 /** Bytes of the fr module's memory that the witness and the coefficients pass through, a piece at a time. */
 const STAGING_BYTES = 1 << 20;
 
 /**
- * The witness and the coefficients (section 4: u32 count, then records) into the Fr module, a piece at a time
- * through one staging area (its memory never shrinks: the section is not copied whole); A and B evaluated on the
- * domain, C = A B. Returns { a, b, c } (pointers to domainSize Montgomery-form elements each).
+ * The witness and the coefficients (section 4 in parts: u32 count, then records, each part checked as it is read
+ * into `into`) into the Fr module, a piece at a time through one staging area (its memory never shrinks: the section
+ * is not copied whole, nor read whole from a path or a stream); A and B evaluated on the domain, C = A B. Returns
+ * { a, b, c } (pointers to domainSize Montgomery-form elements each).
  */
-function evaluateQap(fr, header, scalars, section) {
+async function evaluateQap(fr, header, scalars, section, into) {
   const { nVars, domainSize, n8r } = header;
   const ex = fr.exports;
   const E = fr.elementBytes;
@@ -281,9 +379,11 @@ function evaluateQap(fr, header, scalars, section) {
   const a = heap.alloc(domainSize * E, 16);
   const b = heap.alloc(domainSize * E, 16);
   const c = heap.alloc(domainSize * E, 16);
+  const scratch = heap.mark(); // the witness and the staging area, given back once C is made (the join reuses them)
   const witness = heap.alloc(nVars * E, 16);
   const staging = heap.alloc(STAGING_BYTES, 16);
   const stage = (bytes) => new Uint8Array(fr.memory.buffer, staging, bytes.length).set(bytes);
+  const record = 12 + n8r;
   const perWitness = Math.floor(STAGING_BYTES / n8r);
   for (let first = 0; first < nVars; first += perWitness) {
     const count = Math.min(perWitness, nVars - first);
@@ -292,19 +392,22 @@ function evaluateQap(fr, header, scalars, section) {
     if (bad) throw new RangeError(`witness value ${first + bad - 1} is not below r`);
   }
   new Uint8Array(fr.memory.buffer, a, 2 * domainSize * E).fill(0);
-  // the reader checked the section's size and records (src/groth16/zkey.js checkCoefficients); the kernel checks again
-  const count = new DataView(section.buffer, section.byteOffset, 4).getUint32(0, true);
-  const record = 12 + n8r;
-  const perRecords = Math.floor(STAGING_BYTES / record);
+  // the reader checked the section's size against its count; each part's records are checked here as they come
+  // (src/groth16/zkey.js checkCoefficients), and the kernel checks them again
+  const { count } = section;
+  const perRecords = Math.floor(Math.min(STAGING_BYTES, into.length) / record);
   for (let first = 0; first < count; first += perRecords) {
     const n = Math.min(perRecords, count - first);
-    stage(section.subarray(4 + first * record, 4 + (first + n) * record));
+    const part = await section.part(4 + first * record, n * record, into);
+    checkCoefficients(part, header, first);
+    stage(part);
     const bad = ex.fr_qapEvaluate(staging, n, witness, a, b, domainSize, nVars);
     if (bad) {
       throw new RangeError(`zkey coefficient ${first + bad - 1} is malformed (matrix 0 or 1, constraint < ${domainSize}, signal < ${nVars}, value < r)`);
     }
   }
   ex.fr_qapProduct(c, a, b, domainSize);
+  heap.release(scratch);
   return { a, b, c };
 }
 
@@ -331,23 +434,26 @@ export function snarkjsCosetShift(fr, logN) {
  * Each of A, B, C from evaluations on H to evaluations on the coset snarkjs uses, in place: each transform split into
  * 2^k blocks run on the pool's threads (src/fr/thread-ops.js), k the least with 3 2^k blocks for every thread.
  */
-async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings) {
+async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings, arrays, cacheTables) {
   const t = performance.now();
   const logN = Math.log2(domainSize);
   let k = 0;
   while (3 * 2 ** k < engine.threads && k < logN) k++;
   if (k === 0 && logN > 0 && engine.threads > 1) k = 1; // 3 blocks on 2 threads leave one idle half the time
-  await evaluationsToCosetOnThreads(fr, (op, tasks) => engine.tasks(op, tasks), [a, b, c], logN, snarkjsCosetShift(fr, logN), k);
+  const runTasks = (op, tasks) => engine.tasks(op, tasks);
+  await evaluationsToCosetOnThreads(fr, runTasks, [a, b, c], logN, snarkjsCosetShift(fr, logN), k, { cacheTables, arrays });
   lap(timings, 'ntt', t);
 }
 
-/** A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory). */
-function joinQap(fr, { a, b, c }, domainSize, n8) {
+/** A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory, into one of `arrays`). */
+function joinQap(fr, { a, b, c }, domainSize, n8, arrays) {
   const mark = fr.heap.mark();
   try {
     const out = fr.heap.alloc(domainSize * n8, 16);
     fr.exports.fr_qapJoin(out, a, b, c, domainSize);
-    return new Uint8Array(fr.memory.buffer, out, domainSize * n8).slice();
+    const scalars = arrays.take(domainSize * n8);
+    scalars.set(new Uint8Array(fr.memory.buffer, out, domainSize * n8));
+    return scalars;
   } finally {
     fr.heap.release(mark);
   }
@@ -394,7 +500,7 @@ export async function groth16Prove(zkey, witness, options = {}) {
     else if (PROVE_OPTIONS.includes(k)) proveOptions[k] = v;
     else checkOptionNames({ [k]: v }, [...PROVER_OPTIONS, ...PROVE_OPTIONS], 'groth16Prove options');
   }
-  const prover = new Groth16Prover(proverOptions);
+  const prover = new Groth16Prover({ ...proverOptions, [ONE_PROOF]: true });
   try {
     return await prover.prove(zkey, witness, proveOptions);
   } finally {

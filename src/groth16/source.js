@@ -57,8 +57,9 @@ function readerChunks(stream) {
 
 /**
  * The reader interface all sources share. `position` counts the bytes consumed; `size` is the total where known
- * (bytes, files), else undefined. read(n) gives up to n bytes, fewer only at the end; a result is the caller's to
- * keep: a view of the caller's own bytes for a byte input (no copy), else a new array.
+ * (bytes, files), else undefined. read(n, into) gives up to n bytes, fewer only at the end; a result is the caller's
+ * to keep: a view of the caller's own bytes for a byte input (no copy), else a new array, or a view of `into` (a
+ * Uint8Array of at least n bytes the caller reuses) where one is given.
  */
 class ByteSource {
   position = 0;
@@ -66,8 +67,8 @@ class ByteSource {
   seekable = false;
 
   /** Exactly n bytes, or a FileFormatError from `describe(got)` (a message) when the input ends first. */
-  async readExactly(n, describe = (got) => `needs ${n} bytes, got ${got}`) {
-    const out = await this.read(n);
+  async readExactly(n, describe = (got) => `needs ${n} bytes, got ${got}`, into) {
+    const out = await this.read(n, into);
     if (out.length < n) throw new FileFormatError(describe(out.length));
     return out;
   }
@@ -120,9 +121,9 @@ class FileSource extends ByteSource {
     return source;
   }
 
-  async read(n) {
+  async read(n, into) {
     const want = Math.max(0, Math.min(n, this.size - this.position));
-    const out = new Uint8Array(want);
+    const out = into ? into.subarray(0, want) : new Uint8Array(want);
     // the file is read into the caller's array directly; read() may return less than asked, so loop
     for (let at = 0; at < want; ) {
       const { bytesRead } = await this.#handle.read(out, at, Math.min(want - at, 1 << 30), this.position + at);
@@ -186,9 +187,9 @@ class ChunkSource extends ByteSource {
     return true;
   }
 
-  async read(n) {
+  async read(n, into) {
     // copied into an array of our own: a producer may reuse its chunk buffers once it is asked for the next one
-    let out = new Uint8Array(n);
+    let out = into ? into.subarray(0, n) : new Uint8Array(n);
     let filled = 0;
     while (filled < n && (await this.#fill())) {
       const part = Math.min(n - filled, this.#chunk.length - this.#at);
@@ -322,9 +323,9 @@ class BinFile {
   async next() {
     if (this.table) return (this.#current = this.#next < this.nSections ? this.table[this.#next++] : null);
     const c = this.#current;
-    if (c && !c.read) {
-      // skipped unread, to its end (the last one too: a stream truncated in it is an error like any other)
-      const left = c.start + c.size - this.#source.position;
+    const left = c ? c.start + c.size - this.#source.position : 0;
+    if (left > 0) {
+      // skipped, what is left of it unread, to its end (the last one too: a stream truncated in it is an error like any other)
       const got = await this.#source.skip(left);
       if (got < left) throw this.#truncated(c, this.#source.position - c.start);
     }
@@ -349,6 +350,23 @@ class BinFile {
       throw e;
     }
     if (out.length < section.size) throw this.#truncated(section, out.length);
+    return out;
+  }
+
+  /**
+   * n bytes of a section's body from `offset`: anywhere in any section of a seekable source; on a stream, the bytes
+   * that come next in the current section (read a part at a time, in order). A byte input gives a view of the
+   * caller's bytes, others a view of `into` (a Uint8Array of at least n bytes) or a new array.
+   */
+  async part(section, offset, n, into) {
+    if (!this.table) {
+      if (section !== this.#current || section.read || this.#source.position !== section.start + offset) {
+        throw new Error(`${this.kind}: a stream is read once, in order: section ${section.id} at ${offset} has gone by`);
+      }
+    } else await this.#source.seek(section.start + offset);
+    const want = Math.max(0, Math.min(n, section.size - offset));
+    const out = await this.#source.read(want, into);
+    if (out.length < want) throw this.#truncated(section, offset + out.length);
     return out;
   }
 

@@ -165,8 +165,11 @@ class ZkeyReader {
    * long as it is needed. Bytes given as bytes are viewed, not copied.
    * snarkjs's newZKey writes 4 3 9 8 5 6 7 10: the coefficients come before every point section, so a prover that has
    * the witness can have each MSM's scalars ready when its points arrive, and never holds two point sections at once.
+   * With `parts: true` a section is handed out unread, its size checked, as { id, name, size, part(offset, n, into) }
+   * (BinFile.part: a stream's in order, before the iterator moves on); section 4's records are then the reader's to
+   * check (checkCoefficients with its `first`), and its size is checked against the count it starts with.
    */
-  async *sections(ids = PROVING_SECTIONS) {
+  async *sections(ids = PROVING_SECTIONS, { parts = false } = {}) {
     const want = new Set(ids);
     const file = this.#file;
     const order = file.table ? file.table.filter((s) => s.id !== 1 && s.id !== 2) : null;
@@ -177,7 +180,8 @@ class ZkeyReader {
       if (!s) break;
       this.#once(s);
       if (!want.has(s.id)) continue;
-      yield { id: s.id, name: SECTION_NAMES[s.id], bytes: await this.#read(s) };
+      if (parts) yield { id: s.id, name: SECTION_NAMES[s.id], ...(await this.#parts(s)) };
+      else yield { id: s.id, name: SECTION_NAMES[s.id], bytes: await this.#read(s) };
     }
     const missing = [...want].filter((id) => !this.#seen.has(id));
     if (missing.length) throw new FileFormatError(`zkey: no section ${missing[0]} (${SECTION_NAMES[missing[0]] ?? 'unknown'})`);
@@ -192,8 +196,22 @@ class ZkeyReader {
     return this.#read(all[0]);
   }
 
-  async #read(s) {
+  /** A section unread: its size checked (section 4's from its count, read here), and a reader of its parts. */
+  async #parts(s) {
     const file = this.#file;
+    const part = (offset, n, into) => file.part(s, offset, n, into);
+    this.#checkSize(s);
+    if (s.id === 4) {
+      const head = await part(0, 4);
+      const count = new DataView(head.buffer, head.byteOffset, 4).getUint32(0, true);
+      const rec = RECORD_HEAD + this.header.n8r;
+      if (s.size !== 4 + count * rec) throw new FileFormatError(`zkey: section 4 (coefficients) is ${s.size} bytes; its count ${count} needs ${4 + count * rec}`);
+      return { size: s.size, count, part };
+    }
+    return { size: s.size, part };
+  }
+
+  #checkSize(s) {
     const expected = this.expectedSize(s.id);
     if (s.id === 4) {
       // its size follows from the count it starts with: checkCoefficients checks it once read
@@ -201,7 +219,11 @@ class ZkeyReader {
     } else if (expected !== undefined && s.size !== expected) {
       throw new FileFormatError(`zkey: section ${s.id} (${SECTION_NAMES[s.id]}) is ${s.size} bytes; the header (nVars ${this.header.nVars}, nPublic ${this.header.nPublic}, domainSize ${this.header.domainSize}) needs ${expected}`);
     }
-    const bytes = await file.bytes(s);
+  }
+
+  async #read(s) {
+    this.#checkSize(s);
+    const bytes = await this.#file.bytes(s);
     if (s.id === 4) checkCoefficients(bytes, this.header);
     return bytes;
   }
@@ -263,15 +285,18 @@ function parseHeader(b) {
 /**
  * Checks section 4: its size is 4 + count * (12 + n8r) for the count it starts with, and every record has matrix 0
  * or 1, constraint < domainSize, signal < nVars, value < r. One pass of u32 reads (the value compare stops at its
- * first differing word). Returns the count.
+ * first differing word). Returns the count. With `first` (a number), bytes are whole records only, the first of them
+ * record `first` of the section (a part of it, read as sections({ parts: true }) gives them); returns their count.
  */
-export function checkCoefficients(bytes, { n8r, r, nVars, domainSize }) {
+export function checkCoefficients(bytes, { n8r, r, nVars, domainSize }, first) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(0, true);
   const rec = RECORD_HEAD + n8r;
-  if (bytes.length !== 4 + count * rec) throw new FileFormatError(`zkey: section 4 (coefficients) is ${bytes.length} bytes; its count ${count} needs ${4 + count * rec}`);
+  const whole = first === undefined;
+  const count = whole ? view.getUint32(0, true) : bytes.length / rec;
+  if (whole && bytes.length !== 4 + count * rec) throw new FileFormatError(`zkey: section 4 (coefficients) is ${bytes.length} bytes; its count ${count} needs ${4 + count * rec}`);
+  if (!Number.isInteger(count)) throw new RangeError(`a part of section 4 of ${bytes.length} bytes is not whole records of ${rec}`);
   const below = lessThan(r, n8r);
-  for (let i = 0, at = 4; i < count; i++, at += rec) {
+  for (let i = whole ? 0 : first, at = whole ? 4 : 0, end = i + count; i < end; i++, at += rec) {
     const matrix = view.getUint32(at, true);
     const constraint = view.getUint32(at + 4, true);
     const signal = view.getUint32(at + 8, true);
