@@ -1,0 +1,308 @@
+// One Groth16 proof's phases (src/groth16/prove.js holds the API and the engine they run on).
+// The algebra is snarkjs's (groth16_prove.js), so a proof verifies with snarkjs.groth16.verify and, for fixed r and
+// s, is the one snarkjs would make. Phases, as the zkey's sections come (snarkjs writes 1 2 4 3 9 8 5 6 7 10):
+//   read      the header and the .wtns (values checked < r)
+//   qap       section 4's coefficients and the witness -> A and B on the domain H, C = A B there (fr module kernels
+//             qapWitness, qapEvaluate, qapProduct: codegen/kernels/groth16.js)
+//   ntt       each of A, B, C from H to the coset gH snarkjs uses (g a primitive 2n-th root): inverse NTT, times g^i,
+//             NTT; each split into blocks that the pool's threads run (src/fr/thread-ops.js)
+//   msm       sections 8, 5, 6, 7 (C, A, B1, B2) against the witness's nonzero values, queued on the pools (or G1 on
+//             the GPU) as each arrives; section 9 (H) waits for the NTTs, then
+//   join      A B - C on gH -> the H MSM's scalars (qapJoin), and the H MSM
+//   blind     pi_a = A + alpha1 + r delta1; pi_b = B2 + beta2 + s delta2; pi_c = C + H + s pi_a + r (B1 + beta1 +
+//             s delta1) - r s delta1 (small MSMs on this thread)
+// One MSM or NTT step runs at a time (each takes every thread). Variable time in the witness (its MSMs skip zero
+// scalars), as snarkjs's prover is; r and s come from crypto.getRandomValues.
+
+import { bytesToBigIntLE } from '../msm/bytes.js';
+import { checkCoefficients } from './zkey.js';
+import { keptPairs } from './pairs.js';
+import { evaluationsToCosetOnThreads } from '../fr/thread-ops.js';
+
+/** Milliseconds since t0, added to timings[key]. */
+export const lap = (timings, key, t0) => {
+  if (timings) timings[key] = (timings[key] ?? 0) + (performance.now() - t0);
+};
+
+/**
+ * Bytes of Wasm memory each pool's MSM keeps to where the prover was given no maxMemory: the H section's size (its
+ * domainSize G1 points), within 16 to 64 MiB. The MSMs then run in chunks (at 2^18, 16 MiB against the 132 MiB the
+ * G1 pool grew to unbounded), which costs them next to no time (src/msm/plan.js: DEFAULT_WORKING_SET).
+ */
+export function proverMsmMemory({ domainSize, n8q }) {
+  return Math.min(64 * 2 ** 20, Math.max(16 * 2 ** 20, domainSize * 2 * n8q));
+}
+
+/**
+ * Arrays one proof hands on once what used them is done: the NTTs' elements to the H MSM's scalars and the thinned
+ * MSMs' points, those to the next MSM's. V8 frees a large array only at a collection, which may not come during a
+ * proof, so each new one adds to the peak (at 2^18: 18 MiB of the 54 MiB such arrays take).
+ */
+class Arrays {
+  #free = []; // ArrayBuffers
+  #own = new WeakSet(); // every buffer take() made
+
+  /** A Uint8Array of `bytes` over a free buffer that holds them (the smallest), or a new one. */
+  take(bytes) {
+    let best = -1;
+    this.#free.forEach((b, i) => {
+      if (b.byteLength >= bytes && (best < 0 || b.byteLength < this.#free[best].byteLength)) best = i;
+    });
+    let buffer;
+    if (best >= 0) buffer = this.#free.splice(best, 1)[0];
+    else this.#own.add((buffer = new ArrayBuffer(bytes)));
+    return new Uint8Array(buffer, 0, bytes);
+  }
+
+  /** An array of this proof's that take() did not make (one sent to a thread and sent back) is free for take(). */
+  adopt(array) {
+    this.#own.add(array.buffer);
+    this.give(array);
+  }
+
+  /** array's buffer is free again (no one reads or writes it any more); an array take() did not make is left alone. */
+  give(array) {
+    const buffer = array?.buffer;
+    if (this.#own.has(buffer) && buffer.byteLength && !this.#free.includes(buffer)) this.#free.push(buffer);
+  }
+}
+
+/** The MSMs of sections 5 to 8: name, group, and whether the scalars are the private part of the witness. */
+const WITNESS_MSMS = { 5: ['A', 'G1', false], 6: ['B1', 'G1', false], 7: ['B2', 'G2', false], 8: ['C', 'G1', true] };
+
+/** One proof on a curve's engine: the phases above, over the zkey's sections in file order (each read once). */
+export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
+  const { header } = zkey;
+  const { curve, fr } = engine;
+  const n8 = header.n8r;
+  const g1Bytes = 2 * header.n8q;
+  const scalars = witness.bytes; // nVars canonical n8-byte little-endian values
+  const all = keptPairs(scalars, n8);
+  const priv = keptPairs(scalars.subarray((header.nPublic + 1) * n8), n8);
+  const msms = {};
+  // the twiddle tables first: below the mark, so they stay cached for the next proof of this size (one proof: none)
+  const logN = Math.log2(header.domainSize);
+  const cacheTables = !engine.oneProof;
+  if (cacheTables) {
+    fr.twiddles(logN, false);
+    fr.twiddles(logN, true);
+  }
+  const mark = fr.heap.mark();
+  let qap = null;
+  let cosets = null; // the NTTs under way on this thread while the pools run the MSMs
+  let hPoints = null; // section 9, held until the NTTs are done
+  let hStarted = null; // the join and the H MSM
+  let firstMsm = null;
+  let lastMsm = null;
+  const maxMemory = engine.maxMemory ?? proverMsmMemory(header);
+  const arrays = new Arrays();
+  // give: arrays of this proof's (not the caller's zkey bytes) that are free once the MSM has settled
+  const msm = (key, group, points, pairs, give = []) => {
+    firstMsm ??= performance.now();
+    msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory).finally(() => {
+      lastMsm = performance.now();
+      for (const a of give) arrays.give(a);
+    });
+    msms[key].catch(() => {}); // awaited below: its error surfaces there
+  };
+  // join: A B - C on the coset, the H MSM's scalars, once both the NTTs and section 9 are there. snarkjs writes 9
+  // right after 4 (1 2 4 3 9 8 5 6 7): its points wait for the NTTs while the later sections' MSMs run
+  const startH = () => {
+    if (hStarted || !cosets || !hPoints) return;
+    const points = hPoints;
+    hStarted = cosets.then(() => {
+      const t = performance.now();
+      const scalarBytes = joinQap(fr, qap, header.domainSize, n8, arrays);
+      lap(timings, 'join', t);
+      const pairs = keptPairs(scalarBytes, n8);
+      msm('H', 'G1', pairs.points(points, g1Bytes), pairs, [scalarBytes, points]);
+      // G2's pool starts as H's MSM ends (the largest moment is past), in time for B2's MSM, which comes last
+      msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});
+    });
+    hStarted.catch(() => {});
+    hPoints = null;
+  };
+  let ahead = null; // the witness MSM queued last: the next point section is read once the one before it is done
+  try {
+    // the sections in parts: the coefficients pass through one reused array, as do the points a thinned MSM skips
+    const into = new Uint8Array(STAGING_BYTES);
+    for await (const section of zkey.sections(undefined, { parts: true })) {
+      const { id } = section;
+      if (id === 4) {
+        // qap: A and B on the domain from the coefficients, C = A B; then to the coset, step by step
+        const t = performance.now();
+        qap = await evaluateQap(fr, header, scalars, section, into);
+        lap(timings, 'qap', t);
+        cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings, arrays, cacheTables);
+        ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
+        startH();
+      } else if (id in WITNESS_MSMS) {
+        const [key, group, isPrivate] = WITNESS_MSMS[id];
+        const pairs = isPrivate ? priv : all;
+        const points = await pairs.pointsFrom(section.part, group === 'G2' ? 2 * g1Bytes : g1Bytes, into, arrays);
+        msm(key, group, points, pairs, [points]);
+        // one section read ahead of the pools, not all of them: the sections (a copy each from a path or a stream)
+        // and their kept points would otherwise all wait in memory for their MSM's turn
+        const before = ahead;
+        ahead = msms[key];
+        await before?.catch(() => {});
+      } else if (id === 9) {
+        hPoints = await readWhole(section, arrays);
+        startH();
+      }
+    }
+    await hStarted;
+    const t = performance.now();
+    const sums = {};
+    for (const [key, p] of Object.entries(msms)) sums[key] = await p;
+    lap(timings, 'msmWait', t);
+    if (timings) timings.msm = lastMsm - firstMsm;
+
+    const tb = performance.now();
+    const proof = blind(curve, header, sums, rBlind, sBlind);
+    lap(timings, 'blind', tb);
+    const publicSignals = [];
+    for (let i = 1; i <= header.nPublic; i++) publicSignals.push(bytesToBigIntLE(scalars, i * n8, n8).toString());
+    return { proof, publicSignals };
+  } finally {
+    await cosets?.catch(() => {});
+    await hStarted?.catch(() => {});
+    await Promise.all(Object.values(msms).map((p) => p.catch(() => {})));
+    fr.heap.release(mark);
+  }
+}
+
+/** A section whole: a view of the caller's bytes for a byte input, else read into one of `arrays`. */
+async function readWhole(section, arrays) {
+  const into = arrays.take(section.size);
+  const bytes = await section.part(0, section.size, into);
+  if (bytes.buffer !== into.buffer) arrays.give(into); // not used (pages never written are not resident either)
+  return bytes;
+}
+
+/** Bytes of the fr module's memory that the witness and the coefficients pass through, a piece at a time. */
+const STAGING_BYTES = 1 << 20;
+
+/**
+ * The witness and the coefficients (section 4 in parts: u32 count, then records, each part checked as it is read
+ * into `into`) into the Fr module, a piece at a time through one staging area (its memory never shrinks: the section
+ * is not copied whole, nor read whole from a path or a stream); A and B evaluated on the domain, C = A B. Returns
+ * { a, b, c } (pointers to domainSize Montgomery-form elements each).
+ */
+async function evaluateQap(fr, header, scalars, section, into) {
+  const { nVars, domainSize, n8r } = header;
+  const ex = fr.exports;
+  const E = fr.elementBytes;
+  const heap = fr.heap;
+  const a = heap.alloc(domainSize * E, 16);
+  const b = heap.alloc(domainSize * E, 16);
+  const c = heap.alloc(domainSize * E, 16);
+  const scratch = heap.mark(); // the witness and the staging area, given back once C is made (the join reuses them)
+  const witness = heap.alloc(nVars * E, 16);
+  const staging = heap.alloc(STAGING_BYTES, 16);
+  const stage = (bytes) => new Uint8Array(fr.memory.buffer, staging, bytes.length).set(bytes);
+  const record = 12 + n8r;
+  const perWitness = Math.floor(STAGING_BYTES / n8r);
+  for (let first = 0; first < nVars; first += perWitness) {
+    const count = Math.min(perWitness, nVars - first);
+    stage(scalars.subarray(first * n8r, (first + count) * n8r));
+    const bad = ex.fr_qapWitness(witness + first * E, staging, count);
+    if (bad) throw new RangeError(`witness value ${first + bad - 1} is not below r`);
+  }
+  new Uint8Array(fr.memory.buffer, a, 2 * domainSize * E).fill(0);
+  // the reader checked the section's size against its count; each part's records are checked here as they come
+  // (src/groth16/zkey.js checkCoefficients), and the kernel checks them again
+  const { count } = section;
+  const perRecords = Math.floor(Math.min(STAGING_BYTES, into.length) / record);
+  for (let first = 0; first < count; first += perRecords) {
+    const n = Math.min(perRecords, count - first);
+    const part = await section.part(4 + first * record, n * record, into);
+    checkCoefficients(part, header, first);
+    stage(part);
+    const bad = ex.fr_qapEvaluate(staging, n, witness, a, b, domainSize, nVars);
+    if (bad) {
+      throw new RangeError(`zkey coefficient ${first + bad - 1} is malformed (matrix 0 or 1, constraint < ${domainSize}, signal < ${nVars}, value < r)`);
+    }
+  }
+  ex.fr_qapProduct(c, a, b, domainSize);
+  heap.release(scratch);
+  return { a, b, c };
+}
+
+/** a^e mod m */
+function modPow(a, e, m) {
+  let result = 1n;
+  for (a %= m; e > 0n; e >>= 1n, a = (a * a) % m) if (e & 1n) result = (result * a) % m;
+  return result;
+}
+
+/**
+ * The coset snarkjs evaluates on for a domain of 2^logN (its zkey's H points are made for it): ffjavascript's
+ * Fr.w[logN + 1], a primitive 2^(logN+1)-th root of unity, or Fr.shift = nqr^2 when logN is the two-adicity s
+ * (nqr the least quadratic non-residue >= 2, from which ffjavascript and fr.rootOfUnity both derive their roots).
+ */
+export function snarkjsCosetShift(fr, logN) {
+  if (logN < fr.s) return fr.rootOfUnity(logN + 1);
+  let nqr = 2n;
+  while (modPow(nqr, (fr.r - 1n) / 2n, fr.r) !== fr.r - 1n) nqr++;
+  return (nqr * nqr) % fr.r;
+}
+
+/**
+ * Each of A, B, C from evaluations on H to evaluations on the coset snarkjs uses, in place: each transform split into
+ * 2^k blocks run on the pool's threads (src/fr/thread-ops.js), k the least with 3 2^k blocks for every thread.
+ */
+async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings, arrays, cacheTables) {
+  const t = performance.now();
+  const logN = Math.log2(domainSize);
+  let k = 0;
+  while (3 * 2 ** k < engine.threads && k < logN) k++;
+  if (k === 0 && logN > 0 && engine.threads > 1) k = 1; // 3 blocks on 2 threads leave one idle half the time
+  const runTasks = (op, tasks) => engine.tasks(op, tasks);
+  await evaluationsToCosetOnThreads(fr, runTasks, [a, b, c], logN, snarkjsCosetShift(fr, logN), k, { cacheTables, arrays });
+  lap(timings, 'ntt', t);
+}
+
+/** A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory, into one of `arrays`). */
+function joinQap(fr, { a, b, c }, domainSize, n8, arrays) {
+  const mark = fr.heap.mark();
+  try {
+    const out = fr.heap.alloc(domainSize * n8, 16);
+    fr.exports.fr_qapJoin(out, a, b, c, domainSize);
+    const scalars = arrays.take(domainSize * n8);
+    scalars.set(new Uint8Array(fr.memory.buffer, out, domainSize * n8));
+    return scalars;
+  } finally {
+    fr.heap.release(mark);
+  }
+}
+
+/** The proof's three points from the five sums, the verification key's points and the blinding r, s. */
+function blind(curve, header, sums, r, s) {
+  const order = curve.r;
+  const g1 = (points, scalars) => curve.msm(...nonNull(points, scalars));
+  const piA = g1([sums.A, header.vk_alpha_1, header.vk_delta_1], [1n, 1n, r]);
+  const piB = curve.g2.msm(...nonNull([sums.B2, header.vk_beta_2, header.vk_delta_2], [1n, 1n, s]));
+  const piB1 = g1([sums.B1, header.vk_beta_1, header.vk_delta_1], [1n, 1n, s]);
+  const rs = (r * s) % order;
+  const piC = g1([sums.C, sums.H, piA, piB1, header.vk_delta_1], [1n, 1n, s, r, (order - rs) % order]);
+  return {
+    pi_a: g1Json(piA),
+    pi_b: g2Json(piB),
+    pi_c: g1Json(piC),
+    protocol: 'groth16',
+    curve: header.curve,
+  };
+}
+
+/** The points that are not infinity, with their scalars (curve.msm takes null as infinity too; this is shorter). */
+function nonNull(points, scalars) {
+  const keep = points.map((P, i) => (P === null ? -1 : i)).filter((i) => i >= 0);
+  return [keep.map((i) => points[i]), keep.map((i) => scalars[i])];
+}
+
+/** snarkjs's projective JSON of an affine point: [x, y, 1], infinity [0, 1, 0]. */
+const g1Json = (P) => (P === null ? ['0', '1', '0'] : [P.x.toString(), P.y.toString(), '1']);
+const g2Json = (P) =>
+  P === null ? [['0', '0'], ['1', '0'], ['0', '0']] : [[String(P.x.c0), String(P.x.c1)], [String(P.y.c0), String(P.y.c1)], ['1', '0']];
+
