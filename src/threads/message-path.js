@@ -110,7 +110,7 @@ export class MessagePath {
         const slicePoints = pointBytes.slice(first * PB, end * PB);
         const sliceScalars = scalarBytes.slice(first * S, end * S);
         return {
-          args: { pointBytes: slicePoints, scalarBytes: sliceScalars, n: end - first, options: threadOptions, format: pointFormat?.name },
+          args: { pointBytes: slicePoints, scalarBytes: sliceScalars, n: end - first, options: threadOptions, format: pointFormat?.name, timed: !!options.timings },
           transfer: [slicePoints.buffer, sliceScalars.buffer],
         };
       },

@@ -3,13 +3,15 @@
 // host code, so the browser build bundles it into one self-contained script (wasm/threads-worker.js).
 //
 // In:  { type: 'init', module, params, memory?, stackTop?, syncWord?, ownModule? }   { type: 'run', id, op, args }
-// Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result, memoryBytes }
+// Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result, memoryBytes, started, ended, steps? }
 //      | { type: 'failed', id, error, memoryBytes } | { type: 'progress', id, fraction }
 // memoryBytes: what the thread's memories of its own (not prepared bases') have grown to, for the pool's release.
+// started, ended: when the operation ran (timeline.js clock, shared by all threads), for timings.perThread; steps:
+// the phase times of the thread's own MSM inside it (message path), when the pool asked for timings.
 
 import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { accumulateLane, claimLane, countDigits, prepareRange, reducePieces, runLane } from '../msm/index.js';
+import { accumulateLane, claimLane, countDigits, phaseTimer, prepareRange, reducePieces, runLane } from '../msm/index.js';
 import { convertPoints, inputError } from '../msm/bytes.js';
 import { checkSubgroupRange } from '../msm/subgroup.js';
 import { ChunkedMsm, msmBytesOn, pointScaleBytes } from '../msm/chunked.js';
@@ -20,6 +22,7 @@ import { pointLayout, resolveFormatOptions } from '../formats.js';
 import { buildTable, countPreparedDigits, preparedDigits } from '../msm/prepared.js';
 import { preparedMsmOn, prepareOn } from '../bases.js';
 import { withHeap } from '../instance.js';
+import { clock } from './timeline.js';
 
 /** An Error as plain data (structured clone keeps only some of an Error's fields everywhere). */
 export const errorData = (e) => ({
@@ -137,10 +140,14 @@ export function serveThread(port) {
      * Own memory: a whole MSM over this thread's share of the inputs; points in `format` decoded first, but snarkjs
      * points read as they are, converted by the product that checks them (pointScale).
      */
-    async msm({ pointBytes, scalarBytes, n, options, format }, progress) {
+    async msm({ pointBytes, scalarBytes, n, options, format, timed }, progress, steps) {
       const pointScale = scaleOf(format);
-      if (format && pointScale === undefined) pointBytes = await ops.decode({ bytes: pointBytes, format });
-      return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, onProgress: progress });
+      const phase = timed ? phaseTimer(steps) : () => {};
+      if (format && pointScale === undefined) {
+        pointBytes = await ops.decode({ bytes: pointBytes, format });
+        phase('decode');
+      }
+      return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, onProgress: progress, ...(timed && { timings: steps }) });
     },
     /** Own memory: this thread's share of a stream (about `points` points, or Infinity), a ChunkedMsm kept under `id` until streamFinish. */
     streamBegin({ id, options, format, points }) {
@@ -214,9 +221,13 @@ export function serveThread(port) {
     if (message.type !== 'run') return;
     const { id, op, args } = message;
     try {
+      const started = clock();
       acquire();
-      const result = await ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }));
-      port.post({ type: 'done', id, result, memoryBytes: memoryBytes() }, result instanceof Uint8Array ? [result.buffer] : []);
+      const steps = {};
+      const result = await ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }), steps);
+      const ended = clock();
+      const timed = Object.keys(steps).length > 0 ? { steps } : {};
+      port.post({ type: 'done', id, result, memoryBytes: memoryBytes(), started, ended, ...timed }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (e) {
       port.post({ type: 'failed', id, error: errorData(e), memoryBytes: memoryBytes() });
     }
