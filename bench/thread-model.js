@@ -12,7 +12,7 @@
 
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
-import { parseCli, printTable } from './lib.js';
+import { parseCli, printTable } from '../scripts/lib.js';
 import { equalShares, msmShape, splitPieces } from '../src/msm/plan.js';
 import { weightedCuts } from '../src/threads/split.js';
 import { countDigits, prepareRange, runLane } from '../src/msm/index.js';
