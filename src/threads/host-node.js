@@ -1,9 +1,12 @@
 // Starting the pool's threads in Node: worker_threads, unreferenced while idle so an idle pool never keeps
 // the process alive. Chosen over host-browser.js by the "node" condition of package.json "imports".
 import { Worker } from 'node:worker_threads';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, freemem, totalmem } from 'node:os';
 
 export const defaultThreadCount = () => availableParallelism();
+
+/** The memory the machine offers, for the default working set (working-set.js). */
+export const engineMemory = () => ({ totalBytes: totalmem(), freeBytes: freemem() });
 
 /** Node always has SharedArrayBuffer. */
 export const canShareMemory = () => true;

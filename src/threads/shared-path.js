@@ -10,13 +10,15 @@
 // with new threads, so the old memory is freed with them.
 
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
-import { DEFAULT_WORKING_SET, equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
+import { equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
 import { scalePieces, weightedCuts } from './split.js';
 import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, lanePieces } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { pointScaleBytes } from '../msm/chunked.js';
 import { RESIDENT_BYTES, withHeap } from '../instance.js';
+import { engineMemory } from '#threads-host';
+import { defaultWorkingSet } from './working-set.js';
 import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
@@ -148,10 +150,11 @@ export class SharedPath {
    * points. scalarBits: the largest scalar's bit length when all are known (plan.js msmShape).
    */
   chunks(n, options, progress, pointFormat, scalarBits) {
-    // a memory that cannot grow past maximumBytes: no plan may count on more
+    // a memory that cannot grow past maximumBytes: no plan may count on more; without maxMemory, the working set
+    // grows with the threads within what the machine offers (working-set.js)
     const plan = planMsm(this.#curve.params, n, {
       window: options.window, maxMemory: options.maxMemory === undefined ? undefined : Math.min(options.maxMemory, this.#maximumBytes),
-      workingSet: Math.min(DEFAULT_WORKING_SET, this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
+      workingSet: defaultWorkingSet(this.count, engineMemory(), this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
       checkSubgroup: !!options.checkSubgroup, scalarBits,
       reserve: pointFormat?.kind === 'snarkjs' ? pointScaleBytes(this.#curve.params) : 0, // SharedChunks' K
     });
