@@ -3,7 +3,8 @@
 // and 16 threads (shared path) and the gnark-crypto peer with -tasks T on the same input bytes, rounds interleaved
 // (wasmsm, gnark, wasmsm, ...), medians; every result checked equal to the pool's at 1 thread and to gnark's. The
 // large size runs at the largest thread count only, without maxMemory and with each --budgets, also interleaved
-// ("no maxMemory within 1.05x of the best budget"). Each row also gives timings.perThread's summary: the lanes'
+// ("no maxMemory within 1.05x of the best budget"), and every size at the largest thread count with each of
+// --windows forced (smaller buckets per thread: does cache contention cost what the time model says?). Each row also gives timings.perThread's summary: the lanes'
 // imbalance and the threads' waiting time.
 //
 // Self-contained (Node builtins and the library only), so it runs on a machine that has the library unpacked and no
@@ -24,6 +25,8 @@ const HELP = `usage: node bench/threads-scaling.js [options]
   --threads 1,2,..   thread counts (default 1,2,4,8,16; 1 is always run: the baseline)
   --large 20         log2 sizes run at the largest thread count only, with and without each budget (default 20; '' for none)
   --budgets 1024     maxMemory (MiB) of the large sizes' budgeted runs (default 1024,2048)
+  --windows 14,15    also force these windows at the largest thread count, every size (default 15: smaller
+                     buckets per thread, the time model's lead at 16 threads; '' for none)
   --rounds 3         timed rounds after one warm-up (default 3)
   --gnark <path>     the gnark-crypto peer (../shared/peers/gnark; PEERS.md); without it, wasmsm alone
   --lib <dir>        the wasmsm to load (default: this checkout), e.g. /tmp/dev/wasmsm on the GPU machine
@@ -39,6 +42,7 @@ try {
       threads: { type: 'string', default: '1,2,4,8,16' },
       large: { type: 'string', default: '20' },
       budgets: { type: 'string', default: '1024,2048' },
+      windows: { type: 'string', default: '15' },
       rounds: { type: 'string', default: '3' },
       gnark: { type: 'string' },
       lib: { type: 'string' },
@@ -61,6 +65,7 @@ const sizes = list(args.sizes);
 const threadCounts = [...new Set([1, ...list(args.threads)])].sort((a, b) => a - b);
 const large = list(args.large);
 const budgetsMiB = list(args.budgets);
+const windows = list(args.windows);
 const rounds = Number(args.rounds);
 const fail = (message) => {
   console.error(`threads-scaling: ${message}`);
@@ -69,6 +74,7 @@ const fail = (message) => {
 if ([...sizes, ...large].some((k) => !Number.isInteger(k) || k < 1 || k > 24)) fail('--sizes and --large take integers 1..24');
 if (threadCounts.some((t) => !Number.isInteger(t) || t < 1 || t > 256)) fail('--threads takes integers 1..256');
 if (budgetsMiB.some((b) => !(b > 0))) fail('--budgets takes MiB > 0');
+if (windows.some((c) => !Number.isInteger(c) || c < 2 || c > 24)) fail('--windows takes integers 2..24');
 if (!Number.isInteger(rounds) || rounds < 1) fail('--rounds takes an integer >= 1');
 const lib = resolve(args.lib ?? new URL('..', import.meta.url).pathname);
 const { loadCurve } = await import(pathToFileURL(join(lib, 'index.js')).href);
@@ -152,9 +158,12 @@ try {
         writeFileSync(scalarsFile, scalars);
       }
       let reference = null; // the first pool's result; every other one (and gnark's) must equal it
-      const variants = budgets ? [null, ...budgetsMiB] : [null];
       let oneThread = null;
       for (const T of counts) {
+        // the plain call; at the largest thread count the budgets (large sizes) and the forced windows
+        const variants = [{ mib: null, window: undefined }];
+        if (budgets) variants.push(...budgetsMiB.map((mib) => ({ mib, window: undefined })));
+        if (T === threadCounts.at(-1)) variants.push(...windows.map((window) => ({ mib: null, window })));
         const pool = await curve.threads({ count: T, sharedMemory: true });
         const gnark = args.gnark ? new Gnark(args.gnark, T) : null;
         try {
@@ -162,17 +171,20 @@ try {
             const ok = await gnark.ask(`load ${name} ${n} ${pointsFile} ${scalarsFile}`);
             if (!ok.startsWith('ok')) throw new Error(`gnark load: ${ok}`);
           }
-          const ours = variants.map((mib) => ({ mib, times: [], summaries: [], timings: null }));
+          const ours = variants.map(({ mib, window }) => ({ mib, window, times: [], summaries: [], timings: null }));
           const theirs = [];
           for (let r = -1; r < rounds; r++) {
             progress(`${name} 2^${k} T=${T}: round ${r + 2} of ${rounds + 1}...`);
             for (const v of ours) {
+              // the large sizes: every call from a trimmed pool (as evaluate-msm --max-memory), so a budget below what
+              // the call before grew does not time the move to a smaller memory (new threads) inside its call
+              if (budgets) await pool.trim();
               const timings = {};
               const t0 = performance.now();
-              const out = await pool.msmBytes(points, scalars, { timings, ...(v.mib && { maxMemory: v.mib * MiB }) });
+              const out = await pool.msmBytes(points, scalars, { timings, window: v.window, ...(v.mib && { maxMemory: v.mib * MiB }) });
               const ms = performance.now() - t0;
               reference ??= out;
-              if (!sameBytes(out, reference)) throw new Error(`${name} 2^${k}: the pool at ${T} threads${v.mib ? ` (maxMemory ${v.mib} MiB)` : ''} differs`);
+              if (!sameBytes(out, reference)) throw new Error(`${name} 2^${k}: the pool at ${T} threads${v.mib ? ` (maxMemory ${v.mib} MiB)` : ''}${v.window ? ` (window ${v.window})` : ''} differs`);
               if (r < 0) continue;
               v.times.push(ms);
               v.summaries.push(summarizePerThread(timings.perThread));
@@ -189,14 +201,14 @@ try {
           for (const v of ours) {
             const last = v.summaries.at(-1);
             const row = {
-              curve: name, kernel: curve.kernel, logN: k, threads: T, maxMemoryMiB: v.mib, window: v.timings.window, chunks: v.timings.chunks,
+              curve: name, kernel: curve.kernel, logN: k, threads: T, maxMemoryMiB: v.mib, forcedWindow: v.window ?? null, window: v.timings.window, chunks: v.timings.chunks,
               medianMs: median(v.times), minMs: Math.min(...v.times), maxMs: Math.max(...v.times),
               prepareMs: v.timings.prepare, lanesMs: (v.timings.lanes ?? 0) + (v.timings.accumulate ?? 0),
               lanesImbalance: median(v.summaries.map((s) => (s.phases.lanes ?? s.phases.accumulate)?.imbalance ?? 1)),
               waitMs: median(v.summaries.map((s) => s.totalWait)), perThread: last,
               gnarkMs: theirs.length ? median(theirs) : null,
             };
-            if (v.mib === null && T === 1) oneThread = row;
+            if (v.mib === null && v.window === undefined && T === 1) oneThread = row;
             row.speedup = oneThread && !budgets ? oneThread.medianMs / row.medianMs : null;
             row.vsGnark = row.gnarkMs ? row.medianMs / row.gnarkMs : null;
             rows.push(row);
@@ -220,7 +232,7 @@ if (!args.json && process.stderr.isTTY) process.stderr.write('\r');
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} free), Node ${process.version}`;
 // issue #38's checks, where the rows are there
 const checks = [];
-const find = (curve, logN, T, mib = null) => rows.find((r) => r.curve === curve && r.logN === logN && r.threads === T && r.maxMemoryMiB === mib);
+const find = (curve, logN, T, mib = null) => rows.find((r) => r.curve === curve && r.logN === logN && r.threads === T && r.maxMemoryMiB === mib && r.forcedWindow === null);
 const top = threadCounts.at(-1);
 for (const curve of curves) {
   const at18 = find(curve, 18, 16);
@@ -231,7 +243,7 @@ for (const curve of curves) {
   }
   for (const k of large) {
     const plain = find(curve, k, top);
-    const budgeted = rows.filter((r) => r.curve === curve && r.logN === k && r.threads === top && r.maxMemoryMiB !== null);
+    const budgeted = rows.filter((r) => r.curve === curve && r.logN === k && r.threads === top && r.maxMemoryMiB !== null && r.forcedWindow === null);
     if (!plain || !budgeted.length) continue;
     const best = budgeted.reduce((a, b) => (b.medianMs < a.medianMs ? b : a));
     const ratio = plain.medianMs / best.medianMs;
@@ -244,7 +256,7 @@ if (args.json) {
   console.log(`wasmsm threads-scaling: ${machine}; shared path; medians of ${rounds} rounds (after a warm-up), wasmsm and gnark-crypto interleaved`);
   const header = ['curve', 'N', 'T', 'maxMemory', 'c', 'chunks', 'wasmsm ms', 'min-max', 'speedup', 'gnark ms', 'gnark speedup', 'wasmsm / gnark', 'prepare', 'lanes', 'lanes imbalance', 'wait ms'];
   const cells = rows.map((r) => [
-    r.curve, `2^${r.logN}`, r.threads, r.maxMemoryMiB ? `${r.maxMemoryMiB} MiB` : '-', r.window, r.chunks, r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`,
+    r.curve, `2^${r.logN}`, r.threads, r.maxMemoryMiB ? `${r.maxMemoryMiB} MiB` : '-', r.forcedWindow === null ? r.window : `${r.window} (forced)`, r.chunks, r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`,
     r.speedup ? `${r.speedup.toFixed(2)}x` : '-', r.gnarkMs?.toFixed(1) ?? '-', r.gnarkSpeedup ? `${r.gnarkSpeedup.toFixed(2)}x` : '-', r.vsGnark ? `${r.vsGnark.toFixed(2)}x` : '-',
     r.prepareMs?.toFixed(1) ?? '-', r.lanesMs.toFixed(1), `${r.lanesImbalance.toFixed(2)}x`, r.waitMs.toFixed(1),
   ]);
