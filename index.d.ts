@@ -136,7 +136,7 @@ export interface MsmPhaseTimings {
 
 /** Per-phase timings (ms) and the plan's figures; a pool's calls add perThread (filled by the library, read by you). */
 export type MsmTimings = MsmPhaseTimings & {
-  /** A pool's calls: one entry per thread of the pool, in thread order (docs/threads.md). */
+  /** A pool's calls: one entry per thread of the pool, in thread order (docs/threads.md); not enumerable, so a loop over timings sees numbers only. */
   perThread?: MsmThreadTimings[];
 };
 

@@ -67,6 +67,9 @@ describe('thread pool: timings.perThread', { timeout: 120_000 }, () => {
           const { out, timings, elapsed } = await timed((timings) => pool.msmBytes(points, scalars, { timings }));
           expect(out).toEqual(expected);
           expect(timings.threads).toBe(T);
+          // perThread is not enumerable: every value a loop over timings sees is a number, as before
+          expect(Object.values(timings).every((v) => typeof v === 'number')).toBe(true);
+          expect(Object.keys(timings)).not.toContain('perThread');
           const perThread = checkPerThread(timings, T, elapsed, `${label}, T = ${T}`);
           if (sharedMemory) {
             expect(timings.window).toBeGreaterThan(0);

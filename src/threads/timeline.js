@@ -46,11 +46,13 @@ export class Timeline {
     }
   }
 
-  /** The call is over: its length, and every thread's wait, written to timings.perThread. Returns the entries. */
+  /** The call is over: its length, and every thread's wait, written to timings.perThread (not enumerable). Returns the entries. */
   finish(timings) {
     const length = clock() - this.start;
     for (const entry of this.entries) entry.wait = Math.max(0, length - entry.busy);
-    if (timings) timings.perThread = this.entries;
+    // not enumerable: code that sums or prints the phase times by iterating `timings` (every value a number) keeps
+    // working; timings.perThread reads it
+    if (timings) Object.defineProperty(timings, 'perThread', { value: this.entries, enumerable: false, writable: true, configurable: true });
     return this.entries;
   }
 }
