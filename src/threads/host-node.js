@@ -5,8 +5,17 @@ import { availableParallelism, freemem, totalmem } from 'node:os';
 
 export const defaultThreadCount = () => availableParallelism();
 
-/** The memory the machine offers, for the default working set (working-set.js). */
-export const engineMemory = () => ({ totalBytes: totalmem(), freeBytes: freemem() });
+/**
+ * The memory the machine offers, for the default working set (working-set.js); {} where the runtime refuses to say
+ * (Deno without --allow-sys throws NotCapable): then the working set is the 256 MiB of a runtime that does not know.
+ */
+export function engineMemory() {
+  try {
+    return { totalBytes: totalmem(), freeBytes: freemem() };
+  } catch {
+    return {};
+  }
+}
 
 /** Node always has SharedArrayBuffer. */
 export const canShareMemory = () => true;
