@@ -206,6 +206,8 @@ try {
               prepareMs: v.timings.prepare, lanesMs: (v.timings.lanes ?? 0) + (v.timings.accumulate ?? 0),
               lanesImbalance: median(v.summaries.map((s) => (s.phases.lanes ?? s.phases.accumulate)?.imbalance ?? 1)),
               waitMs: median(v.summaries.map((s) => s.totalWait)), perThread: last,
+              // the threads' steps summed (thread-ms): constant in T where a step scales
+              steps: Object.fromEntries(['convert', 'digits', 'sort', 'gather', 'accumulate', 'reduce'].map((step) => [step, median(v.summaries.map((s) => s.steps[step] ?? 0))])),
               gnarkMs: theirs.length ? median(theirs) : null,
             };
             if (v.mib === null && v.window === undefined && T === 1) oneThread = row;
@@ -254,11 +256,14 @@ if (args.json) {
   console.log(JSON.stringify({ machine, rounds, rows, checks }, null, 2));
 } else {
   console.log(`wasmsm threads-scaling: ${machine}; shared path; medians of ${rounds} rounds (after a warm-up), wasmsm and gnark-crypto interleaved`);
-  const header = ['curve', 'N', 'T', 'maxMemory', 'c', 'chunks', 'wasmsm ms', 'min-max', 'speedup', 'gnark ms', 'gnark speedup', 'wasmsm / gnark', 'prepare', 'lanes', 'lanes imbalance', 'wait ms'];
+  console.log('sort, gather, accumulate, reduce: the threads\' own steps in ms summed over the threads (constant in T where a step scales)');
+  const header = ['curve', 'N', 'T', 'maxMemory', 'c', 'chunks', 'wasmsm ms', 'min-max', 'speedup', 'gnark ms', 'gnark speedup', 'wasmsm / gnark', 'prepare', 'lanes', 'lanes imbalance', 'wait ms',
+    'sort', 'gather', 'accumulate', 'reduce'];
   const cells = rows.map((r) => [
     r.curve, `2^${r.logN}`, r.threads, r.maxMemoryMiB ? `${r.maxMemoryMiB} MiB` : '-', r.forcedWindow === null ? r.window : `${r.window} (forced)`, r.chunks, r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`,
     r.speedup ? `${r.speedup.toFixed(2)}x` : '-', r.gnarkMs?.toFixed(1) ?? '-', r.gnarkSpeedup ? `${r.gnarkSpeedup.toFixed(2)}x` : '-', r.vsGnark ? `${r.vsGnark.toFixed(2)}x` : '-',
     r.prepareMs?.toFixed(1) ?? '-', r.lanesMs.toFixed(1), `${r.lanesImbalance.toFixed(2)}x`, r.waitMs.toFixed(1),
+    ...['sort', 'gather', 'accumulate', 'reduce'].map((step) => r.steps[step].toFixed(0)),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => String(c[i]).length)));
   for (const line of [header, ...cells]) console.log(line.map((c, i) => String(c).padStart(widths[i])).join('  '));

@@ -284,7 +284,9 @@ function medianSummary(summaries) {
     const runs = summaries.filter((s) => s.phases[name]);
     phases[name] = Object.fromEntries(['threads', 'min', 'median', 'max', 'imbalance', 'start', 'end'].map((key) => [key, median(runs.map((s) => s.phases[name][key]))]));
   }
-  return { phases, totalWait: of((s) => s.totalWait), maxWait: of((s) => s.maxWait), threads: summaries[0].threads };
+  const stepNames = [...new Set(summaries.flatMap((s) => Object.keys(s.steps ?? {})))];
+  const steps = Object.fromEntries(stepNames.map((name) => [name, of((s) => s.steps?.[name])]));
+  return { phases, steps, totalWait: of((s) => s.totalWait), maxWait: of((s) => s.maxWait), threads: summaries[0].threads };
 }
 
 /**
@@ -535,6 +537,8 @@ if (args.json) {
     const phases = Object.entries(r.perThread.phases).map(([ph, p]) =>
       `${ph} ${p.min.toFixed(1)}/${p.median.toFixed(1)}/${p.max.toFixed(1)} (${p.imbalance.toFixed(2)}x, ${p.start.toFixed(1)}-${p.end.toFixed(1)})`);
     console.log(`  ${labelOf(r)} 2^${r.logN} ${r.path} T=${r.threads}: ${phases.join('; ')}; wait ${r.perThread.totalWait.toFixed(1)} ms in all, ${r.perThread.maxWait.toFixed(1)} at most`);
+    const steps = Object.entries(r.perThread.steps).map(([name, ms]) => `${name} ${ms.toFixed(1)}`);
+    if (steps.length) console.log(`    steps, ms summed over the threads: ${steps.join(', ')}`);
   }
   console.log('check: every pool result equals the synchronous msmBytes');
   for (const r of results) if (r.threads === 1 && r.path === paths[0] && r.check.includes('noble')) console.log(`check: ${labelOf(r)} 2^${r.logN} matches @noble/curves`);

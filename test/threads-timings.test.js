@@ -78,6 +78,9 @@ describe('thread pool: timings.perThread', { timeout: 120_000 }, () => {
               // every thread prepares its points, then runs its lane: prepare ends before the lanes start
               expect(Object.keys(entry.phases).sort()).toEqual(['lanes', 'prepare']);
               expect(entry.phases.prepare.end).toBeLessThanOrEqual(entry.phases.lanes.start);
+              // and its own steps inside them: no more than its busy time
+              for (const step of ['convert', 'digits', 'sort', 'gather', 'accumulate', 'reduce']) expect(entry.steps[step], step).toBeGreaterThanOrEqual(0);
+              expect(Object.values(entry.steps).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(entry.busy + EPS);
             }
           } else {
             expect(timings.slices).toBeGreaterThan(0);
@@ -135,10 +138,12 @@ describe('thread pool: timings.perThread', { timeout: 120_000 }, () => {
   }
 
   it('summarizePerThread: least, median and largest busy time per phase, imbalance and waiting', () => {
-    const entry = (thread, busy, wait) => ({ thread, phases: { lanes: { start: 1, end: 1 + busy, busy, runs: 1 } }, busy, wait });
+    const entry = (thread, busy, wait) => ({ thread, phases: { lanes: { start: 1, end: 1 + busy, busy, runs: 1 } }, busy, wait, steps: { sort: busy / 10, gather: busy / 5 } });
     const s = summarizePerThread([entry(0, 10, 2), entry(1, 20, 1), entry(2, 30, 0), { thread: 3, phases: {}, busy: 0, wait: 31 }]);
     expect(s.threads).toBe(4);
     expect(s.phases.lanes).toMatchObject({ threads: 3, min: 10, median: 20, max: 30, imbalance: 1.5, start: 1, end: 31 });
+    expect(s.steps.sort).toBeCloseTo(6, 9);
+    expect(s.steps.gather).toBeCloseTo(12, 9);
     expect(s.totalWait).toBe(34);
     expect(s.maxWait).toBe(31);
   });

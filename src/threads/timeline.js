@@ -18,8 +18,8 @@ const NOT_STEPS = new Set(['window', 'windows', 'bits', 'chunks', 'chunkPoints',
  * start and end: ms from the call's start to the first start and the last end of the phase's operations on that
  * thread (an operation may run once per chunk); busy: the sum of their lengths; wait: the call's length less the
  * thread's busy time (waiting for the caller's serial work, for messages, and for the other threads); steps: the
- * thread's own phase times inside its operations, where it keeps them (the message path: the phases of the MSM of
- * its slice, ms).
+ * thread's own step times inside its operations (ms; shared path: convert, prepare, digits, count, sort, gather,
+ * accumulate, reduce; message path: the phases of the MSM of its slice).
  */
 export class Timeline {
   constructor(count) {
@@ -59,7 +59,8 @@ export class Timeline {
 
 /**
  * A summary of perThread entries for a report: per phase, the least, median and largest busy time over the threads
- * that ran it and the imbalance (largest over mean); the threads' waiting time summed and its largest.
+ * that ran it and the imbalance (largest over mean); the threads' steps summed over the threads; the threads'
+ * waiting time summed and its largest.
  */
 export function summarizePerThread(perThread) {
   const median = (xs) => {
@@ -78,5 +79,9 @@ export function summarizePerThread(perThread) {
     };
   }
   const waits = perThread.map((e) => e.wait);
-  return { phases, totalWait: waits.reduce((a, b) => a + b, 0), maxWait: Math.max(0, ...waits), threads: perThread.length };
+  // the threads' own steps, summed over the threads (thread-ms: constant in T where a step scales, growing where
+  // the threads slow each other down)
+  const steps = {};
+  for (const e of perThread) for (const [name, ms] of Object.entries(e.steps ?? {})) steps[name] = (steps[name] ?? 0) + ms;
+  return { phases, steps, totalWait: waits.reduce((a, b) => a + b, 0), maxWait: Math.max(0, ...waits), threads: perThread.length };
 }

@@ -7,7 +7,8 @@
 //      | { type: 'failed', id, error, memoryBytes } | { type: 'progress', id, fraction }
 // memoryBytes: what the thread's memories of its own (not prepared bases') have grown to, for the pool's release.
 // started, ended: when the operation ran (timeline.js clock, shared by all threads), for timings.perThread; steps:
-// the phase times of the thread's own MSM inside it (message path), when the pool asked for timings.
+// the thread's own step times inside it (shared path: convert, prepare, digits, sort, gather, accumulate, reduce;
+// message path: the phases of its slice's MSM), when the pool asked for timings (args.timed).
 
 import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
@@ -73,14 +74,21 @@ export function serveThread(port) {
      * Shared memory: check and convert points [first, first + count), GLV and digits of those pairs; returns
      * their nonzero digits per window (for the weighted split).
      */
-    prepare({ io, staging, scale, first, count, checkSubgroup, jac }) {
+    prepare({ io, staging, scale, first, count, checkSubgroup, jac, timed }, progress, steps) {
       const P = ctx.params;
+      const phase = timed ? phaseTimer(steps) : () => {};
       const points = io.points + first * P.affineBytes;
       convertPoints(ctx, points, staging + first * 2 * P.field.bytes, count, first, scale);
-      if (checkSubgroup) checkSubgroupRange(ctx, jac, points, count, first);
-      prepareRange(ctx, io, first, count);
+      phase('convert');
+      if (checkSubgroup) {
+        checkSubgroupRange(ctx, jac, points, count, first);
+        phase('subgroup');
+      }
+      prepareRange(ctx, io, first, count, phase);
       publish();
-      return countDigits(ctx, io, first, count);
+      const segments = countDigits(ctx, io, first, count);
+      phase('count');
+      return segments;
     },
     /** Shared memory: the table entries of bases [first, first + count), with heap scratch of its own at `scratch`. */
     buildTable({ layout, table, staging, first, count, checkSubgroup, scratch }) {
@@ -114,20 +122,20 @@ export function serveThread(port) {
      * ({ queue, ranges, counters, t }: allocClaimLanes) the pieces are claimed as the threads go (claimLane);
      * returns the pieces this thread claimed.
      */
-    lane({ io, lane, claim }, progress) {
-      const progressOf = { progress: (done, total) => progress(done / total) };
+    lane({ io, lane, claim, timed }, progress, steps) {
+      const progressOf = { progress: (done, total) => progress(done / total), phase: timed ? phaseTimer(steps) : undefined };
       const claimed = claim ? claimLane(ctx, io, lane, claim, progressOf) : runLane(ctx, io, lane, progressOf);
       publish();
       return claimed;
     },
     /** Shared memory: a chunk's share of a lane's pieces, added to its buckets. */
-    accumulate({ io, lane }, progress) {
-      accumulateLane(ctx, io, lane, { progress: (done, total) => progress(done / total) });
+    accumulate({ io, lane, timed }, progress, steps) {
+      accumulateLane(ctx, io, lane, { progress: (done, total) => progress(done / total), phase: timed ? phaseTimer(steps) : undefined });
       publish();
     },
     /** Shared memory: after the last chunk, the lane's buckets reduced into its partial sums. */
-    reduce({ io, lane }) {
-      reducePieces(ctx, io, lane);
+    reduce({ io, lane, timed }, progress, steps) {
+      reducePieces(ctx, io, lane, timed ? phaseTimer(steps) : undefined);
       publish();
     },
     /** Either path: points of one slice in `format` to the native encoding (decompression in Wasm). */
