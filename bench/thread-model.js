@@ -165,7 +165,8 @@ const target = () => {
 };
 const weightedGap = Math.max(0, ...results.map((r) => Math.abs(r.weightedEfficiency - r.efficiency)));
 if (args.json) {
-  console.log(JSON.stringify({ machine, invCost, window: window ?? null, results }, null, 2));
+  // with --time, one document with the time model too (below)
+  if (!args.time) console.log(JSON.stringify({ machine, invCost, window: window ?? null, results }, null, 2));
 } else if (args.markdown) {
   console.log('| curve | N | T | c | K | additions, busiest thread | least busy | inversions, busiest | least busy | additions, all threads | work vs 1 thread | predicted speedup | speedup / T |');
   console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
@@ -216,7 +217,7 @@ if (args.time) {
     s.after.speedup = one.after.ms / s.after.ms;
   }
   if (args.json) {
-    console.log(JSON.stringify({ timeModel: timeResults }, null, 2));
+    console.log(JSON.stringify({ machine, invCost, window: window ?? null, results, timeModel: timeResults }, null, 2));
   } else {
     const f = timeResults.fit;
     console.log(`\ntime model (bench/thread-time.js) fitted to ${XEON.machine}:`);
