@@ -139,7 +139,7 @@ export interface LoadOptions {
  * many chunks of at most that many points), and for a stream `memoryBytes` (the Wasm memory of its own instance at
  * the end: its peak).
  */
-export interface MsmTimings {
+export interface MsmPhaseTimings {
   [phase: string]: number | undefined;
   window?: number;
   windows?: number;
@@ -147,6 +147,27 @@ export interface MsmTimings {
   chunks?: number;
   chunkPoints?: number;
   memoryBytes?: number;
+  /** A pool's calls: the threads that took part. */
+  threads?: number;
+}
+
+/** Per-phase timings (ms) and the plan's figures; a pool's calls add perThread (filled by the library, read by you). */
+export type MsmTimings = MsmPhaseTimings & {
+  /** A pool's calls: one entry per thread of the pool, in thread order (docs/threads.md); not enumerable, so a loop over timings sees numbers only. */
+  perThread?: MsmThreadTimings[];
+};
+
+/** One thread's part in a pool call, in ms from the call's start (when its turn came). */
+export interface MsmThreadTimings {
+  thread: number;
+  /** Per phase the thread ran (prepare, lanes, accumulate, reduce, decode, digits, slices, ...): the first start and last end, the sum of its runs' lengths, and how many runs (one per chunk). */
+  phases: { [phase: string]: { start: number; end: number; busy: number; runs: number } };
+  /** The sum of the phases' busy time. */
+  busy: number;
+  /** The call's length less busy: time spent waiting for the caller's serial work, messages and the other threads. */
+  wait: number;
+  /** The message path: the phase times (ms) of the MSM the thread ran on its slice. */
+  steps?: { [phase: string]: number };
 }
 
 /**
@@ -202,7 +223,8 @@ export interface MsmOptions {
   checkSubgroup?: boolean;
   /**
    * Bytes of Wasm memory the MSM may grow to (plus one 64 KiB page): it runs in chunks whose working set fits.
-   * Too small to run at all: a RangeError naming the least that works. Default: a working set of 256 MiB.
+   * Too small to run at all: a RangeError naming the least that works. Default: a working set of 256 MiB on one
+   * thread; on a pool, 64 MiB a thread (at least 256 MiB) within what the machine offers (docs/memory.md).
    */
   maxMemory?: number;
 }

@@ -15,6 +15,7 @@ import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
 import { median, parseCli, printTable, runtimeName, sameBytes } from './lib.js';
 import { nobleMsm, ffjavascriptCurve, ffjavascriptThreads, toFfjavascriptInputs, ffjavascriptMsm } from './peers.js';
+import { summarizePerThread } from '../src/threads/timeline.js';
 
 const HELP = `usage: npm run evaluate-msm -- [options]
   --curve a,b     curves to run (default bls12-381,bn254; known: ${curveNames.join(', ')})
@@ -28,7 +29,9 @@ const HELP = `usage: npm run evaluate-msm -- [options]
                   --threads, its default multi-threaded engine (one worker per CPU) instead
   --check-size k  log2 size whose result is checked against @noble/curves (default: the smallest size)
   --threads 1,2   time the thread pool (await curve.threads({ count }).msmBytes) at each count; a 1-thread
-                  pool is always run first, as the baseline of each size's speedup
+                  pool is always run first, as the baseline of each size's speedup; then a summary of
+                  timings.perThread (per phase: least/median/most busy ms over the threads, imbalance, the
+                  threads' waiting time; in --json as each row's perThread)
   --path p        with --threads: the pool's path, shared (default), messages or both
   --no-sync       with --threads: do not time the synchronous msmBytes (shown for reference)
   --prepared      time prepared bases (curve.prepareBases, without and with precompute) against msmBytes on
@@ -120,7 +123,7 @@ function fail(message) {
 }
 
 /** Entries of `timings` that are not phase times (ms): the window, the scalar bits, counts of windows, threads and chunks. */
-const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes', 'bits']);
+const NOT_PHASES = new Set(['window', 'windows', 'threads', 'chunks', 'chunkPoints', 'flat', 'memoryBytes', 'bits', 'perThread']);
 const isPhase = (key) => !NOT_PHASES.has(key);
 
 const progress = (text) => {
@@ -271,6 +274,21 @@ async function runPrepared() {
 
 let ffjsThreads = null;
 
+/** The medians over the runs of summarizePerThread's figures (per phase: busy min, median, max, imbalance; waits). */
+function medianSummary(summaries) {
+  if (!summaries.length) return null;
+  const names = [...new Set(summaries.flatMap((s) => Object.keys(s.phases)))];
+  const of = (f) => median(summaries.map(f).filter((x) => x !== undefined));
+  const phases = {};
+  for (const name of names) {
+    const runs = summaries.filter((s) => s.phases[name]);
+    phases[name] = Object.fromEntries(['threads', 'min', 'median', 'max', 'imbalance', 'start', 'end'].map((key) => [key, median(runs.map((s) => s.phases[name][key]))]));
+  }
+  const stepNames = [...new Set(summaries.flatMap((s) => Object.keys(s.steps ?? {})))];
+  const steps = Object.fromEntries(stepNames.map((name) => [name, of((s) => s.steps?.[name])]));
+  return { phases, steps, totalWait: of((s) => s.totalWait), maxWait: of((s) => s.maxWait), threads: summaries[0].threads };
+}
+
 /**
  * --threads: for each size, the synchronous msmBytes once (the reference result, and its time unless
  * --no-sync), then a pool per (path, thread count), started before and closed after its runs (pool start-up
@@ -306,6 +324,7 @@ async function runThreaded() {
             const pool = await curve.threads({ count: T, sharedMemory: path === 'shared' });
             const times = [];
             const phases = {};
+            const perThread = [];
             let windowUsed = null;
             try {
               if (pool.count !== T || pool.sharedMemory !== (path === 'shared')) {
@@ -324,6 +343,7 @@ async function runThreaded() {
                 times.push(ms);
                 windowUsed = timings.window ?? null;
                 for (const [ph, v] of Object.entries(timings)) if (isPhase(ph)) (phases[ph] ??= []).push(v);
+                if (timings.perThread) perThread.push(summarizePerThread(timings.perThread));
               }
             } finally {
               await pool.close();
@@ -332,6 +352,7 @@ async function runThreaded() {
               curve: target.name, group, kernel: target.curve.kernel, node: process.version, logN: k, n, threads: T, path, window: windowUsed,
               medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
               phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])),
+              perThread: medianSummary(perThread),
               syncMs, check: `equals msmBytes${check === 'not checked' ? '' : `, which ${check}`}`,
             };
             baseline ??= row.medianMs;
@@ -509,6 +530,16 @@ if (args.json) {
     ...(args.compare ? [r.ffjsMs?.toFixed(1) ?? '-', r.vsFfjs ? `${r.vsFfjs.toFixed(2)}x` : '-'] : []),
     ...phaseNames.map((ph) => (r.phasesMs[ph] === undefined ? '-' : r.phasesMs[ph].toFixed(1))),
   ]));
+  console.log('per thread (timings.perThread, medians over the runs): per phase the busy ms of the threads that ran it, least/median/most,');
+  console.log('  imbalance = most / mean, and the span from the first start to the last end; wait = the call\'s length less a thread\'s busy time');
+  for (const r of results) {
+    if (!r.perThread) continue;
+    const phases = Object.entries(r.perThread.phases).map(([ph, p]) =>
+      `${ph} ${p.min.toFixed(1)}/${p.median.toFixed(1)}/${p.max.toFixed(1)} (${p.imbalance.toFixed(2)}x, ${p.start.toFixed(1)}-${p.end.toFixed(1)})`);
+    console.log(`  ${labelOf(r)} 2^${r.logN} ${r.path} T=${r.threads}: ${phases.join('; ')}; wait ${r.perThread.totalWait.toFixed(1)} ms in all, ${r.perThread.maxWait.toFixed(1)} at most`);
+    const steps = Object.entries(r.perThread.steps).map(([name, ms]) => `${name} ${ms.toFixed(1)}`);
+    if (steps.length) console.log(`    steps, ms summed over the threads: ${steps.join(', ')}`);
+  }
   console.log('check: every pool result equals the synchronous msmBytes');
   for (const r of results) if (r.threads === 1 && r.path === paths[0] && r.check.includes('noble')) console.log(`check: ${labelOf(r)} 2^${r.logN} matches @noble/curves`);
 }

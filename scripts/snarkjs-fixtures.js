@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Real circuits for the snarkjs route (test/snarkjs-circuits.test.js, scripts/snarkjs-bench.js): compiles circom 2 circuits
+// Real circuits for the snarkjs route (test/snarkjs-circuits.test.js, bench/snarkjs-bench.js): compiles circom 2 circuits
 // (test/circuits/, circomlib templates) with circom2 (the compiler built to Wasm, from the npm registry), makes a
 // powers-of-tau file per curve (scripts/snarkjs-ptau.js: prepared for phase 2, for a KNOWN secret: test fixtures,
 // never a ceremony), the zkeys of each protocol, a witness and the verification keys.

@@ -1,5 +1,5 @@
 // The snarkjs page (bench/snarkjs/page.js) bundled with esbuild, served cross-origin isolated on 127.0.0.1 with
-// the cases' files next to it, in headless Chromium: for scripts/snarkjs-bench.js --browser and
+// the cases' files next to it, in headless Chromium: for bench/snarkjs-bench.js --browser and
 // test/snarkjs-browser.e2e.test.js.
 
 import { build } from 'esbuild';

@@ -1,4 +1,4 @@
-// The browser half of scripts/snarkjs-bench.js and test/snarkjs-browser.e2e.test.js (bench/snarkjs/browser.js): one case (?case=i: i.json,
+// The browser half of bench/snarkjs-bench.js and test/snarkjs-browser.e2e.test.js (bench/snarkjs/browser.js): one case (?case=i: i.json,
 // i.zkey, i.wasm next to the page) proved by snarkjs's browser build with and without wasmsm/snarkjs (bench/snarkjs/
 // phases.js), and for Groth16 by groth16Prove too (?prover=0 leaves it out); every proof verified by snarkjs's
 // verifier. Reports on window.snarkjsBench.

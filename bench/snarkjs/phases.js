@@ -1,4 +1,4 @@
-// One snarkjs proof timed by phase, the same way in Node (scripts/snarkjs-bench.js) and in the page
+// One snarkjs proof timed by phase, the same way in Node (bench/snarkjs-bench.js) and in the page
 // (bench/snarkjs/page.js): witness (snarkjs.wtns.calculate, into memory), then the prover, inside which
 //   MSM  wall time while any curve.G1 / G2.multiExpAffine call is under way (the methods installed at the time:
 //        ffjavascript's own, or wasmsm's route), wrapped for this proof only; msmG2 the part in G2 (Groth16's B2);

@@ -99,7 +99,7 @@ export const countDigits = (ctx, io, first, count) => digitSegments(ctx, io, io.
 /**
  * dst += src for `count` (dst, src) pointer pairs written at lane.pairs: one inversion per chunk, large
  * enough to amortise it (< 1%), small enough that the chunk's scratch stays in cache. `work` counts
- * additions and inversions when given (the work model in scripts/thread-model.js).
+ * additions and inversions when given (the work model in bench/thread-model.js).
  */
 function batchAdd(ctx, lane, count) {
   for (let at = 0; at < count; at += BATCH_CHUNK) {

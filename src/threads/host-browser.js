@@ -6,6 +6,9 @@ let scriptUrl = null;
 
 export const defaultThreadCount = () => globalThis.navigator?.hardwareConcurrency || 4;
 
+/** The memory the device offers, for the default working set (working-set.js): navigator.deviceMemory where the browser has it (GiB, rounded; Chromium). */
+export const engineMemory = () => ({ deviceGiB: globalThis.navigator?.deviceMemory });
+
 /** SharedArrayBuffer (and a shared WebAssembly.Memory) needs a cross-origin isolated page (COOP + COEP). */
 export const canShareMemory = () => globalThis.crossOriginIsolated === true;
 

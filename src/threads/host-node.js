@@ -1,9 +1,21 @@
 // Starting the pool's threads in Node: worker_threads, unreferenced while idle so an idle pool never keeps
 // the process alive. Chosen over host-browser.js by the "node" condition of package.json "imports".
 import { Worker } from 'node:worker_threads';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, freemem, totalmem } from 'node:os';
 
 export const defaultThreadCount = () => availableParallelism();
+
+/**
+ * The memory the machine offers, for the default working set (working-set.js); {} where the runtime refuses to say
+ * (Deno without --allow-sys throws NotCapable): then the working set is the 256 MiB of a runtime that does not know.
+ */
+export function engineMemory() {
+  try {
+    return { totalBytes: totalmem(), freeBytes: freemem() };
+  } catch {
+    return {};
+  }
+}
 
 /** Node always has SharedArrayBuffer. */
 export const canShareMemory = () => true;

@@ -5,7 +5,10 @@
 // Prepared bases: each thread keeps a slice (in an instance of its own), rebuilt from a copy the pool keeps when
 // the thread is replaced. release() replaces the threads whose memory grew: a stopped worker frees it all.
 
-import { budgetError, DEFAULT_WORKING_SET, equalShares } from '../msm/plan.js';
+import { budgetError, equalShares } from '../msm/plan.js';
+import { MEMORY_LIMIT } from '../runtime/heap.js';
+import { engineMemory } from '#threads-host';
+import { defaultWorkingSet } from './working-set.js';
 import { neutralBytes, sumPointBytes } from '../msm/bytes.js';
 import { tableLayout } from '../msm/prepared.js';
 import { phaseTimer } from '../msm/index.js';
@@ -70,9 +73,13 @@ export class MessagePath {
     return e?.need === undefined || options.maxMemory === undefined ? e : budgetError(options.maxMemory, T * e.need, options.window);
   }
 
-  /** maxMemory (or the default working set) split over the threads that take part (each has a memory of its own). */
+  /**
+   * maxMemory (or the default working set for T threads, working-set.js) split over the threads that take part
+   * (each has a memory of its own, of 4 GiB at most).
+   */
   #threadOptions(options, T, n) {
-    const out = { window: options.window, checkSubgroup: !!options.checkSubgroup, windowLimitPoints: n, workingSet: Math.floor(DEFAULT_WORKING_SET / T) };
+    const workingSet = Math.floor(defaultWorkingSet(T, engineMemory(), T * MEMORY_LIMIT) / T);
+    const out = { window: options.window, checkSubgroup: !!options.checkSubgroup, windowLimitPoints: n, workingSet };
     if (options.maxMemory !== undefined) out.maxMemory = Math.floor(options.maxMemory / T);
     return out;
   }
@@ -110,7 +117,7 @@ export class MessagePath {
         const slicePoints = pointBytes.slice(first * PB, end * PB);
         const sliceScalars = scalarBytes.slice(first * S, end * S);
         return {
-          args: { pointBytes: slicePoints, scalarBytes: sliceScalars, n: end - first, options: threadOptions, format: pointFormat?.name },
+          args: { pointBytes: slicePoints, scalarBytes: sliceScalars, n: end - first, options: threadOptions, format: pointFormat?.name, timed: !!options.timings },
           transfer: [slicePoints.buffer, sliceScalars.buffer],
         };
       },

@@ -17,6 +17,7 @@ import { noFormatOptions, resolveFormatOptions } from '../formats.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
 import { abortError, checkPiece, checkStreamOptions, readStream } from '../stream.js';
 import { RELEASE_AFTER_MS } from '../instance.js';
+import { Timeline } from './timeline.js';
 
 const MAX_THREADS = 256;
 
@@ -262,8 +263,11 @@ export class MsmPool {
         callbackError = { error: e };
       }
     };
+    // timings.perThread: every operation the threads run for this call, stamped (timeline.js)
+    const timeline = options.timings ? new Timeline(this.count) : null;
     const work = (async () => {
       await this.#workers.ready();
+      this.#workers.timeline = timeline;
       // a budget below what the pool holds from earlier calls: give that back first, as a curve does
       const { maxMemory } = options;
       if (maxMemory !== undefined && this.#path.memoryBytes() > maxMemory && this.#path.releasable({ all: true }) > 0) {
@@ -273,6 +277,7 @@ export class MsmPool {
     })();
     try {
       const result = await Promise.race([work, aborted]);
+      timeline?.finish(options.timings);
       progress(1);
       if (callbackError) throw callbackError.error;
       return result;
@@ -286,6 +291,7 @@ export class MsmPool {
       }
       throw e;
     } finally {
+      if (this.#workers.timeline === timeline) this.#workers.timeline = null;
       signal?.removeEventListener('abort', onAbort);
       this.#path.endCall?.();
       this.#releaseLater();

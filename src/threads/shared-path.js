@@ -10,13 +10,15 @@
 // with new threads, so the old memory is freed with them.
 
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
-import { DEFAULT_WORKING_SET, equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
+import { equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
 import { scalePieces, weightedCuts } from './split.js';
 import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, lanePieces } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { pointScaleBytes } from '../msm/chunked.js';
 import { RESIDENT_BYTES, withHeap } from '../instance.js';
+import { engineMemory } from '#threads-host';
+import { defaultWorkingSet } from './working-set.js';
 import { allocPreparedInputs, buildScratchBytes, checkTableFits, preparedDigitsZero, preparedShape, tableLayout } from '../msm/prepared.js';
 
 /** Each thread's scratch stack in the shared memory (the module's own stack is 16 KiB). */
@@ -148,10 +150,11 @@ export class SharedPath {
    * points. scalarBits: the largest scalar's bit length when all are known (plan.js msmShape).
    */
   chunks(n, options, progress, pointFormat, scalarBits) {
-    // a memory that cannot grow past maximumBytes: no plan may count on more
+    // a memory that cannot grow past maximumBytes: no plan may count on more; without maxMemory, the working set
+    // grows with the threads within what the machine offers (working-set.js)
     const plan = planMsm(this.#curve.params, n, {
       window: options.window, maxMemory: options.maxMemory === undefined ? undefined : Math.min(options.maxMemory, this.#maximumBytes),
-      workingSet: Math.min(DEFAULT_WORKING_SET, this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
+      workingSet: defaultWorkingSet(this.count, engineMemory(), this.#maximumBytes - this.#keptTop), base: this.#keptTop, threads: this.count, pool: true,
       checkSubgroup: !!options.checkSubgroup, scalarBits,
       reserve: pointFormat?.kind === 'snarkjs' ? pointScaleBytes(this.#curve.params) : 0, // SharedChunks' K
     });
@@ -182,7 +185,7 @@ export class SharedPath {
    * scalars leave windows nearly empty), run a lane per thread, add the partial sums here. Returns the result's
    * encoding. (Prepared bases: their table is one chunk.)
    */
-  async #lanes(io, shape, segments, progress, prepareShare, phase) {
+  async #lanes(io, shape, segments, progress, prepareShare, phase, timed) {
     const { instance, memory } = this.#shared;
     const { heap, params: P } = instance;
     const T = this.count;
@@ -191,7 +194,7 @@ export class SharedPath {
     phase('allocate');
     const total = shape.K * shape.m || 1;
     const laneDone = new Array(T).fill(0);
-    await this.runClaimLanes(io, claim, (t, items) => {
+    await this.runClaimLanes(io, claim, !!timed, (t, items) => {
       laneDone[t] = items;
       progress(prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / total);
     });
@@ -207,12 +210,12 @@ export class SharedPath {
    * has started, until none is left, then reduces what it claimed; afterwards each lane lists the pieces it
    * claimed (lanePartials reads them). onItems(t, items): the items thread t has added so far.
    */
-  async runClaimLanes(io, claim, onItems) {
+  async runClaimLanes(io, claim, timed, onItems) {
     const { queue, ranges, counters, lanes } = claim;
     const total = queue.reduce((sum, piece) => sum + piece.count, 0);
     new Int32Array(this.#shared.memory.buffer, counters, lanes.length).fill(0);
     this.#publish();
-    const claimed = await this.#workers.runAll('lane', (t) => lanes[t] && { args: { io, lane: lanes[t], claim: { queue, ranges, counters, t } } }, {
+    const claimed = await this.#workers.runAll('lane', (t) => lanes[t] && { args: { io, lane: lanes[t], claim: { queue, ranges, counters, t }, timed } }, {
       onProgress: (t, fraction) => onItems(t, fraction * total),
     });
     this.#acquire();
@@ -277,7 +280,7 @@ export class SharedPath {
     phase('digits');
     const prepareShare = 0.05;
     progress(prepareShare);
-    const out = await this.#lanes(io, shape, segments.flatMap((s) => s ?? []), progress, prepareShare, phase);
+    const out = await this.#lanes(io, shape, segments.flatMap((s) => s ?? []), progress, prepareShare, phase, !!options.timings);
     if (options.timings) Object.assign(options.timings, { window: shape.c, windows: shape.K, flat: shape.flat, threads: T });
     return out;
   }
@@ -403,12 +406,14 @@ class SharedChunks {
     const prepareShare = this.#options.checkSubgroup ? 0.8 : 0.1;
     const ranges = equalShares(count, T);
     const { checkSubgroup = false } = this.#options;
+    // with timings the threads time their own steps too (timings.perThread[t].steps: convert, sort, gather, ...)
+    const timed = !!this.#options.timings;
     const segments = await workers.runAll(
       'prepare',
       (t) => {
         const [first, end] = ranges[t];
         if (end === first) return null;
-        return { args: { io, staging: this.#inputs.staging, scale: this.#scale, first, count: end - first, checkSubgroup, jac: this.#inputs.subgroup[t] } };
+        return { args: { io, staging: this.#inputs.staging, scale: this.#scale, first, count: end - first, checkSubgroup, jac: this.#inputs.subgroup[t], timed } };
       },
       { offsetOf: () => this.#chunkFirst },
     );
@@ -431,10 +436,10 @@ class SharedChunks {
       this.#progress(before + share * (prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / totalItems));
     };
     if (this.#claim) {
-      await this.#path.runClaimLanes(io, this.#claim, onItems);
+      await this.#path.runClaimLanes(io, this.#claim, timed, onItems);
     } else {
       const laneItems = lanes.map((lane) => (lane ? lane.pieces.reduce((s, p) => s + p.count, 0) : 0));
-      await workers.runAll(last ? 'lane' : 'accumulate', (t) => lanes[t] && { args: { io, lane: lanes[t] } }, {
+      await workers.runAll(last ? 'lane' : 'accumulate', (t) => lanes[t] && { args: { io, lane: lanes[t], timed } }, {
         onProgress: (t, fraction) => onItems(t, fraction * laneItems[t]),
       });
       acquire();
@@ -456,7 +461,7 @@ class SharedChunks {
     const lanes = this.#lanes;
     if (!this.#reduced) {
       publish();
-      await workers.runAll('reduce', (t) => lanes[t] && { args: { io: { shape: this.#work.shape, infinity: this.#work.infinity }, lane: lanes[t] } });
+      await workers.runAll('reduce', (t) => lanes[t] && { args: { io: { shape: this.#work.shape, infinity: this.#work.infinity }, lane: lanes[t], timed: !!this.#options.timings } });
       acquire();
     }
     const io = { shape: this.#work.shape, infinity: this.#work.infinity };

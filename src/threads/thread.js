@@ -49,7 +49,10 @@ export class Thread {
           const pending = this.#pending;
           this.#pending = null;
           if (message.memoryBytes !== undefined) this.memoryBytes = message.memoryBytes;
-          if (message.type === 'done') pending?.resolve(message.result);
+          if (message.type === 'done') {
+            pending?.onTimes?.(message.started, message.ended, message.steps);
+            pending?.resolve(message.result);
+          }
           else pending?.reject(message.error);
         }
       },
@@ -78,14 +81,17 @@ export class Thread {
     this.#pending = null;
   }
 
-  /** Resolves with the operation's result; rejects with error data ({ name, message, ... }). */
-  async run(op, args, { transfer = [], onProgress } = {}) {
+  /**
+   * Resolves with the operation's result; rejects with error data ({ name, message, ... }). onTimes(started, ended,
+   * steps): when the operation ran on the thread (timeline.js), called before the result resolves.
+   */
+  async run(op, args, { transfer = [], onProgress, onTimes } = {}) {
     if (this.dead) throw { name: 'Error', message: `wasmsm thread ${this.label} is not running` };
     const host = await this.#host;
     try {
       host.hold(true);
       return await new Promise((resolve, reject) => {
-        this.#pending = { resolve, reject, onProgress };
+        this.#pending = { resolve, reject, onProgress, onTimes };
         host.post({ type: 'run', id: this.#nextId++, op, args }, transfer);
       });
     } finally {
@@ -113,6 +119,8 @@ export class Thread {
 /** The pool's threads: started from init messages, replaced when dead, asked to run operations together. */
 export class Workers {
   #initFor;
+  /** The running call's Timeline (timeline.js) while it asked for timings: runAll records every operation in it. */
+  timeline = null;
 
   /** initFor(t): the init message of thread t (what its path gives it). */
   constructor(count, initFor) {
@@ -162,7 +170,9 @@ export class Workers {
       this.list.map((thread, t) => {
         const args = argsOf(t);
         if (!args) return null;
-        return thread.run(op, args.args, { transfer: args.transfer, onProgress: onProgress && ((f) => onProgress(t, f)) });
+        const timeline = this.timeline;
+        const onTimes = timeline && ((started, ended, steps) => timeline.record(t, op, started, ended, steps));
+        return thread.run(op, args.args, { transfer: args.transfer, onProgress: onProgress && ((f) => onProgress(t, f)), onTimes });
       }),
     );
     const failed = outcomes.map((o, t) => [o, t]).filter(([o]) => o.status === 'rejected');

@@ -3,13 +3,16 @@
 // host code, so the browser build bundles it into one self-contained script (wasm/threads-worker.js).
 //
 // In:  { type: 'init', module, params, memory?, stackTop?, syncWord?, ownModule? }   { type: 'run', id, op, args }
-// Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result, memoryBytes }
+// Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result, memoryBytes, started, ended, steps? }
 //      | { type: 'failed', id, error, memoryBytes } | { type: 'progress', id, fraction }
 // memoryBytes: what the thread's memories of its own (not prepared bases') have grown to, for the pool's release.
+// started, ended: when the operation ran (timeline.js clock, shared by all threads), for timings.perThread; steps:
+// the thread's own step times inside it (shared path: convert, prepare, digits, sort, gather, accumulate, reduce;
+// message path: the phases of its slice's MSM), when the pool asked for timings (args.timed).
 
 import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { accumulateLane, claimLane, countDigits, prepareRange, reducePieces, runLane } from '../msm/index.js';
+import { accumulateLane, claimLane, countDigits, phaseTimer, prepareRange, reducePieces, runLane } from '../msm/index.js';
 import { convertPoints, inputError } from '../msm/bytes.js';
 import { checkSubgroupRange } from '../msm/subgroup.js';
 import { ChunkedMsm, msmBytesOn, pointScaleBytes } from '../msm/chunked.js';
@@ -21,6 +24,7 @@ import { buildTable, countPreparedDigits, preparedDigits } from '../msm/prepared
 import { preparedMsmOn, prepareOn } from '../bases.js';
 import { withHeap } from '../instance.js';
 import { frCosetBlock, frDifBlock } from '../fr/thread-ops.js';
+import { clock } from './timeline.js';
 
 /** An Error as plain data (structured clone keeps only some of an Error's fields everywhere). */
 export const errorData = (e) => ({
@@ -71,14 +75,21 @@ export function serveThread(port) {
      * Shared memory: check and convert points [first, first + count), GLV and digits of those pairs; returns
      * their nonzero digits per window (for the weighted split).
      */
-    prepare({ io, staging, scale, first, count, checkSubgroup, jac }) {
+    prepare({ io, staging, scale, first, count, checkSubgroup, jac, timed }, progress, steps) {
       const P = ctx.params;
+      const phase = timed ? phaseTimer(steps) : () => {};
       const points = io.points + first * P.affineBytes;
       convertPoints(ctx, points, staging + first * 2 * P.field.bytes, count, first, scale);
-      if (checkSubgroup) checkSubgroupRange(ctx, jac, points, count, first);
-      prepareRange(ctx, io, first, count);
+      phase('convert');
+      if (checkSubgroup) {
+        checkSubgroupRange(ctx, jac, points, count, first);
+        phase('subgroup');
+      }
+      prepareRange(ctx, io, first, count, phase);
       publish();
-      return countDigits(ctx, io, first, count);
+      const segments = countDigits(ctx, io, first, count);
+      phase('count');
+      return segments;
     },
     /** Shared memory: the table entries of bases [first, first + count), with heap scratch of its own at `scratch`. */
     buildTable({ layout, table, staging, first, count, checkSubgroup, scratch }) {
@@ -112,20 +123,20 @@ export function serveThread(port) {
      * ({ queue, ranges, counters, t }: allocClaimLanes) the pieces are claimed as the threads go (claimLane);
      * returns the pieces this thread claimed.
      */
-    lane({ io, lane, claim }, progress) {
-      const progressOf = { progress: (done, total) => progress(done / total) };
+    lane({ io, lane, claim, timed }, progress, steps) {
+      const progressOf = { progress: (done, total) => progress(done / total), phase: timed ? phaseTimer(steps) : undefined };
       const claimed = claim ? claimLane(ctx, io, lane, claim, progressOf) : runLane(ctx, io, lane, progressOf);
       publish();
       return claimed;
     },
     /** Shared memory: a chunk's share of a lane's pieces, added to its buckets. */
-    accumulate({ io, lane }, progress) {
-      accumulateLane(ctx, io, lane, { progress: (done, total) => progress(done / total) });
+    accumulate({ io, lane, timed }, progress, steps) {
+      accumulateLane(ctx, io, lane, { progress: (done, total) => progress(done / total), phase: timed ? phaseTimer(steps) : undefined });
       publish();
     },
     /** Shared memory: after the last chunk, the lane's buckets reduced into its partial sums. */
-    reduce({ io, lane }) {
-      reducePieces(ctx, io, lane);
+    reduce({ io, lane, timed }, progress, steps) {
+      reducePieces(ctx, io, lane, timed ? phaseTimer(steps) : undefined);
       publish();
     },
     /** Either path: points of one slice in `format` to the native encoding (decompression in Wasm). */
@@ -138,10 +149,14 @@ export function serveThread(port) {
      * Own memory: a whole MSM over this thread's share of the inputs; points in `format` decoded first, but snarkjs
      * points read as they are, converted by the product that checks them (pointScale).
      */
-    async msm({ pointBytes, scalarBytes, n, options, format }, progress) {
+    async msm({ pointBytes, scalarBytes, n, options, format, timed }, progress, steps) {
       const pointScale = scaleOf(format);
-      if (format && pointScale === undefined) pointBytes = await ops.decode({ bytes: pointBytes, format });
-      return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, onProgress: progress });
+      const phase = timed ? phaseTimer(steps) : () => {};
+      if (format && pointScale === undefined) {
+        pointBytes = await ops.decode({ bytes: pointBytes, format });
+        phase('decode');
+      }
+      return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, onProgress: progress, ...(timed && { timings: steps }) });
     },
     /** Own memory: this thread's share of a stream (about `points` points, or Infinity), a ChunkedMsm kept under `id` until streamFinish. */
     streamBegin({ id, options, format, points }) {
@@ -218,9 +233,13 @@ export function serveThread(port) {
     if (message.type !== 'run') return;
     const { id, op, args } = message;
     try {
+      const started = clock();
       acquire();
-      const result = await ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }));
-      port.post({ type: 'done', id, result, memoryBytes: memoryBytes() }, result instanceof Uint8Array ? [result.buffer] : []);
+      const steps = {};
+      const result = await ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }), steps);
+      const ended = clock();
+      const timed = Object.keys(steps).length > 0 ? { steps } : {};
+      port.post({ type: 'done', id, result, memoryBytes: memoryBytes(), started, ended, ...timed }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (e) {
       port.post({ type: 'failed', id, error: errorData(e), memoryBytes: memoryBytes() });
     }

@@ -83,6 +83,10 @@ export async function example(): Promise<string> {
   const poolOptions: PoolMsmOptions = { signal: controller.signal, onProgress: (f: number) => void f, window: 8, pointFormat: 'native' };
   const threaded: Uint8Array = await pool.msmBytes(points, scalars, poolOptions);
   const threadedPoint: AffinePoint | null = await pool.msm(P, s);
+  // Per-thread timings of a pool call.
+  const poolTimings: MsmTimings = {};
+  await pool.msmBytes(points, scalars, { timings: poolTimings });
+  const lanesEnd: number = (poolTimings.perThread ?? []).reduce((end, t) => Math.max(end, t.phases.lanes?.end ?? 0, t.wait), poolTimings.lanes ?? 0);
   // memory: a budget, streams, accumulators, giving memory back
   const budgeted: Uint8Array = curve.msmBytes(points, scalars, { maxMemory: 64 * 2 ** 20, timings });
   const chunks: number | undefined = timings.chunks;

@@ -4,9 +4,9 @@
 // Also the thread pool (--threads, default 2): its threads decode a slice each, then run the MSM.
 
 import { loadCurve } from '../index.js';
-import { parseCli } from './lib.js';
+import { parseCli } from '../scripts/lib.js';
 
-const HELP = `usage: node scripts/decompress-bench.js [options]
+const HELP = `usage: node bench/decompress-bench.js [options]
   --logn 16       log2 of the number of points (default 16)
   --runs 3        timed runs (median)
   --curve c       default bls12-381

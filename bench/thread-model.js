@@ -12,31 +12,37 @@
 
 import { cpus } from 'node:os';
 import { loadCurve, curveNames } from '../index.js';
-import { parseCli, printTable } from './lib.js';
+import { parseCli, printTable } from '../scripts/lib.js';
 import { equalShares, msmShape, splitPieces } from '../src/msm/plan.js';
 import { weightedCuts } from '../src/threads/split.js';
 import { countDigits, prepareRange, runLane } from '../src/msm/index.js';
 import { allocInputs, allocLane, allocWork, chunkIO } from '../src/msm/layout.js';
 import { convertPoints } from '../src/msm/bytes.js';
+import { fitXeon, predictBoth, XEON } from './thread-time.js';
 
 const HELP = `usage: npm run thread-model -- [options]
   --curve a,b     curves (default bls12-381,bn254; known: ${curveNames.join(', ')})
   --sizes 16,18   log2 of the input sizes (default 16,18,20)
-  --threads 4,8   thread counts besides the 1-thread baseline (default 4,8,16,32)
+  --threads 4,8   thread counts besides the 1-thread baseline (default 4,8,16,32; with --time 2,4,8,16)
   --window c      force the window of the threaded rows (default: the pool's choice for each T)
   --inv-cost 16   additions one inversion is worth, for the inversion-weighted speedup (default 16)
   --markdown      print a markdown table (as in bench/README.md) instead of the text table
-  --json          print the results as JSON instead of a table`;
+  --json          print the results as JSON instead of a table
+  --time          the time model (bench/thread-time.js): fit to issue #38's 16-core Xeon figures, predicted
+                  against measured, the terms at 16 threads, before and after the working set of issue #38
+                  (needs sizes 16,18,20 and threads 16, the defaults with --time)`;
 
 const args = parseCli('thread-model', HELP, {
   curve: { type: 'string', default: 'bls12-381,bn254' },
   sizes: { type: 'string', default: '16,18,20' },
-  threads: { type: 'string', default: '4,8,16,32' },
+  threads: { type: 'string' },
   window: { type: 'string' },
   'inv-cost': { type: 'string', default: '16' },
   markdown: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
+  time: { type: 'boolean', default: false },
 });
+args.threads ??= args.time ? '2,4,8,16' : '4,8,16,32';
 const fail = (message) => {
   console.error(`thread-model: ${message}`);
   process.exit(2);
@@ -159,7 +165,8 @@ const target = () => {
 };
 const weightedGap = Math.max(0, ...results.map((r) => Math.abs(r.weightedEfficiency - r.efficiency)));
 if (args.json) {
-  console.log(JSON.stringify({ machine, invCost, window: window ?? null, results }, null, 2));
+  // with --time, one document with the time model too (below)
+  if (!args.time) console.log(JSON.stringify({ machine, invCost, window: window ?? null, results }, null, 2));
 } else if (args.markdown) {
   console.log('| curve | N | T | c | K | additions, busiest thread | least busy | inversions, busiest | least busy | additions, all threads | work vs 1 thread | predicted speedup | speedup / T |');
   console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
@@ -179,4 +186,48 @@ if (args.json) {
   console.log(`inversion-weighted efficiency (1 inversion = ${invCost} additions) is within ${weightedGap.toFixed(3)} of speedup/T`);
   const t = target();
   if (t) console.log(t);
+}
+
+if (args.time) {
+  // each curve's runtime params with their fma build (chunksOf plans with the FMA layout, as on the Xeon)
+  const curveParams = {};
+  for (const name of curves) curveParams[name] = (await import(`../wasm/${name}/params.js`)).default;
+  const params = (name) => curveParams[name];
+  const counts = (curve, logN, T) => {
+    const one = results.find((r) => r.curve === curve && r.logN === logN && r.threads === 1);
+    const row = results.find((r) => r.curve === curve && r.logN === logN && r.threads === T);
+    if (!one || !row) fail(`--time needs the counts of ${curve} 2^${logN} at ${T} threads (--sizes 16,18,20 --threads 16)`);
+    return { adds1: one.totalAdditions, maxAdds: row.maxAdditions };
+  };
+  const fitted = fitXeon(counts, params, { ...XEON, rows: XEON.rows.filter((r) => curves.includes(r.curve)) });
+  const timeResults = { fit: { a: fitted.a, betaP: fitted.betaP, betaL: fitted.betaL, gamma: fitted.gamma, rmsLogError: fitted.rms }, rows: [], scaling: [] };
+  for (const r of fitted.rows) timeResults.rows.push({ curve: r.curve, logN: r.logN, threads: r.threads, maxMemory: r.maxMemory ?? null, chunks: r.chunks, measuredMs: r.ms, predictedMs: r.total, terms: r.terms });
+  for (const name of curves) {
+    for (const k of sizes) {
+      for (const T of threadCounts) {
+        if (!results.some((r) => r.curve === name && r.logN === k && r.threads === T)) continue;
+        const both = predictBoth(fitted, counts, params, name, k, T);
+        timeResults.scaling.push({ curve: name, logN: k, threads: T, before: { chunks: both.before.chunks, ms: both.before.total, terms: both.before.terms }, after: { chunks: both.after.chunks, ms: both.after.total, terms: both.after.terms } });
+      }
+    }
+  }
+  for (const s of timeResults.scaling) {
+    const one = timeResults.scaling.find((x) => x.curve === s.curve && x.logN === s.logN && x.threads === 1);
+    s.before.speedup = one.before.ms / s.before.ms;
+    s.after.speedup = one.after.ms / s.after.ms;
+  }
+  if (args.json) {
+    console.log(JSON.stringify({ machine, invCost, window: window ?? null, results, timeModel: timeResults }, null, 2));
+  } else {
+    const f = timeResults.fit;
+    console.log(`\ntime model (bench/thread-time.js) fitted to ${XEON.machine}:`);
+    console.log(`  a = ${Object.entries(f.a).map(([c, v]) => `${c} ${(v * 1e6).toFixed(0)} ns`).join(', ')} per addition (one thread); betaP ${f.betaP.toFixed(4)} (prepare's traffic per extra thread), betaL ${f.betaL.toFixed(4)} (the lanes'), gamma ${f.gamma.toFixed(2)} (input in chunks); rms log error ${f.rmsLogError.toFixed(3)}`);
+    printTable(['curve', 'N', 'T', 'maxMemory', 'chunks', 'measured ms', 'predicted ms', 'ideal', 'prepare traffic', 'imbalance+reductions', 'lanes traffic', 'chunks', 'serial+rounds'],
+      timeResults.rows.map((r) => [r.curve, `2^${r.logN}`, r.threads, r.maxMemory ? `${r.maxMemory / 2 ** 20} MiB` : '-', r.chunks, r.measuredMs.join(' / '), r.predictedMs.toFixed(0),
+        ...Object.values(r.terms).map((v) => v.toFixed(1))]));
+    console.log('\npredicted scaling, working set before issue #38 (256 MiB) and after (defaultWorkingSet on the Xeon\'s memory): ms, speedup over 1 thread');
+    printTable(['curve', 'N', 'T', 'chunks before', 'ms before', 'speedup', 'chunks after', 'ms after', 'speedup', 'speedup / T', 'lanes traffic', 'imbalance+reductions'],
+      timeResults.scaling.map((s) => [s.curve, `2^${s.logN}`, s.threads, s.before.chunks, s.before.ms.toFixed(0), s.before.speedup.toFixed(2), s.after.chunks, s.after.ms.toFixed(0), s.after.speedup.toFixed(2), (s.after.speedup / s.threads).toFixed(3),
+        s.after.terms['lanes traffic'].toFixed(1), s.after.terms['imbalance + repeated reductions'].toFixed(1)]));
+  }
 }

@@ -4,13 +4,13 @@
 // result. Prints each kind's median, its phases (from `timings`: window c, windows K, the bits planned for) and the
 // ratio. The plan takes the largest scalar's bit length (src/msm/plan.js msmShape).
 //
-//   node scripts/small-scalars-bench.js                      # BN254 G1, 2^16, one thread against ffjavascript's single thread
-//   node scripts/small-scalars-bench.js --threads 2 --group g2  # a pool of 2 against ffjavascript's workers (one per core)
+//   node bench/small-scalars-bench.js                      # BN254 G1, 2^16, one thread against ffjavascript's single thread
+//   node bench/small-scalars-bench.js --threads 2 --group g2  # a pool of 2 against ffjavascript's workers (one per core)
 
 import { cpus } from 'node:os';
 import { loadCurve } from '../index.js';
-import { ffjavascriptCurve, ffjavascriptMsm, ffjavascriptThreads, toFfjavascriptInputs } from './peers.js';
-import { fail, median, parseCli, printTable, runtimeName } from './lib.js';
+import { ffjavascriptCurve, ffjavascriptMsm, ffjavascriptThreads, toFfjavascriptInputs } from '../scripts/peers.js';
+import { fail, median, parseCli, printTable, runtimeName } from '../scripts/lib.js';
 
 const KINDS = {
   random: 'random scalars < r',
@@ -20,7 +20,7 @@ const KINDS = {
   zero: 'all zero',
 };
 
-const HELP = `usage: node scripts/small-scalars-bench.js [options]
+const HELP = `usage: node bench/small-scalars-bench.js [options]
   --curve c     bn254 (default) or bls12-381 (the curves ffjavascript has)
   --group g     g1 (default) or g2
   --size k      log2 of the points (default 16)

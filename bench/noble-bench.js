@@ -7,8 +7,8 @@ import { cpus } from 'node:os';
 import { pippenger } from '@noble/curves/abstract/curve.js';
 import { loadCurve } from '../index.js';
 import { load } from '../src/adapters/noble.js';
-import { noblePointClass, decodePoints } from './noble-msm.js';
-import { medianMs, parseCli, runtimeName } from './lib.js';
+import { noblePointClass, decodePoints } from '../scripts/noble-msm.js';
+import { medianMs, parseCli, runtimeName } from '../scripts/lib.js';
 
 const HELP = `usage: npm run noble-bench -- [--sizes 8,10,12] [--runs 5] [--threads 2] [--curves bls12-381,bn254,secp256k1,bls12-381-g2] [--json]
   --sizes    log2 of the number of points

@@ -15,7 +15,7 @@
 // Each bucket sum is counted by bucketAdditions (src/msm/prepared.js), the model the shipped table's window comes from.
 // Figures and what they mean: bench/README.md "Prepared bases".
 
-import { parseCli, printTable } from './lib.js';
+import { parseCli, printTable } from '../scripts/lib.js';
 import { chooseWindow } from '../src/msm/window.js';
 import { bucketAdditions } from '../src/msm/prepared.js';
 import { decompose, reducedBasis } from '../src/bigint/glv.js';

@@ -12,9 +12,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCurve } from '../index.js';
-import { fail, median, medianMs, parseCli, printTable } from './lib.js';
+import { fail, median, medianMs, parseCli, printTable } from '../scripts/lib.js';
 
-const HELP = `Usage: node scripts/edwards-bench.js [--sizes 16,18] [--threads 1,2] [--runs 10] [--rounds 2]
+const HELP = `Usage: node bench/edwards-bench.js [--sizes 16,18] [--threads 1,2] [--runs 10] [--rounds 2]
   [--ed25519-size 16] [--noble-runs 2] [--montgomery <dir>] [--no-montgomery] [--no-noble]
   --montgomery: a checkout of montgomery's main branch, built (npm install; npx tsc), default $MONTGOMERY_DIR or
   /tmp/peer-montgomery`;

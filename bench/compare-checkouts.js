@@ -3,7 +3,7 @@
 // same inputs, runs interleaved, medians: for claims like "no slower than before". The other checkout needs its
 // Wasm built (npm ci && npm run build:wasm there), e.g.
 //   git worktree add ../wasmsm-before <commit> && (cd ../wasmsm-before && npm ci && npm run build:wasm)
-//   node scripts/compare-checkouts.js --baseline ../wasmsm-before --curve bls12-381,bn254 --sizes 16,18 --runs 7
+//   node bench/compare-checkouts.js --baseline ../wasmsm-before --curve bls12-381,bn254 --sizes 16,18 --runs 7
 // Prints each row's medians, their ratio (this / baseline), whether the results are equal, and both Wasm memories.
 // --threads T: each checkout's thread pool of T threads instead (pool.msmBytes, memories not compared).
 // --busy-ms N (with --threads): the calling thread computes for N ms from 30 ms into each call, while the threads
@@ -11,10 +11,10 @@
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { median, parseCli, printTable } from './lib.js';
+import { median, parseCli, printTable } from '../scripts/lib.js';
 import { loadCurve } from '../index.js';
 
-const HELP = `usage: node scripts/compare-checkouts.js --baseline <dir> [--curve a,b] [--sizes 16,18] [--runs 7] [--kernel auto|int|fma] [--threads T [--busy-ms N]]`;
+const HELP = `usage: node bench/compare-checkouts.js --baseline <dir> [--curve a,b] [--sizes 16,18] [--runs 7] [--kernel auto|int|fma] [--threads T [--busy-ms N]]`;
 const args = parseCli('compare-checkouts', HELP, {
   baseline: { type: 'string' },
   curve: { type: 'string', default: 'bls12-381,bn254' },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Cost per point of the subgroup check (checkSubgroup: true) on the BLS12 curves: the endomorphism test
 // phi(P) = [-z^2] P that the library uses, against r * P = O (what it would do without the endomorphism).
-// Usage: node scripts/subgroup-bench.js
+// Usage: node bench/subgroup-bench.js
 import { loadCurve } from '../index.js';
 import { convertPoints } from '../src/msm/bytes.js';
 import { checkSubgroupRange, subgroupScratchBytes } from '../src/msm/subgroup.js';

@@ -22,8 +22,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import * as snarkjs from 'snarkjs';
 import { accelerate, Groth16Prover } from 'wasmsm/snarkjs';
-import { fixture, terminateCurves } from './snarkjs-fixtures.js';
-import { compare } from '../bench/snarkjs/phases.js';
+import { fixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
+import { compare } from './snarkjs/phases.js';
 
 const DEFAULT_CASES = 'merkle16:groth16,eddsa3:groth16,sha2:groth16,merkle1:plonk,merkle4:plonk,merkle1:fflonk';
 
@@ -90,7 +90,7 @@ async function node(list) {
 }
 
 async function browser(list) {
-  const { snarkjsPage } = await import('../bench/snarkjs/browser.js');
+  const { snarkjsPage } = await import('./snarkjs/browser.js');
   const page = await snarkjsPage(list.map(({ f }) => f), { isolated: !args.includes('--not-isolated') });
   const out = [];
   try {

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { loadCurve } from '../index.js';
 import { loadKzg } from '../src/adapters/kzg.js';
-import { medianMs, parseCli, runtimeName } from './lib.js';
+import { medianMs, parseCli, runtimeName } from '../scripts/lib.js';
 
 const HELP = `usage: npm run kzg-bench -- [--runs 7] [--threads 2] [--json]
   --runs n      timed calls per variant (median)

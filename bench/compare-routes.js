@@ -7,18 +7,18 @@
 // For claims like "the route is no slower than before" where the VMs' noise moves snarkjs-bench's ratios more.
 // The other checkout needs its Wasm built (npm ci && npm run build:wasm there), e.g.
 //   git worktree add ../wasmsm-before <commit> && (cd ../wasmsm-before && npm ci && npm run build:wasm)
-//   node scripts/compare-routes.js --baseline ../wasmsm-before --case sha2:groth16 --runs 12
+//   node bench/compare-routes.js --baseline ../wasmsm-before --case sha2:groth16 --runs 12
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as snarkjs from 'snarkjs';
 import { buildBn128 } from 'ffjavascript';
-import { median, parseCli } from './lib.js';
+import { median, parseCli } from '../scripts/lib.js';
 import { accelerate } from '../src/adapters/snarkjs.js';
-import { fixture } from './snarkjs-fixtures.js';
+import { fixture } from '../scripts/snarkjs-fixtures.js';
 
-const HELP = 'usage: node scripts/compare-routes.js --baseline <dir> [--case circuit:protocol] [--runs 12] [--threads 2]';
+const HELP = 'usage: node bench/compare-routes.js --baseline <dir> [--case circuit:protocol] [--runs 12] [--threads 2]';
 const args = parseCli('compare-routes', HELP, {
   baseline: { type: 'string' },
   case: { type: 'string', default: 'sha2:groth16' },
