@@ -597,7 +597,7 @@ export interface ScalarField {
   readonly elementBytes: number;
   readonly cosetGenerator: bigint;
   readonly params: NonNullable<CurveParams['fr']>;
-  readonly memory: WebAssembly.Memory;
+  readonly memory: WasmMemory;
   readonly heap: { alloc(bytes: number, align?: number): number; mark(): number; release(mark: number): void; readonly base: number; readonly top: number };
   /** The fr_ kernels (Wasm exports) by name, and a Field over them (mul, add, write, read, ...). */
   readonly exports: Record<string, unknown>;
