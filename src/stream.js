@@ -4,7 +4,7 @@
 // handed on in batches to a ChunkedMsm (one thread, src/msm/chunked.js) or a pool's path, whose plan keeps the
 // memory bounded whatever the stream's length. Errors name the index in the whole stream.
 
-import { checkMsmOptions, checkScalarBytes, inputError } from './msm/bytes.js';
+import { checkMsmOptions, checkScalarBytes, copyBytes, inputError } from './msm/bytes.js';
 import { ChunkedMsm } from './msm/chunked.js';
 import { planMsm } from './msm/plan.js';
 import { STAGING_POINTS } from './msm/layout.js';
@@ -53,7 +53,7 @@ class ByteQueue {
   /** Copy what is left of the caller's pieces: once add() returns, the caller may reuse or transfer its buffers. */
   keep() {
     for (let i = this.#kept; i < this.#pieces.length; i++) {
-      this.#pieces[i] = this.#pieces[i].slice(i === 0 ? this.#offset : 0);
+      this.#pieces[i] = copyBytes(this.#pieces[i], i === 0 ? this.#offset : 0);
       if (i === 0) this.#offset = 0;
     }
     this.#kept = this.#pieces.length;

@@ -116,6 +116,8 @@ describe('groth16Prove', () => {
       const fixed = [
         await p.prove(streamOf(f.zkeyBytes, 4093), streamOf(f.wtnsBytes, 7), { r: R, s: S }),
         await p.prove(iterableOf(f.zkeyBytes, 65536), f.wtnsBytes.buffer.slice(f.wtnsBytes.byteOffset), { r: R, s: S }),
+        // Node Buffers (readFileSync's): their slice is a view, which must never reach a thread as a transfer
+        await p.prove(readFileSync(f.zkey), readFileSync(f.wtns), { r: R, s: S }),
       ];
       for (const x of fixed) expect(JSON.stringify(x)).toBe(reference);
       // proofs asked for at once run one after the other on the prover

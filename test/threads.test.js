@@ -599,3 +599,41 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
     }
   });
 });
+
+describe('Node Buffers as inputs (a Buffer\'s slice is a view, not a copy)', () => {
+  it('every pool call on both paths gives the synchronous result and leaves the caller\'s buffers whole and unchanged', { timeout: 120_000 }, async () => {
+    const curve = await loadCurve('bn254');
+    const n = 300;
+    const points = curve.randomPointsBytes(n, { seed: 5 });
+    const scalars = curve.randomScalarsBytes(n, { seed: 6 });
+    const want = curve.msmBytes(points, scalars);
+    for (const sharedMemory of [true, false]) {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        const calls = {
+          msmBytes: (p, s) => pool.msmBytes(p, s),
+          prepareBases: async (p, s) => (await pool.prepareBases(p)).msmBytes(s),
+          msmStream: (p, s) => pool.msmStream([{ points: p, scalars: s }]),
+          msmAccumulator: async (p, s) => {
+            const acc = pool.msmAccumulator();
+            await acc.add(p, s);
+            p.fill(0); // the caller reuses its buffers at once: the pool kept copies
+            s.fill(0);
+            return acc.result();
+          },
+        };
+        for (const [name, call] of Object.entries(calls)) {
+          const p = Buffer.from(points);
+          const s = Buffer.from(scalars);
+          const got = await call(p, s);
+          expect(Buffer.from(got).equals(Buffer.from(want)), `${name}, sharedMemory ${sharedMemory}`).toBe(true);
+          expect(p.buffer.byteLength, `${name}: the caller's points were taken`).toBeGreaterThan(0);
+          expect(s.buffer.byteLength, `${name}: the caller's scalars were taken`).toBeGreaterThan(0);
+          if (name !== 'msmAccumulator') expect(Buffer.compare(p, Buffer.from(points)), `${name}: points changed`).toBe(0);
+        }
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+});

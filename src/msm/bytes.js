@@ -39,6 +39,12 @@ export function modInverse(a, m) {
   return ((s0 % m) + m) % m;
 }
 
+/**
+ * A copy of bytes[start, end) in a Uint8Array of its own. Not bytes.slice(): a Node Buffer's slice is a view of the
+ * caller's memory, and a view transferred to a thread would take (detach) the caller's whole buffer.
+ */
+export const copyBytes = (bytes, start, end) => Uint8Array.prototype.slice.call(bytes, start, end);
+
 /** x as `length` little-endian bytes at out[offset...]. */
 export function bigIntToBytesLE(x, out, offset, length) {
   for (let i = 0; i < length; i++, x >>= 8n) out[offset + i] = Number(x & 0xffn);

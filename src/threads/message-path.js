@@ -9,7 +9,7 @@ import { budgetError, equalShares } from '../msm/plan.js';
 import { MEMORY_LIMIT } from '../runtime/heap.js';
 import { engineMemory } from '#threads-host';
 import { defaultWorkingSet } from './working-set.js';
-import { neutralBytes, sumPointBytes } from '../msm/bytes.js';
+import { copyBytes, neutralBytes, sumPointBytes } from '../msm/bytes.js';
 import { tableLayout } from '../msm/prepared.js';
 import { phaseTimer } from '../msm/index.js';
 import { RESIDENT_BYTES } from '../instance.js';
@@ -114,8 +114,8 @@ export class MessagePath {
         if (t >= T) return null;
         const [first, end] = ranges[t];
         // Copies of the slices, transferred: the pool keeps none of them.
-        const slicePoints = pointBytes.slice(first * PB, end * PB);
-        const sliceScalars = scalarBytes.slice(first * S, end * S);
+        const slicePoints = copyBytes(pointBytes, first * PB, end * PB);
+        const sliceScalars = copyBytes(scalarBytes, first * S, end * S);
         return {
           args: { pointBytes: slicePoints, scalarBytes: sliceScalars, n: end - first, options: threadOptions, format: pointFormat?.name, timed: !!options.timings },
           transfer: [slicePoints.buffer, sliceScalars.buffer],
@@ -167,8 +167,8 @@ export class MessagePath {
           (t) => {
             const [a, b] = ranges[t];
             if (a === b) return null;
-            const points = pointBytes.slice(a * PB, b * PB);
-            const scalars = scalarBytes.slice(a * S, b * S);
+            const points = copyBytes(pointBytes, a * PB, b * PB);
+            const scalars = copyBytes(scalarBytes, a * S, b * S);
             return { args: { id, pointBytes: points, scalarBytes: scalars, count: b - a, first: first + a }, transfer: [points.buffer, scalars.buffer] };
           },
         );
@@ -192,7 +192,7 @@ export class MessagePath {
       const PB = state.formats?.point ? state.formats.point.size : 2 * P.field.bytes;
       state.ranges = equalShares(state.N, T);
       // kept to rebuild a slice on a thread that replaces a dead one
-      state.slices = state.ranges.map(([first, last]) => pointBytes.slice(first * PB, last * PB));
+      state.slices = state.ranges.map(([first, last]) => copyBytes(pointBytes, first * PB, last * PB));
       state.holders = [];
       state.layout = tableLayout(P, state.N, state.precompute);
     }
@@ -230,7 +230,7 @@ export class MessagePath {
       (t) => {
         if (!counts[t]) return null;
         const first = state.ranges[t][0];
-        const slice = scalarBytes.slice(first * S, (first + counts[t]) * S);
+        const slice = copyBytes(scalarBytes, first * S, (first + counts[t]) * S);
         return { args: { id: state.id, scalarBytes: slice, k: counts[t], options: threadOptions }, transfer: [slice.buffer] };
       },
       {

@@ -11,7 +11,7 @@ import { Workers } from './thread.js';
 import { SharedPath } from './shared-path.js';
 import { MessagePath } from './message-path.js';
 import { msmShape } from '../msm/plan.js';
-import { checkMsmOptions, checkOptionNames } from '../msm/bytes.js';
+import { checkMsmOptions, checkOptionNames, copyBytes } from '../msm/bytes.js';
 import { checkedScalars, resultFromNative } from '../codecs.js';
 import { noFormatOptions, resolveFormatOptions } from '../formats.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
@@ -210,7 +210,7 @@ export class MsmPool {
           return Promise.reject(error);
         }
         // copies: the pool reads a piece when the stream comes to it, and the caller's arrays are the caller's
-        const chunk = { points: points?.slice(), scalars: scalars?.slice() };
+        const chunk = { points: points && copyBytes(points), scalars: scalars && copyBytes(scalars) };
         return new Promise((resolve, reject) => {
           push({ chunk, taken: resolve });
           result.catch(reject);

@@ -14,7 +14,7 @@ import { equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js'
 import { scalePieces, weightedCuts } from './split.js';
 import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, lanePieces } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
-import { neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
+import { copyBytes, neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { pointScaleBytes } from '../msm/chunked.js';
 import { RESIDENT_BYTES, withHeap } from '../instance.js';
 import { engineMemory } from '#threads-host';
@@ -128,7 +128,7 @@ export class SharedPath {
         'decode',
         (t) => {
           if (t >= T) return null;
-          const slice = bytes.slice(ranges[t][0] * size, ranges[t][1] * size);
+          const slice = copyBytes(bytes, ranges[t][0] * size, ranges[t][1] * size);
           return { args: { bytes: slice, format: format.name, check }, transfer: [slice.buffer] };
         },
         { offsetOf: (t) => first + (ranges[t]?.[0] ?? 0) },
