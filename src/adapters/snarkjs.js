@@ -23,6 +23,7 @@
 import { loadCurve, GpuDeviceLostError } from '../../index.js';
 import { bigIntToBytesLE, checkOptionNames } from '../msm/bytes.js';
 import { checkGpuOption, openGpuOption } from './gpu-option.js';
+import { keptPairs } from '../groth16/pairs.js';
 
 /** ffjavascript's curve names -> wasmsm's. */
 const CURVES = { bn128: 'bn254', bls12381: 'bls12-381' };
@@ -96,33 +97,14 @@ function allBelow(pages, rBytes) {
   return true;
 }
 
-/** The bytes of a (as they are where word-aligned, else a copy) as 32-bit words: a.length is a multiple of 4. */
-const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(a.slice().buffer) : new Uint32Array(a.buffer, a.byteOffset, a.length / 4));
-
 /**
  * The pairs whose scalar is not zero, copied, when zeros are at least a quarter of them (else the arrays as they
  * are). Circom witnesses are mostly bits and FFLONK's scalars end in long zero runs: a shorter MSM, the same sum.
- * Word loops, not a subarray per pair: this runs on the caller's thread before every routed MSM.
+ * The same thinning as groth16Prove's (src/groth16/pairs.js keptPairs).
  */
 function withoutZeroScalars(points, scalars, pointBytes) {
-  const n = scalars.length / 32;
-  const S = wordsOf(scalars);
-  const kept = new Int32Array(n);
-  let count = 0;
-  for (let i = 0, o = 0; i < n; i++, o += 8) {
-    if (S[o] | S[o + 1] | S[o + 2] | S[o + 3] | S[o + 4] | S[o + 5] | S[o + 6] | S[o + 7]) kept[count++] = i;
-  }
-  if (4 * (n - count) < n) return { points, scalars };
-  const W = pointBytes / 4;
-  const Pw = wordsOf(points);
-  const keptPoints = new Uint32Array(count * W);
-  const keptScalars = new Uint32Array(count * 8);
-  for (let j = 0; j < count; j++) {
-    const i = kept[j];
-    for (let k = 0; k < 8; k++) keptScalars[8 * j + k] = S[8 * i + k];
-    for (let k = 0; k < W; k++) keptPoints[W * j + k] = Pw[W * i + k];
-  }
-  return { points: new Uint8Array(keptPoints.buffer), scalars: new Uint8Array(keptScalars.buffer) };
+  const kept = keptPairs(scalars, 32);
+  return { points: kept.points(points, pointBytes), scalars: kept.scalars };
 }
 
 function checkFfCurve(ffCurve) {

@@ -14,7 +14,8 @@ import { Heap } from '../runtime/heap.js';
 import { Field } from '../field.js';
 import { ORDERS, runMulPowers, runTransform } from './ntt.js';
 
-const modPow = (b, e, m) => {
+/** b^e mod m (BigInt). */
+export const modPow = (b, e, m) => {
   let result = 1n;
   for (b %= m; e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) result = (result * b) % m;
   return result;

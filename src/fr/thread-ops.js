@@ -16,14 +16,8 @@
 // Elements travel as their bytes in Wasm memory (n u32 limbs each, Montgomery form; src/fr/index.js).
 
 import { instantiate } from '../runtime/loader.js';
-import { ScalarField } from './index.js';
+import { ScalarField, modPow } from './index.js';
 import { runTransform } from './ntt.js';
-
-const modPow = (b, e, m) => {
-  let out = 1n;
-  for (b %= m; e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) out = (out * b) % m;
-  return out;
-};
 
 /** k bits of b, reversed. */
 const bitReverse = (b, k) => {

@@ -1,8 +1,11 @@
-// The pairs of a Groth16 MSM whose scalar is not zero. Circom witnesses are mostly bits, so a third to a half of
-// the A, B1, B2 and C MSMs' scalars are zero: found once per witness, the same indices thin every section.
+// The pairs of an MSM whose scalar is not zero. Circom witnesses are mostly bits, so a third to a half of the
+// Groth16 A, B1, B2 and C MSMs' scalars are zero: found once per witness, the same indices thin every section
+// (groth16Prove); the snarkjs route thins each routed MSM the same way.
+
+import { copyBytes } from '../msm/bytes.js';
 
 /** The bytes of a as 32-bit words (a copy where a is not word-aligned); a.length is a multiple of 4. */
-const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(a.slice().buffer) : new Uint32Array(a.buffer, a.byteOffset, a.length / 4));
+const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(copyBytes(a).buffer) : new Uint32Array(a.buffer, a.byteOffset, a.length / 4));
 
 /**
  * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, points(section, pointBytes), pointsFrom }: the

@@ -18,6 +18,7 @@ import { bytesToBigIntLE } from '../msm/bytes.js';
 import { checkCoefficients } from './zkey.js';
 import { keptPairs } from './pairs.js';
 import { evaluationsToCosetOnThreads } from '../fr/thread-ops.js';
+import { modPow } from '../fr/index.js';
 
 /** Milliseconds since t0, added to timings[key]. */
 export const lap = (timings, key, t0) => {
@@ -227,13 +228,6 @@ async function evaluateQap(fr, header, scalars, section, into) {
   ex.fr_qapProduct(c, a, b, domainSize);
   heap.release(scratch);
   return { a, b, c };
-}
-
-/** a^e mod m */
-function modPow(a, e, m) {
-  let result = 1n;
-  for (a %= m; e > 0n; e >>= 1n, a = (a * a) % m) if (e & 1n) result = (result * a) % m;
-  return result;
 }
 
 /**
