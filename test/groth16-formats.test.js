@@ -23,6 +23,7 @@ import { openZkey, readZkey, decodePoint, coefficients } from '../src/groth16/zk
 import { readWtns } from '../src/groth16/wtns.js';
 import { FileFormatError, bigIntLE, bigIntToLE } from '../src/groth16/source.js';
 import { referenceProve, rootsOfUnity, quotientScalars } from './groth16-reference.js';
+import { errorOf, iterableOf, streamOf } from './harness.js';
 
 const CASES = [
   ['bits8', 'bn128'],
@@ -47,33 +48,6 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
   await terminateCurves();
 });
-
-/**
- * A ReadableStream of `bytes` in chunks of `size` (fresh copies, as a network stream gives them), each made when
- * asked for (pull): Node's stream queue is slow with 10^5 chunks waiting in it.
- */
-const streamOf = (bytes, size = bytes.length) => {
-  let at = 0;
-  return new ReadableStream({
-    pull(c) {
-      if (at >= bytes.length) return c.close();
-      c.enqueue(bytes.slice(at, (at += size)));
-    },
-  });
-};
-async function* iterableOf(bytes, size) {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.slice(i, i + size);
-}
-
-/** The error a promise rejects with (fails the test when it resolves). */
-async function errorOf(promise) {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected an error');
-}
 
 /** Section table of a binfile in bytes (test-only, an independent few lines): [{ id, start, size }]. */
 function table(bytes) {

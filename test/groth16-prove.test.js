@@ -19,6 +19,7 @@ import { readZkey } from '../src/groth16/zkey.js';
 import { readWtns } from '../src/groth16/wtns.js';
 import { FileFormatError } from '../src/groth16/source.js';
 import { referenceProve } from './groth16-reference.js';
+import { errorOf, iterableOf, streamOf } from './harness.js';
 
 const CASES = [
   ['bits8', 'bn128'],
@@ -54,26 +55,6 @@ afterAll(async () => {
   await Promise.all(provers.map((p) => p.close()));
   await terminateCurves();
 });
-
-const streamOf = (bytes, size = bytes.length) =>
-  new ReadableStream({
-    start(c) {
-      for (let i = 0; i < bytes.length; i += size) c.enqueue(bytes.slice(i, i + size));
-      c.close();
-    },
-  });
-async function* iterableOf(bytes, size) {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.slice(i, i + size);
-}
-
-async function errorOf(promise) {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected an error');
-}
 
 /** The witness with wire `i` plus one (a .wtns: 12-byte file header; section 1: u32 n8, q, u32 nWitness; section 2 last). */
 function alteredWitness(f, i) {
