@@ -4,12 +4,14 @@
 // prepared bases (points uploaded once), and one run with timings for the split between transfers and phases (GPU
 // timestamps around each pass where the adapter has them; else each phase runs alone, its total above the median). Every GPU result is checked against the
 // pool's, and the pool's against @noble/curves at --check-size. --gpu-variants w:shape,... also times kernels of other
-// limb sizes and product shapes (built here from codegen/, as bench/gpu-field.js does) on the same inputs.
+// limb sizes and product shapes (built here from codegen/, as bench/gpu-field.js does) on the same inputs, and
+// --gpu-threads a:r,... the shipped kernels with 2^a accumulate and 2^r reduce threads (src/gpu/msm.js GPU_THREADS).
 
 import { cpus } from 'node:os';
 import { loadCurve } from '../index.js';
 import { nobleMsm } from './peers.js';
 import { median, printTable, runtimeName, sameBytes } from './lib.js';
+import { GPU_THREADS } from '../src/gpu/msm.js';
 
 const PHASES = ['upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'wait', 'download'];
 
@@ -53,7 +55,7 @@ async function timeGpu(open, points, scalars, runs, expected, label) {
 }
 
 /** Run the GPU rows; returns { machine, results } (printed unless json). */
-export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, variants = [], json = false, progress = () => {} }) {
+export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, variants = [], shapes = [], json = false, progress = () => {} }) {
   const results = [];
   for (const name of curves) {
     const curve = await loadCurve(name);
@@ -87,9 +89,14 @@ export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, var
       const poolMs = median(poolTimes);
       const kinds = [{ label: `w = ${curve.params.gpu.w} (shipped)`, open: () => curve.gpu() }];
       for (const { w, mul } of variants) kinds.push({ label: `w = ${w}, ${mul}`, open: await variantOf(curve, name, w, mul) });
+      for (const { accumulate, reduce } of shapes) {
+        kinds.push({ label: `threads 2^${Math.log2(accumulate)}/2^${Math.log2(reduce)}`, open: () => curve.gpu(), threads: { accumulate, reduce } });
+      }
+      const shipped = { ...GPU_THREADS };
       for (const kind of kinds) {
         progress(`${name} 2^${k}: GPU ${kind.label}...`);
-        const g = await timeGpu(kind.open, points, scalars, runs, expected, `${name} 2^${k} ${kind.label}`);
+        Object.assign(GPU_THREADS, kind.threads ?? shipped);
+        const g = await timeGpu(kind.open, points, scalars, runs, expected, `${name} 2^${k} ${kind.label}`).finally(() => Object.assign(GPU_THREADS, shipped));
         results.push({
           curve: name, logN: k, n, kernels: kind.label, adapter: g.adapter, openMs: g.openMs, threads, poolMs,
           medianMs: median(g.times), minMs: Math.min(...g.times), maxMs: Math.max(...g.times), preparedMs: median(g.preparedTimes),

@@ -49,6 +49,7 @@ const HELP = `usage: npm run evaluate-msm -- [options]
                   pool on the same inputs (--threads T: the pool's size, default every core), with the adapter's
                   description, prepared bases, and the split between transfers and phases (scripts/evaluate-gpu.js)
   --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, e.g. 13:loop,16:unrolled
+  --gpu-threads   with --gpu: also time the shipped kernels with 2^a accumulate and 2^r reduce threads, e.g. 17:15,16:17
   --json          print the results as JSON instead of a table`;
 
 const args = parseCli('evaluate-msm', HELP, {
@@ -68,6 +69,7 @@ const args = parseCli('evaluate-msm', HELP, {
   json: { type: 'boolean', default: false },
   gpu: { type: 'boolean', default: false },
   'gpu-variants': { type: 'string' },
+  'gpu-threads': { type: 'string' },
 });
 const curves = args.curve.split(',').map((s) => s.trim());
 const sizes = args.sizes.split(',').map(Number);
@@ -455,8 +457,13 @@ if (args.gpu) {
     const [w, mul = 'loop'] = v.split(':');
     return { w: Number(w), mul };
   });
+  const shapes = (args['gpu-threads'] ?? '').split(',').filter(Boolean).map((v) => {
+    const [a, r] = v.split(':').map(Number);
+    if (!(Number.isInteger(a) && Number.isInteger(r) && a >= 6 && a <= 24 && r >= 6 && r <= 24)) fail(`--gpu-threads: ${v} is not a:r (log2 of the accumulate and reduce threads, 6 to 24)`);
+    return { accumulate: 2 ** a, reduce: 2 ** r };
+  });
   const threads = threadCounts ? Math.max(...threadCounts) : cpus().length;
-  await evaluateGpu({ curves, sizes, runs, threads, checkSize, variants, json: args.json, progress });
+  await evaluateGpu({ curves, sizes, runs, threads, checkSize, variants, shapes, json: args.json, progress });
   if (!args.json) process.stderr.write(`\r${''.padEnd(70)}\r`);
   process.exit(0);
 }

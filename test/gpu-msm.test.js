@@ -16,6 +16,8 @@ import { loadKzg } from '../src/adapters/kzg.js';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
+import { modSqrt } from '../src/bigint/field.js';
+import { modInverse } from '../src/msm/bytes.js';
 
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
 /** BLS12-381's r (the KZG blob elements' field) */
@@ -168,6 +170,31 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     }
   }, 240_000);
 
+  it('bandersnatch: a window sum at a point at infinity of the Edwards form (no affine coordinates for the host\'s combination) is combined on the GPU', async () => {
+    const curve = await loadCurve('bandersnatch');
+    const { p, a, d } = curve.params;
+    const m = (v) => ((v % p) + p) % p;
+    // O = (t : 0 : 0 : 1) with t^2 = d / a is at infinity; R + O = (t / (d x), a t / (d y)) for R = (x, y), affine
+    // (add-2008-hwcd with Z_O = 0), a point with a component of order 2 that the CPU MSM takes as it is
+    const t = modSqrt(m(d * modInverse(a, p)), p);
+    const two = curve.randomPointsBytes(2, { seed: 7 });
+    const [R, S] = [0, 1].map((i) => curve.decodePoint(two.subarray(i * curve.pointBytes, (i + 1) * curve.pointBytes)));
+    const RO = { x: m(t * modInverse(m(d * R.x), p)), y: m(a * t * modInverse(m(d * R.y), p)) };
+    const minusR = { x: m(-R.x), y: R.y };
+    const gpu = await gpuOf(curve);
+    // window 4: R + O and -R in bucket 1 of window 0 (W_0 = O), S alone in window 1; the sum R + O - R + 16 S is affine
+    const points = curve.encodePoints([RO, minusR, S]);
+    const scalars = curve.encodeScalars([1n, 1n, 16n]);
+    const timings = {};
+    const got = await gpu.msmBytes(points, scalars, { window: 4, timings });
+    expect(timings.window).toBe(4);
+    expect(hex(got)).toBe(hex(curve.msmBytes(points, scalars)));
+    // the sum itself at infinity: the CPU's error, not a result
+    const atInfinity = curve.encodeScalars([1n, 1n, 0n]);
+    await expect(gpu.msmBytes(points, atInfinity, { window: 4 })).rejects.toThrow(/point at infinity of the Edwards curve/);
+    expect(() => curve.msmBytes(points, atInfinity)).toThrow(/point at infinity of the Edwards curve/);
+  });
+
   it('a generated curve (3-byte coordinates, 4-byte scalars): sizes 0 to 600, windows 1 to 12, chunks, repeated points', async () => {
     const curve = await loadToyCurve();
     const gpu = await gpuOf(curve);
@@ -293,6 +320,16 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     const bigScalar = scalars.slice();
     bigScalar.fill(0xff, 3 * 32, 4 * 32);
     await sameError(points, bigScalar);
+    // the scalars are checked while the GPU runs: a bad scalar still wins over a bad point, as on the CPU, and a bad
+    // scalar in a later chunk fails the call too
+    await sameError(offCurve, bigScalar);
+    const lastIsR = scalars.slice();
+    lastIsR.set(curve.encodeScalars([curve.r - 1n]), 5 * 32);
+    lastIsR[5 * 32] += 1; // r itself (r - 1 is even)
+    await sameError(points, lastIsR);
+    // (300 kB: 3 chunks of 2 points, scalar 5 in the last)
+    await expect(gpu.msmBytes(points, lastIsR, { maxMemory: 300_000, window: 2 })).rejects.toThrow(/scalars\[5\]/);
+    await sameError(points, new Uint8Array(6 * 32).fill(0xff)); // every scalar too big: the first named
     await sameError(points.subarray(1), scalars);
     await sameError(points, scalars.subarray(32));
     await expect(gpu.msmBytes(points, scalars, { window: 0 })).rejects.toThrow(/window/);

@@ -7,6 +7,7 @@ import { GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm } from '.
 import { affineWords } from './layout.js';
 import {
   BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
+  checkScalarRange, sumPointBytes,
 } from '../msm/bytes.js';
 import { inputsToNative, resultFromNative } from '../codecs.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
@@ -64,27 +65,55 @@ function coordinateField(p, degree, beta) {
  * over F_p2 for G2 (c0 | c1 per coordinate).
  */
 export function resultBytes(params, gpu, coords) {
+  const out = affineBytes(params, gpu, coords, 1)[0];
+  if (!out) throw new RangeError('the result is a point at infinity of the Edwards curve (of order 2 or 4), which has no affine coordinates: some input point is outside the subgroup of order r (checkSubgroup finds it)');
+  return out;
+}
+
+/**
+ * `count` points in the accumulator's coordinates to the native encoding, with one inversion for all (Montgomery's
+ * trick): an array of encodings, with null for a point at infinity of the Edwards form (no affine coordinates).
+ */
+export function affineBytes(params, gpu, coords, count) {
   const { p } = params;
   const B = gpu.componentBytes;
   const F = coordinateField(p, gpu.degree, params.nonResidue ?? -1n);
-  const value = (t) => Array.from({ length: gpu.degree }, (_, c) => {
+  const PW = gpu.coords * gpu.limbs;
+  const value = (i, t) => Array.from({ length: gpu.degree }, (_, c) => {
     let x = 0n;
-    const at = t * gpu.limbs + c * gpu.n;
+    const at = i * PW + t * gpu.limbs + c * gpu.n;
     for (let j = gpu.n - 1; j >= 0; j--) x = (x << BigInt(gpu.w)) | BigInt(coords[at + j]);
     return x % p;
   });
-  const out = new Uint8Array(2 * gpu.degree * B);
-  const write = (x, y) => [...x, ...y].forEach((v, i) => bigIntToBytesLE(v, out, i * B, B));
-  if (modelOf(params) === 'twisted-edwards') {
-    const [X, Y, Z] = [value(0), value(1), value(2)];
-    if (F.isZero(Z)) throw new RangeError('the result is a point at infinity of the Edwards curve (of order 2 or 4), which has no affine coordinates: some input point is outside the subgroup of order r (checkSubgroup finds it)');
-    const zInv = F.inv(Z);
-    write(F.mul(X, zInv), F.mul(Y, zInv));
+  // each point's (numerator, denominator) pair per coordinate: XYZZ (X / ZZ, Y / ZZZ); extended (X / Z, Y / Z)
+  const edwards = modelOf(params) === 'twisted-edwards';
+  const points = Array.from({ length: count }, (_, i) => edwards
+    ? [[value(i, 0), value(i, 2)], [value(i, 1), value(i, 2)]]
+    : [[value(i, 0), value(i, 2)], [value(i, 1), value(i, 3)]]);
+  const denominators = points.flatMap((pt) => pt.map(([, d]) => d)).filter((d) => !F.isZero(d));
+  const inverses = batchInverse(F, denominators);
+  let next = 0;
+  return points.map(([x, y]) => {
+    const out = new Uint8Array(2 * gpu.degree * B);
+    if (F.isZero(x[1])) return edwards ? null : out; // XYZZ's infinity: all zero
+    const coordinates = [F.mul(x[0], inverses[next++]), F.mul(y[0], inverses[next++])];
+    coordinates.flat().forEach((v, i) => bigIntToBytesLE(v, out, i * B, B));
     return out;
+  });
+}
+
+/** The inverses of nonzero field elements with one inversion: prefix products, then back. */
+function batchInverse(F, values) {
+  if (values.length === 0) return [];
+  const prefix = [values[0]];
+  for (let i = 1; i < values.length; i++) prefix.push(F.mul(prefix[i - 1], values[i]));
+  let inv = F.inv(prefix.at(-1));
+  const out = new Array(values.length);
+  for (let i = values.length - 1; i > 0; i--) {
+    out[i] = F.mul(inv, prefix[i - 1]);
+    inv = F.mul(inv, values[i]);
   }
-  const [X, Y, ZZ, ZZZ] = [value(0), value(1), value(2), value(3)];
-  if (F.isZero(ZZ)) return out; // infinity: all zero
-  write(F.mul(X, F.inv(ZZ)), F.mul(Y, F.inv(ZZZ)));
+  out[0] = inv;
   return out;
 }
 
@@ -191,7 +220,8 @@ export class GpuCurve {
       options = checkCallOptions(options);
       formats = resolveFormatOptions(curve.params, options);
       if (formats) [pointBytes, scalarBytes] = inputsToNative(curve, formats, pointBytes, scalarBytes, options.timings);
-      n = checkMsmInputs(curve.params, pointBytes, scalarBytes);
+      // the scalars' range is checked while the GPU runs (#run); their types and lengths here
+      n = checkMsmInputs(curve.params, pointBytes, scalarBytes, { range: false });
       if (n > MAX_GPU_POINTS) throw new RangeError(`the GPU MSM takes at most ${MAX_GPU_POINTS} points a call, got ${n}`);
       // the subgroup test runs in Wasm on this thread (variable time); the MSM then takes the points as they are
       if (options.checkSubgroup) curve.decodePoints(pointBytes, 'native', { checkSubgroup: true });
@@ -200,7 +230,7 @@ export class GpuCurve {
     }
     // the arrays are read when the call's turn comes, as the pool's msmBytes reads them: no copy of the input
     return this.#exclusive(options, async (state, maxMemory) => {
-      const out = await this.#run(state, { points: pointBytes, scalars: scalarBytes, n, prepared: null }, options, maxMemory);
+      const out = await this.#run(state, { points: pointBytes, scalars: scalarBytes, n, prepared: null, checkScalars: true }, options, maxMemory);
       return resultFromNative(curve, formats, out, options.timings);
     });
   }
@@ -259,12 +289,15 @@ export class GpuCurve {
   }
 
   /** The phases, chunk by chunk, then the result read back and checked. */
-  async #run(state, { points, scalars, n, prepared }, options, maxMemory) {
+  async #run(state, { points, scalars, n, prepared, checkScalars = false }, options, maxMemory) {
     const { params } = this.#curve;
     const gpu = this.gpuParams;
     const { timings, signal, onProgress } = options;
     const bits = scalarBitLength(scalars, params.scalarBytes, n);
-    if (n === 0 || (bits === 0 && !points)) return neutralBytes(params);
+    if (n === 0 || (bits === 0 && !points)) {
+      if (checkScalars) checkScalarRange(params, scalars, n);
+      return neutralBytes(params);
+    }
     // prepared bases: their chunk is fixed and their memory held, so only the device's limits bound the plan
     const plan = planGpuMsm(gpu, prepared ? prepared.chunk : n, Math.max(1, bits), {
       window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory,
@@ -273,6 +306,16 @@ export class GpuCurve {
     if (prepared && plan.chunk !== prepared.chunk) throw new RangeError(`window ${plan.c} needs more GPU memory than a chunk of these prepared bases allows`);
     if (timings) Object.assign(timings, { chunks: 0, window: plan.c });
     const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan, { timings });
+    try {
+      return await this.#runChunks(run, { points, scalars, n, prepared, checkScalars }, options);
+    } finally {
+      run.release();
+    }
+  }
+
+  async #runChunks(run, { points, scalars, n, prepared, checkScalars }, { timings, signal, onProgress }) {
+    const { params } = this.#curve;
+    const { plan, gpu } = run;
     run.start();
     const chunks = Math.ceil(n / plan.chunk);
     for (let k = 0; k < chunks; k++) {
@@ -285,10 +328,11 @@ export class GpuCurve {
         await run.convert(points, first, count);
         await run.sum(scalars, first, count, k === 0);
       }
-      // the chunk's passes go before the next chunk's uploads (writeBuffer takes effect when called, in queue order),
-      // and one chunk is in flight at a time: the next one's uploads reuse the same buffers
+      // one chunk in flight at a time: the next one's uploads reuse the same staging and input buffers
       run.submit();
-      if (k + 1 < chunks) await state.device.queue.onSubmittedWorkDone();
+      // the scalars' range on the CPU while the first chunk runs on the GPU (a bad one: no result, the same error)
+      if (k === 0 && checkScalars) checkScalarRange(params, scalars, n);
+      if (k + 1 < chunks) await run.device.queue.onSubmittedWorkDone();
       if (timings) timings.chunks++;
       try {
         onProgress?.((k + 1) / chunks);
@@ -300,7 +344,16 @@ export class GpuCurve {
     // (a device lost meanwhile turns whatever this gives into GpuDeviceLostError: #exclusive)
     const { coords, status } = await run.readResult();
     if (status !== 0xffffffff) throw inputError('points', status >>> 2, `: ${BAD_POINT_REASON[status & 3]}`);
-    return resultBytes(params, gpu, coords);
+    // combine: sum_k 2^(c k) W_k on the CPU, unless a window's sum has no affine form to send there
+    const started = performance.now();
+    const windows = affineBytes(params, gpu, coords, plan.K);
+    if (windows.some((w) => w === null)) {
+      await run.combineOnGpu();
+      return resultBytes(params, gpu, (await run.readResult('sumsA', 1)).coords);
+    }
+    const out = sumPointBytes(this.#curve, windows, { shift: plan.c });
+    if (timings) timings.combine = (timings.combine ?? 0) + (performance.now() - started);
+    return out;
   }
 
   /** Give back the GPU buffers kept between calls (the compiled kernels stay). */
@@ -360,7 +413,7 @@ class GpuBases {
       run.submit();
       await state.device.queue.onSubmittedWorkDone();
     }
-    const { status } = await run.readResult();
+    const { status } = await run.readResult('status', 0);
     this.#bytes = null;
     this.#held = { state, chunk: plan.chunk, points, skip };
     if (status !== 0xffffffff) {

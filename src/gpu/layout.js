@@ -20,5 +20,8 @@ export const MSM_ENTRY_POINTS = Object.freeze([
 export const affineWords = (gpu) => 2 * gpu.limbs;
 export const pointWords = (gpu) => gpu.coords * gpu.limbs;
 
-/** sumPoints' steps (prm.mode): the buckets joined from their segments' parts, the windows' groups reduced, their sums added R at a time, the windows combined. */
-export const SUM_MODES = Object.freeze({ joinSegments: 0, reduceGroups: 1, sumRuns: 2, combine: 3 });
+/**
+ * sumPoints' steps (prm.mode): the buckets joined from their segments' parts, the windows' groups reduced, their sums
+ * added R at a time, the window sums added to the earlier chunks' (addWindows), or combined on the GPU (combine).
+ */
+export const SUM_MODES = Object.freeze({ joinSegments: 0, reduceGroups: 1, sumRuns: 2, combine: 3, addWindows: 4 });

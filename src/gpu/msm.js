@@ -1,12 +1,14 @@
 // The MSM on the GPU: the plan (window, chunk, segment and group sizes within the memory budget and the device's
 // limits), the compiled entry points of a curve's WGSL module, and the phases of one chunk as compute passes
-// (convert, digits, sort, accumulate, reduce, combine). Points and scalars go up as bytes; one point (the result in
-// the accumulator's coordinates) comes back. Every phase is variable time.
+// (convert, digits, sort, accumulate, reduce, combine). Points and scalars go up as bytes through staging buffers
+// kept from call to call; the K window sums (in the accumulator's coordinates) come back, and the host combines them.
+// Every phase is variable time.
 
 import { MSM_ENTRY_POINTS, MSM_PARAM_FIELDS, SCAN_BLOCK, SUM_MODES, WORKGROUP, affineWords, pointWords } from './layout.js';
 
 // GPUBufferUsage and GPUMapMode by value: Dawn in Node does not put them on globalThis
 const MAP_READ = 0x1;
+const MAP_WRITE = 0x2;
 const COPY_SRC = 0x4;
 const COPY_DST = 0x8;
 const UNIFORM = 0x40;
@@ -17,9 +19,12 @@ const QUERIES = 256;
 
 /** Working memory on the GPU when the caller sets no maxMemory. */
 export const DEFAULT_GPU_MEMORY = 2 ** 30;
-/** Accumulate threads aimed at (enough to fill a large GPU) and reduce threads; sumRuns adds RUN sums a thread. */
-const ACCUMULATE_THREADS = 2 ** 16;
-const REDUCE_THREADS = 2 ** 15;
+/**
+ * Accumulate threads aimed at (enough to fill a large GPU: each sums a segment of the entries) and reduce threads
+ * (each reduces a group of buckets). Benchmarks set them to compare (evaluate-msm --gpu --gpu-threads); the plan of
+ * each call reads them. sumRuns adds RUN sums a thread.
+ */
+export const GPU_THREADS = { accumulate: 2 ** 16, reduce: 2 ** 15 };
 const RUN = 16;
 /** Point indices travel as index << 1 | sign, and error codes as index << 2 | reason, in u32. */
 export const MAX_GPU_POINTS = 2 ** 30 - 1;
@@ -62,9 +67,9 @@ export function chunkShape(gpu, chunk, bits, window) {
   const K = Math.floor(bits / c) + 1;
   const L = 2 ** (c - 1);
   const entries = chunk * K;
-  const segment = Math.min(256, Math.max(4, ceilDiv(entries, ACCUMULATE_THREADS)));
+  const segment = Math.min(256, Math.max(4, ceilDiv(entries, GPU_THREADS.accumulate)));
   const segments = Math.max(1, ceilDiv(entries, segment));
-  const groupSize = Math.min(L, nextPow2(ceilDiv(K * L, REDUCE_THREADS)));
+  const groupSize = Math.min(L, nextPow2(ceilDiv(K * L, GPU_THREADS.reduce)));
   const groups = ceilDiv(L, groupSize);
   const PW = 4 * pointWords(gpu);
   const levels = scanLevels(K * L + 1);
@@ -79,13 +84,15 @@ export function chunkShape(gpu, chunk, bits, window) {
     buckets: K * L * PW,
     sumsA: K * groups * PW,
     sumsB: K * ceilDiv(groups, RUN) * PW,
-    result: PW,
+    result: K * PW, // the window sums, added up over the chunks
     status: 16,
   };
   levels.forEach((count, i) => (bytes[`scan${i}`] = count * 4));
-  for (const k of Object.keys(bytes)) bytes[k] = Math.max(16, Math.ceil(bytes[k] / 16) * 16);
+  // host-visible: the uploads' staging buffers (within the device's largest buffer, outside the GPU budget)
+  const staging = { stagePoints: bytes.input, stageScalars: bytes.scalars };
+  for (const b of [bytes, staging]) for (const k of Object.keys(b)) b[k] = Math.max(16, Math.ceil(b[k] / 16) * 16);
   const total = Object.values(bytes).reduce((a, b) => a + b, 0);
-  return { chunk, c, K, L, segment, segments, groupSize, groups, levels, bytes, total };
+  return { chunk, c, K, L, segment, segments, groupSize, groups, levels, bytes: { ...bytes, ...staging }, total };
 }
 
 /**
@@ -150,11 +157,11 @@ export class GpuBuffers {
     this.#device = device;
   }
 
-  get(name, size) {
+  get(name, size, usage = STORAGE | COPY_SRC | COPY_DST) {
     const held = this.#buffers.get(name);
     if (held && held.size >= size) return held;
     held?.destroy();
-    const buffer = this.#device.createBuffer({ label: name, size, usage: STORAGE | COPY_SRC | COPY_DST });
+    const buffer = this.#device.createBuffer({ label: name, size, usage });
     this.#buffers.set(name, buffer);
     return buffer;
   }
@@ -198,6 +205,21 @@ export class GpuMsmRun {
 
   buffer(name) {
     return this.buffers.get(name, this.plan.bytes[name]);
+  }
+
+  /**
+   * words into `target` through the staging buffer `name`, mapped for writing, filled, and copied in this
+   * submission's order. A staging buffer kept from call to call is filled at memory speed, where writeBuffer's
+   * fresh staging memory of each call costs several times as much (about 30 ms for 64 MiB, on an H200 as on
+   * SwiftShader).
+   */
+  async upload(name, target, words) {
+    const stage = this.buffers.get(name, this.plan.bytes[name], MAP_WRITE | COPY_SRC);
+    await stage.mapAsync(2 /* GPUMapMode.WRITE */, 0, words.byteLength);
+    new Uint8Array(stage.getMappedRange(0, words.byteLength)).set(words);
+    stage.unmap();
+    this.encoder ??= this.device.createCommandEncoder();
+    this.encoder.copyBufferToBuffer(stage, 0, target, 0, words.byteLength);
   }
 
   /** One dispatch of `entryPoint` over `threads` invocations, with the uniform fields and storage buffers given. */
@@ -291,22 +313,24 @@ export class GpuMsmRun {
     // each coordinate (each component in F_p2) padded to whole words on its own
     const { degree, componentBytes, componentWords } = this.gpu;
     const words = toWords(pointBytes, 2 * degree * count, componentBytes, componentWords, 2 * degree * first);
-    this.device.queue.writeBuffer(this.buffer('input'), 0, words.buffer, words.byteOffset, words.byteLength);
+    await this.upload('stagePoints', this.buffer('input'), words);
     this.timeHost('upload', started);
     await this.phase('convert', () => {
       this.dispatch('convertPoints', { count, base: first }, [this.buffer('input'), target.points, target.skip, this.buffer('status')], count);
     });
+    // the points' copy and conversion start while the host fills the scalars' staging buffer
+    this.submit();
   }
 
   /**
    * The phases after conversion for one chunk of `count` points (in `points` / `skip`), scalars first..first+count
-   * of scalarBytes: digits, sort, accumulate, reduce, combine (into the result, added to earlier chunks' unless first).
+   * of scalarBytes: digits, sort, accumulate, reduce, and the window sums added to the earlier chunks' in `result`.
    */
   async sum(scalarBytes, first, count, isFirst, points = this.buffer('points'), skip = this.buffer('skip')) {
     const { c, K, L, segment, groupSize, groups, levels } = this.plan;
     const started = performance.now();
     const words = toWords(scalarBytes, count, this.gpu.scalarBytes, this.gpu.scalarWords, first);
-    this.device.queue.writeBuffer(this.buffer('scalars'), 0, words.buffer, words.byteOffset, words.byteLength);
+    await this.upload('stageScalars', this.buffer('scalars'), words);
     this.timeHost('upload', started);
     const shape = { c, windows: K, buckets: L, segment, groupSize, groups };
     const counts = this.buffer('scan0');
@@ -344,17 +368,30 @@ export class GpuMsmRun {
       this.windowSums = from;
     });
     await this.phase('combine', () => {
-      this.dispatch('sumPoints', { c, windows: K, first: isFirst ? 1 : 0, mode: SUM_MODES.combine }, [counts, this.buffer(this.windowSums), this.buffer('result')], 1);
+      this.dispatch('sumPoints', { windows: K, first: isFirst ? 1 : 0, mode: SUM_MODES.addWindows }, [counts, this.buffer(this.windowSums), this.buffer('result')], K);
     });
   }
 
-  /** Submit what is left, read the result and the status back: { coords: Uint32Array, status: number }. */
-  async readResult() {
-    const PW = pointWords(this.gpu);
+  /**
+   * sum_k 2^(c k) W_k of the window sums in `result` by Horner on one GPU thread, into `sumsA` (free after the
+   * last chunk): for window sums the host cannot take (see src/gpu/index.js).
+   */
+  async combineOnGpu() {
+    const { c, K } = this.plan;
+    await this.phase('combine', () => {
+      this.dispatch('sumPoints', { c, windows: K, first: 1, mode: SUM_MODES.combine }, [this.buffer('scan0'), this.buffer('result'), this.buffer('sumsA')], 1);
+    });
+  }
+
+  /**
+   * Submit what is left, read `points` points of buffer `name` and the status back: { coords: Uint32Array, status }.
+   */
+  async readResult(name = 'result', points = this.plan.K) {
+    const PW = pointWords(this.gpu) * points;
     const read = this.device.createBuffer({ size: (PW + 4) * 4, usage: MAP_READ | COPY_DST });
     try {
       this.encoder ??= this.device.createCommandEncoder();
-      this.encoder.copyBufferToBuffer(this.buffer('result'), 0, read, 0, PW * 4);
+      if (PW) this.encoder.copyBufferToBuffer(this.buffer(name), 0, read, 0, PW * 4);
       this.encoder.copyBufferToBuffer(this.buffer('status'), 0, read, PW * 4, 16);
       this.submit();
       if (this.timings) {
@@ -372,8 +409,13 @@ export class GpuMsmRun {
       return { coords: words.subarray(0, PW), status: words[PW] };
     } finally {
       read.destroy();
-      for (const b of this.transient) b.destroy();
-      this.transient = [];
+      this.release();
     }
+  }
+
+  /** Destroy the uniform and query buffers of the passes so far (after use, or when a call fails midway). */
+  release() {
+    for (const b of this.transient) b.destroy();
+    this.transient = [];
   }
 }

@@ -145,13 +145,19 @@ export function checkPointBytes(P, pointBytes) {
 }
 
 /** scalarBytes is a Uint8Array of n native scalars, each below r (RangeError naming the first that is not). */
-export function checkScalarBytes(P, scalarBytes, n) {
+export function checkScalarBytes(P, scalarBytes, n, { range = true } = {}) {
   const S = P.scalarBytes;
   if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
   if (scalarBytes.length % S !== 0) {
     throw new RangeError(`scalarBytes length ${scalarBytes.length} is not a multiple of ${S} (bytes per scalar)`);
   }
   if (scalarBytes.length / S !== n) throw new RangeError(`${n} points but ${scalarBytes.length / S} scalars`);
+  if (range) checkScalarRange(P, scalarBytes, n);
+}
+
+/** Every scalar below r (RangeError naming the first that is not); the GPU MSM runs this while its passes run. */
+export function checkScalarRange(P, scalarBytes, n) {
+  const S = P.scalarBytes;
   const r = new Uint8Array(S);
   bigIntToBytesLE(P.r, r, 0, S);
   for (let i = 0; i < n; i++) {
@@ -163,12 +169,13 @@ export function checkScalarBytes(P, scalarBytes, n) {
 }
 
 /**
- * Types and lengths of the native msmBytes inputs, and every scalar below r; returns the number of points n.
+ * Types and lengths of the native msmBytes inputs, and every scalar below r (unless range is false: the caller
+ * checks them later with checkScalarRange); returns the number of points n.
  * Throws TypeError / RangeError naming the argument (and the index for a scalar >= r).
  */
-export function checkMsmInputs(P, pointBytes, scalarBytes) {
+export function checkMsmInputs(P, pointBytes, scalarBytes, { range = true } = {}) {
   const n = checkPointBytes(P, pointBytes);
-  checkScalarBytes(P, scalarBytes, n);
+  checkScalarBytes(P, scalarBytes, n, { range });
   return n;
 }
 
@@ -205,10 +212,11 @@ export function pointToBytes(instance, ptr) {
 }
 
 /**
- * The sum of points given in their encoding (each checked like an MSM input), encoded. For joining the
- * partial results of the message-passing thread pool.
+ * sum_i 2^(shift i) list[i], of points given in their encoding (each checked like an MSM input), encoded: with shift 0
+ * the plain sum (joining the message-passing pool's partial results), with shift c the windows' combination of the
+ * GPU MSM (Horner from the top: a doubling's chain of dependent products is far faster here than on one GPU thread).
  */
-export function sumPointBytes(instance, list) {
+export function sumPointBytes(instance, list, { shift = 0 } = {}) {
   const { heap, memory, params: P, exports: ex } = instance;
   const size = 2 * P.field.bytes;
   if (list.length === 0) return neutralBytes(P);
@@ -222,8 +230,10 @@ export function sumPointBytes(instance, list) {
     const view = new Uint8Array(memory.buffer, staging, size * list.length);
     list.forEach((bytes, i) => view.set(bytes, i * size));
     convertPoints({ ex, memory, params: P }, points, staging, list.length);
-    ex.g_jacFromAffine(acc, points);
-    for (let i = 1; i < list.length; i++) {
+    const top = list.length - 1;
+    ex.g_jacFromAffine(acc, points + top * P.affineBytes);
+    for (let i = top - 1; i >= 0; i--) {
+      for (let d = 0; d < shift; d++) ex.g_jacDouble(acc, acc);
       ex.g_jacFromAffine(tmp, points + i * P.affineBytes);
       ex.g_jacAdd(acc, acc, tmp);
     }

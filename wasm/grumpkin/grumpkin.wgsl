@@ -1115,6 +1115,7 @@ fn accumulate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: ve
 //   2 sumRuns       entry j of window k out = the sum of entries j R .. j R + R - 1 of window k in (src -> dst)
 //   3 combine       one thread: dst[0] (+)= sum_k 2^(c k) W_k by Horner from the top window (src = window sums),
 //                   added to the earlier chunks' result in dst[0] unless prm.first
+//   4 addWindows    thread k: dst[k] (+)= src[k], window k's sum added to the earlier chunks' unless prm.first
 @group(0) @binding(1) var<storage, read> sp_offsets: array<u32>;
 @group(0) @binding(2) var<storage, read> sp_src: array<u32>;
 @group(0) @binding(3) var<storage, read_write> sp_dst: array<u32>;
@@ -1200,6 +1201,12 @@ fn sumPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec
       j = t % prm.runOut;
       steps = prm.run;
     }
+    case 4u: {
+      if (t >= prm.windows) { return; }
+      acc0 = loadSrc(t);
+      earlier = prm.first == 0u;
+      steps = select(0u, 1u, earlier);
+    }
     default: {
       if (t > 0u) { return; }
       acc0 = loadSrc(prm.windows - 1u);
@@ -1250,6 +1257,9 @@ fn sumPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec
         let at = j * prm.run + step;
         done = at >= prm.runIn;
         if (!done) { b = loadSrc(k * prm.runIn + at); }
+      }
+      case 4u: {
+        b = loadDst(t);
       }
       default: {
         b = acc0;
