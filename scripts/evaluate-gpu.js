@@ -13,7 +13,7 @@ import { nobleMsm } from './peers.js';
 import { median, printTable, runtimeName, sameBytes } from './lib.js';
 import { GPU_THREADS } from '../src/gpu/msm.js';
 
-const PHASES = ['upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'wait', 'download'];
+const PHASES = ['prepare', 'upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'scalarCheck', 'wait', 'download', 'total'];
 
 /** A view of `curve` whose GPU kernels are another build of its WGSL (w, shape): what GpuCurve reads of a curve. */
 async function variantOf(curve, name, w, mul) {
@@ -38,7 +38,9 @@ async function timeGpu(open, points, scalars, runs, expected, label) {
       if (!sameBytes(got, expected)) throw new Error(`${label}: the GPU result differs from the pool's`);
     }
     const timings = {};
+    const t = performance.now();
     await gpu.msmBytes(points, scalars, { timings });
+    timings.total = performance.now() - t;
     const bases = await gpu.prepareBases(points);
     const preparedTimes = [];
     for (let r = -1; r < runs; r++) {

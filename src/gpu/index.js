@@ -292,7 +292,8 @@ export class GpuCurve {
   async #run(state, { points, scalars, n, prepared, checkScalars = false }, options, maxMemory) {
     const { params } = this.#curve;
     const gpu = this.gpuParams;
-    const { timings, signal, onProgress } = options;
+    const { timings } = options;
+    const started = performance.now();
     const bits = scalarBitLength(scalars, params.scalarBytes, n);
     if (n === 0 || (bits === 0 && !points)) {
       if (checkScalars) checkScalarRange(params, scalars, n);
@@ -304,8 +305,8 @@ export class GpuCurve {
     });
     // prepared bases are held in chunks of their own plan; a window too large for that chunk does not fit
     if (prepared && plan.chunk !== prepared.chunk) throw new RangeError(`window ${plan.c} needs more GPU memory than a chunk of these prepared bases allows`);
-    if (timings) Object.assign(timings, { chunks: 0, window: plan.c });
     const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan, { timings });
+    if (timings) Object.assign(timings, { chunks: 0, window: plan.c, prepare: performance.now() - started });
     try {
       return await this.#runChunks(run, { points, scalars, n, prepared, checkScalars }, options);
     } finally {
@@ -331,7 +332,11 @@ export class GpuCurve {
       // one chunk in flight at a time: the next one's uploads reuse the same staging and input buffers
       run.submit();
       // the scalars' range on the CPU while the first chunk runs on the GPU (a bad one: no result, the same error)
-      if (k === 0 && checkScalars) checkScalarRange(params, scalars, n);
+      if (k === 0 && checkScalars) {
+        const checking = performance.now();
+        checkScalarRange(params, scalars, n);
+        if (timings) timings.scalarCheck = performance.now() - checking;
+      }
       if (k + 1 < chunks) await run.device.queue.onSubmittedWorkDone();
       if (timings) timings.chunks++;
       try {
