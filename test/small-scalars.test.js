@@ -39,6 +39,10 @@ describe('scalarBitLength', () => {
     for (const set of sets) {
       const expected = set.reduce((a, s) => Math.max(a, s === 0n ? 0 : s.toString(2).length), 0);
       expect(scalarBitLength(scalarsToBytes(32, set), 32), set.map(String).join(',')).toBe(expected);
+      // with maxBits at least the largest's length (the scan may stop early), the same
+      for (const maxBits of [255, 256, Math.max(1, expected), expected + 1]) {
+        expect(scalarBitLength(scalarsToBytes(32, set), 32, set.length, maxBits), `${set.map(String).join(',')} maxBits ${maxBits}`).toBe(expected);
+      }
     }
   });
 });

@@ -294,7 +294,8 @@ export class GpuCurve {
     const gpu = this.gpuParams;
     const { timings } = options;
     const started = performance.now();
-    const bits = scalarBitLength(scalars, params.scalarBytes, n);
+    // r's bits at most: a longer scalar is >= r, which checkScalarRange rejects before any result
+    const bits = scalarBitLength(scalars, params.scalarBytes, n, params.rBits);
     if (n === 0 || (bits === 0 && !points)) {
       if (checkScalars) checkScalarRange(params, scalars, n);
       return neutralBytes(params);

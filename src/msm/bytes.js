@@ -117,8 +117,10 @@ export function checkMsmOptions(options, { async = false } = {}) {
 /**
  * The bit length of the largest of the n scalars in `bytes` (S bytes each, little-endian): 0 when all are zero.
  * Bytes above the largest top byte found so far are the only ones read, so full-size scalars cost one byte each.
+ * maxBits: no scalar is longer (r's bits, for scalars checked below r: before the result is used, at least), so the
+ * scan stops at the first scalar that long, where random scalars would otherwise have every scalar's top byte read.
  */
-export function scalarBitLength(bytes, S, n = Math.floor(bytes.length / S)) {
+export function scalarBitLength(bytes, S, n = Math.floor(bytes.length / S), maxBits = 8 * S) {
   let top = -1; // the highest byte index nonzero in any scalar so far
   for (let i = 0, o = 0; i < n && top < S - 1; i++, o += S) {
     for (let k = S - 1; k > top; k--) {
@@ -130,7 +132,8 @@ export function scalarBitLength(bytes, S, n = Math.floor(bytes.length / S)) {
   }
   if (top < 0) return 0;
   let high = 0; // the bits of byte `top` in any scalar
-  for (let i = 0, o = top; i < n; i++, o += S) high |= bytes[o];
+  const most = Math.min(8, maxBits - 8 * top); // of byte top's bits, the most a scalar may have
+  for (let i = 0, o = top; i < n && 32 - Math.clz32(high) < most; i++, o += S) high |= bytes[o];
   return 8 * top + (32 - Math.clz32(high));
 }
 
