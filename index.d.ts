@@ -412,7 +412,7 @@ export interface GpuOptions {
 /** A WebGPU GPUDevice (typed loosely so these types need no WebGPU lib). */
 export type GPUDeviceLike = object;
 
-/** msmBytes' options on the GPU (timings: upload, convert, digits, sort, accumulate, reduce, combine, download). */
+/** msmBytes' options on the GPU (timings: prepare, upload, convert, digits, sort, accumulate, reduce, combine, scalarCheck, wait, download). */
 export interface GpuMsmOptions extends PoolMsmOptions {}
 
 /** curve.gpu(): the same calls as the curve's, asynchronous, run one at a time on the device. Variable time. */
