@@ -3,7 +3,7 @@
 // noble directly on BN254 and BLS12-381; degenerate input, chunks, prepared bases, the errors of bad input, abort,
 // no adapter, and a device destroyed mid-call. SwiftShader proves results, never speed.
 
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import { skipGpuSuite, testDevice, testGpu } from './gpu.js';
 import { LONG_TESTS, makeRng } from './harness.js';
 import { loadCurve, curveNames } from '../index.js';
@@ -15,7 +15,7 @@ import { GpuDeviceLostError, GpuUnavailableError } from '../src/gpu/index.js';
 import { loadKzg } from '../src/adapters/kzg.js';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
+import { GpuMsmRun, chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
 import { modSqrt } from '../src/bigint/field.js';
 import { modInverse } from '../src/msm/bytes.js';
 
@@ -186,9 +186,18 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     const points = curve.encodePoints([RO, minusR, S]);
     const scalars = curve.encodeScalars([1n, 1n, 16n]);
     const timings = {};
-    const got = await gpu.msmBytes(points, scalars, { window: 4, timings });
-    expect(timings.window).toBe(4);
-    expect(hex(got)).toBe(hex(curve.msmBytes(points, scalars)));
+    const onGpu = vi.spyOn(GpuMsmRun.prototype, 'combineOnGpu');
+    try {
+      const got = await gpu.msmBytes(points, scalars, { window: 4, timings });
+      expect(onGpu).toHaveBeenCalledTimes(1);
+      expect(timings.window).toBe(4);
+      expect(hex(got)).toBe(hex(curve.msmBytes(points, scalars)));
+      // S's window alone (R + O and -R apart): the host's combination
+      await gpu.msmBytes(curve.encodePoints([RO, S]), curve.encodeScalars([1n, 16n]), { window: 4 });
+      expect(onGpu).toHaveBeenCalledTimes(1);
+    } finally {
+      onGpu.mockRestore();
+    }
     // the sum itself at infinity: the CPU's error, not a result
     const atInfinity = curve.encodeScalars([1n, 1n, 0n]);
     await expect(gpu.msmBytes(points, atInfinity, { window: 4 })).rejects.toThrow(/point at infinity of the Edwards curve/);
@@ -330,6 +339,9 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     // (300 kB: 3 chunks of 2 points, scalar 5 in the last)
     await expect(gpu.msmBytes(points, lastIsR, { maxMemory: 300_000, window: 2 })).rejects.toThrow(/scalars\[5\]/);
     await sameError(points, new Uint8Array(6 * 32).fill(0xff)); // every scalar too big: the first named
+    // with checkSubgroup (the points decoded on the CPU first) or a format option, the scalars are checked first too
+    await expect(gpu.msmBytes(offCurve, bigScalar, { checkSubgroup: true })).rejects.toThrow(/scalars\[3\]/);
+    await expect(gpu.msmBytes(offCurve, bigScalar, { resultFormat: 'native' })).rejects.toThrow(/scalars\[3\]/);
     await sameError(points.subarray(1), scalars);
     await sameError(points, scalars.subarray(32));
     await expect(gpu.msmBytes(points, scalars, { window: 0 })).rejects.toThrow(/window/);

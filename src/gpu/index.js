@@ -90,7 +90,8 @@ export function affineBytes(params, gpu, coords, count) {
   const points = Array.from({ length: count }, (_, i) => edwards
     ? [[value(i, 0), value(i, 2)], [value(i, 1), value(i, 2)]]
     : [[value(i, 0), value(i, 2)], [value(i, 1), value(i, 3)]]);
-  const denominators = points.flatMap((pt) => pt.map(([, d]) => d)).filter((d) => !F.isZero(d));
+  // a point's two denominators, or neither where it is infinity (ZZ = 0: ZZZ = 0 too) or has no affine form (Z = 0)
+  const denominators = points.flatMap(([x, y]) => (F.isZero(x[1]) ? [] : [x[1], y[1]]));
   const inverses = batchInverse(F, denominators);
   let next = 0;
   return points.map(([x, y]) => {
@@ -208,20 +209,25 @@ export class GpuCurve {
    * when the call's turn comes (after the calls before it): do not change or transfer them until it settles, as with
    * the pool's msmBytes (a copy of a 2^20-point input would cost more than the GPU's whole MSM). options: window,
    * maxMemory (GPU bytes for the working buffers; default 1 GiB, or gpu()'s), timings (ms: convert, digits, sort,
-   * accumulate, reduce, combine by GPU timestamps where the device has them, else each phase run alone; upload, wait
-   * and download by the host's clock; phaseClock says which), signal,
-   * onProgress (fraction of the chunks done), checkSubgroup, pointFormat, scalarFormat, resultFormat.
+   * accumulate, reduce, combine by GPU timestamps where the device has them, else each phase run alone, combine with
+   * the host's part added; prepare, upload, scalarCheck, wait and download by the host's clock; phaseClock says
+   * which), signal, onProgress (fraction of the chunks done), checkSubgroup, pointFormat, scalarFormat, resultFormat.
+   * The scalars' range (< r) is checked while the GPU runs the first chunk, unless a format option or checkSubgroup
+   * has it checked first (as on the CPU, a bad scalar is reported before a bad point).
    */
   msmBytes(pointBytes, scalarBytes, options) {
     let n;
     let formats;
+    let checkScalars;
     const curve = this.#curve;
     try {
       options = checkCallOptions(options);
       formats = resolveFormatOptions(curve.params, options);
+      // (inputsToNative checks the scalars' range too)
       if (formats) [pointBytes, scalarBytes] = inputsToNative(curve, formats, pointBytes, scalarBytes, options.timings);
-      // the scalars' range is checked while the GPU runs (#run); their types and lengths here
-      n = checkMsmInputs(curve.params, pointBytes, scalarBytes, { range: false });
+      // the scalars' range is checked here before a subgroup test, else while the GPU runs (#run)
+      checkScalars = !formats && !options.checkSubgroup;
+      n = checkMsmInputs(curve.params, pointBytes, scalarBytes, { range: !formats && !checkScalars });
       if (n > MAX_GPU_POINTS) throw new RangeError(`the GPU MSM takes at most ${MAX_GPU_POINTS} points a call, got ${n}`);
       // the subgroup test runs in Wasm on this thread (variable time); the MSM then takes the points as they are
       if (options.checkSubgroup) curve.decodePoints(pointBytes, 'native', { checkSubgroup: true });
@@ -230,7 +236,7 @@ export class GpuCurve {
     }
     // the arrays are read when the call's turn comes, as the pool's msmBytes reads them: no copy of the input
     return this.#exclusive(options, async (state, maxMemory) => {
-      const out = await this.#run(state, { points: pointBytes, scalars: scalarBytes, n, prepared: null, checkScalars: true }, options, maxMemory);
+      const out = await this.#run(state, { points: pointBytes, scalars: scalarBytes, n, prepared: null, checkScalars }, options, maxMemory);
       return resultFromNative(curve, formats, out, options.timings);
     });
   }
@@ -296,10 +302,9 @@ export class GpuCurve {
     const started = performance.now();
     // r's bits at most: a longer scalar is >= r, which checkScalarRange rejects before any result
     const bits = scalarBitLength(scalars, params.scalarBytes, n, params.rBits);
-    if (n === 0 || (bits === 0 && !points)) {
-      if (checkScalars) checkScalarRange(params, scalars, n);
-      return neutralBytes(params);
-    }
+    // no valid input gets here with bits > rBits: that scalar's error comes before the plan's
+    if (checkScalars && (n === 0 || (bits === 0 && !points) || bits > params.rBits)) checkScalarRange(params, scalars, n);
+    if (n === 0 || (bits === 0 && !points)) return neutralBytes(params);
     // prepared bases: their chunk is fixed and their memory held, so only the device's limits bound the plan
     const plan = planGpuMsm(gpu, prepared ? prepared.chunk : n, Math.max(1, bits), {
       window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory,
@@ -408,18 +413,26 @@ class GpuBases {
     const points = [];
     const skip = [];
     const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan);
-    run.start();
-    for (let first = 0; first < this.length; first += plan.chunk) {
-      const count = Math.min(plan.chunk, this.length - first);
-      const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, count * 4 * affineWords(gpu)), usage: STORAGE });
-      const s = state.device.createBuffer({ label: 'bases skip', size: Math.max(16, count * 4), usage: STORAGE });
-      points.push(p);
-      skip.push(s);
-      await run.convert(this.#bytes, first, count, { points: p, skip: s });
-      run.submit();
-      await state.device.queue.onSubmittedWorkDone();
+    let status;
+    try {
+      run.start();
+      for (let first = 0; first < this.length; first += plan.chunk) {
+        const count = Math.min(plan.chunk, this.length - first);
+        const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, count * 4 * affineWords(gpu)), usage: STORAGE });
+        const s = state.device.createBuffer({ label: 'bases skip', size: Math.max(16, count * 4), usage: STORAGE });
+        points.push(p);
+        skip.push(s);
+        await run.convert(this.#bytes, first, count, { points: p, skip: s });
+        run.submit();
+        await state.device.queue.onSubmittedWorkDone();
+      }
+      ({ status } = await run.readResult('status', 0));
+    } catch (e) {
+      // (a lost device, say): nothing held
+      for (const b of [...points, ...skip]) b.destroy();
+      run.release();
+      throw e;
     }
-    const { status } = await run.readResult('status', 0);
     this.#bytes = null;
     this.#held = { state, chunk: plan.chunk, points, skip };
     if (status !== 0xffffffff) {

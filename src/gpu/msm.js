@@ -184,8 +184,9 @@ function toWords(bytes, count, itemBytes, itemWords, first = 0) {
 }
 
 /**
- * One MSM's passes on a device. run(...) encodes the phases of each chunk; the result stays in the `result` buffer
- * (the accumulator's coordinates, Montgomery form) and bad-point codes in `status`, read back by readResult().
+ * One MSM's passes on a device. convert() and sum() encode the phases of each chunk; the K window sums, added up over
+ * the chunks, stay in the `result` buffer (the accumulator's coordinates, Montgomery form) and bad-point codes in
+ * `status`, read back by readResult().
  */
 export class GpuMsmRun {
   constructor(kernels, buffers, gpu, plan, { timings } = {}) {
