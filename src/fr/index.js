@@ -233,8 +233,9 @@ export class ScalarField {
     const input = this.#valuesIn(values, inverse, coset);
     const g = this.#cosetOf(coset);
     const { nttOnThreads } = await import('./thread-ops.js');
+    // the threads give the canonical bytes out (no conversion back here)
     const run = (ptr) => nttOnThreads(this, (op, tasks) => pool.runTasks(op, tasks), ptr, input.logN, { inverse, coset: g }, blocksLogFor(pool.count, input.logN));
-    return this.#valuesOut(input, await this.#withElements(input, run));
+    return this.#valuesOut(input, await this.#withElements(input, run, { bytesOut: true }));
   }
 
   /** values checked: { bigints, bytes (canonical), N, logN }; the twiddle table built (below any mark). */
@@ -263,14 +264,16 @@ export class ScalarField {
 
   /**
    * transform(ptr) (sync or async) over the elements as plain limbs (the NTT is linear: see fromBytesPointer, so no
-   * Montgomery conversion is needed); returns the canonical bytes out.
+   * Montgomery conversion is needed); returns the canonical bytes out, or with bytesOut what transform returned
+   * (the canonical bytes it made).
    */
-  #withElements({ bigints, bytes, N }, transform) {
+  #withElements({ bigints, bytes, N }, transform, { bytesOut = false } = {}) {
     const B = this.bytes;
     const mark = this.heap.mark();
     const ptr = this.alloc(N);
     const io = this.heap.alloc(N * B);
-    const finish = () => {
+    const finish = (made) => {
+      if (bytesOut) return made;
       this.exports.fr_toBytesBatch(io, ptr, N, 0);
       return new Uint8Array(this.memory.buffer, io, N * B).slice();
     };
@@ -286,7 +289,7 @@ export class ScalarField {
     }
     if (!(result instanceof Promise)) {
       try {
-        return finish();
+        return finish(result);
       } finally {
         this.heap.release(mark);
       }

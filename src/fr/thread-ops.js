@@ -26,32 +26,52 @@ const bitReverse = (b, k) => {
   return out;
 };
 
-/** A pool thread's fr instances, by compiled module: the twiddle tables stay cached between tasks. */
-const fields = new WeakMap();
+/**
+ * A pool thread's fr instances, by field (r and the limb layout): the twiddle tables stay cached between tasks. Not
+ * by module: each message brings its module as a new object, so a cache keyed by it missed every time, and every
+ * task instantiated the module and built its tables again (half of a 2^16 NTT's time on 2 threads).
+ */
+const fields = new Map();
 
 async function fieldOf(module, params) {
-  if (!fields.has(module)) {
-    const { exports, memory } = await instantiate(module, { minPages: params.minPages });
-    fields.set(module, new ScalarField(params, exports, memory, '', module));
+  const key = `${params.r}:${params.w}:${params.n}`;
+  if (!fields.has(key)) {
+    const made = instantiate(module, { minPages: params.minPages }).then(({ exports, memory }) => new ScalarField(params, exports, memory, '', module));
+    made.catch(() => fields.delete(key));
+    fields.set(key, made);
   }
-  return fields.get(module);
+  return fields.get(key);
 }
 
 /**
- * Worker operation 'frDifBlock' (src/threads/worker.js): the DIF layers of one block after the first k (inverse: with
- * w^-1), over `elements` (M = 2^(logN - k) Montgomery-form elements); returns them the same way (bit-reversed).
+ * Worker operation 'frDifBlock' (src/threads/worker.js): block `block` of 2^k of one fr.nttOn, after its first k DIF
+ * layers (inverse: with w^-1): `elements` (M = 2^(logN - k) elements, plain limbs) through the block's remaining
+ * layers, the inverse's scale (1/N) g^-i where `scale` ([first, step] for fr_mulPowersBitrev) is given, the block's
+ * own bit reversal, and out as canonical bytes: element m of the result is the transform's element
+ * bitrev_k(block) + 2^k m. Returned in the array that came (its first M * bytes bytes).
  */
-export async function frDifBlock({ module, params, elements, logN, k, inverse }) {
+export async function frDifBlock({ module, params, elements, logN, k, inverse, scale = null }) {
   const fr = await fieldOf(module, params);
   const logM = logN - k;
+  const M = 2 ** logM;
   const table = fr.twiddles(logM, inverse);
   const mark = fr.heap.mark();
   try {
-    const ptr = fr.alloc(2 ** logM);
+    const ptr = fr.alloc(M);
+    const io = fr.heap.alloc(M * fr.bytes);
+    const ex = fr.exports;
     new Uint8Array(fr.memory.buffer, ptr, elements.length).set(elements);
-    runTransform(fr.exports, ptr, logM, table, 'natural');
+    runTransform(ex, ptr, logM, table, 'natural');
+    if (scale !== null) {
+      const [first, step] = [fr.alloc(), fr.alloc()];
+      fr.field.write(first, scale[0]);
+      fr.field.write(step, scale[1]);
+      ex.fr_mulPowersBitrev(ptr, logM, first, step);
+    }
+    if (logM > 0) ex.fr_bitReverse(ptr, logM);
+    ex.fr_toBytesBatch(io, ptr, M, 0);
     // back in the array that came (transferred both ways): no second array of the elements on either thread
-    elements.set(new Uint8Array(fr.memory.buffer, ptr, elements.length));
+    elements.set(new Uint8Array(fr.memory.buffer, io, M * fr.bytes));
     return elements;
   } finally {
     fr.heap.release(mark);
@@ -81,9 +101,10 @@ async function runBlocks(fr, runTasks, op, ptrs, M, k, args, arrays = null) {
 }
 
 /**
- * The NTT of the 2^logN Montgomery-form elements at ptr, in place, natural order in and out, split over a pool
- * (fr.nttOn): the coset's powers (forward), the first k DIF layers, the blocks on the threads, then the inverse's
- * 1/N and g^-i on the bit-reversed result, and a bit reversal. coset: null or the generator g (a BigInt).
+ * The NTT of the 2^logN elements at ptr (plain limbs), natural order in, canonical bytes out in natural order, split
+ * over a pool (fr.nttOn): the coset's powers (forward) and the first k DIF layers here; on the threads, each block's
+ * layers, the inverse's 1/N and g^-i, the block's bit reversal and its bytes; here the blocks' elements interleaved
+ * (element m of block b is the transform's bitrev_k(b) + 2^k m). coset: null or the generator g (a BigInt).
  */
 export async function nttOnThreads(fr, runTasks, ptr, logN, { inverse = false, coset = null } = {}, k = 1) {
   const N = 2 ** logN;
@@ -92,24 +113,38 @@ export async function nttOnThreads(fr, runTasks, ptr, logN, { inverse = false, c
   const table = fr.twiddles(logN, inverse);
   const mark = fr.heap.mark();
   try {
-    const [first, step] = [fr.alloc(), fr.alloc()];
     if (!inverse && coset !== null) {
+      const [first, step] = [fr.alloc(), fr.alloc()];
       fr.field.write(first, 1n);
       fr.field.write(step, coset);
       ex.fr_mulPowers(ptr, N, first, step);
     }
     if (k > 0) ex.fr_nttDif(ptr, logN, 0, k, 0, N / 2, table);
-    await runBlocks(fr, runTasks, 'frDifBlock', [ptr], N >> k, k, { logN, inverse });
-    if (inverse) {
-      // x_i = g^-i (1/N) y_i, the y in bit-reversed order
-      fr.field.write(first, modPow(BigInt(N), r - 2n, r));
-      fr.field.write(step, coset === null ? 1n : modPow(coset, r - 2n, r));
-      ex.fr_mulPowersBitrev(ptr, logN, first, step);
-    }
-    if (logN > 0) ex.fr_bitReverse(ptr, logN);
   } finally {
     fr.heap.release(mark);
   }
+  const M = N >> k;
+  // the inverse's factor of element bitrev_k(b) + 2^k m: (1/N) g^-bitrev_k(b) (g^-(2^k))^m
+  const gInv = coset === null ? 1n : modPow(coset, r - 2n, r);
+  const scaleOf = (block) => (inverse ? [(modPow(BigInt(N), r - 2n, r) * modPow(gInv, BigInt(bitReverse(block, k)), r)) % r, modPow(gInv, 2n ** BigInt(k), r)] : null);
+  const tasks = [];
+  for (let block = 0; block < 2 ** k; block++) {
+    const elements = new Uint8Array(M * fr.elementBytes);
+    elements.set(new Uint8Array(fr.memory.buffer, ptr + block * M * fr.elementBytes, M * fr.elementBytes));
+    tasks.push({ args: { module: fr.module, params: fr.params, elements, logN, k, inverse, scale: scaleOf(block) }, transfer: [elements.buffer] });
+  }
+  const results = await runTasks('frDifBlock', tasks);
+  // interleave, a word at a time: element m of block b to bitrev_k(b) + 2^k m
+  const W = fr.bytes / 4;
+  const out = new Uint32Array(N * W);
+  results.forEach((bytes, block) => {
+    const from = new Uint32Array(bytes.buffer, bytes.byteOffset, M * W);
+    const stride = (2 ** k) * W;
+    for (let m = 0, o = bitReverse(block, k) * W; m < M; m++, o += stride) {
+      for (let j = 0; j < W; j++) out[o + j] = from[m * W + j];
+    }
+  });
+  return new Uint8Array(out.buffer);
 }
 
 /**
