@@ -23,8 +23,8 @@ export const DEFAULT_GPU_MEMORY = 2 ** 30;
  * Accumulate threads aimed at (enough to fill a large GPU: each sums a segment of the entries) and reduce threads
  * (each reduces a group of buckets, then adds (g M) T by double-and-add: fewer, larger groups make that a smaller
  * share). Chosen on an H200 (docs/gpu.md): with 2^14 reduce threads the reduce phase ran 1.5-1.75x faster than
- * with 2^15 at 2^20 points, with 2^17 2.3x slower; 2^17 or 2^18 accumulate threads were slower than 2^16 in three
- * rows of four. Benchmarks set them to compare (evaluate-msm --gpu --gpu-threads); the plan of each call reads them.
+ * with 2^15 at 2^20 points, with 2^17 2.3x slower; 2^18 accumulate threads were slower than 2^16 in every row, 2^17
+ * in three of four. Benchmarks set them to compare (evaluate-msm --gpu --gpu-threads); the plan of each call reads them.
  * sumRuns adds RUN sums a thread.
  */
 export const GPU_THREADS = { accumulate: 2 ** 16, reduce: 2 ** 14 };
