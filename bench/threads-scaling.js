@@ -7,8 +7,8 @@
 // --windows forced (smaller buckets per thread: does cache contention cost what the time model says?). Each row also gives timings.perThread's summary: the lanes'
 // imbalance and the threads' waiting time.
 //
-// Self-contained (Node builtins and the library only), so it runs on a machine that has the library unpacked and no
-// node_modules: on the 16-core GPU machine, from the repository root with .device/ (bash ../shared/device/prepare.sh):
+// Self-contained (Node builtins, the library and scripts/lib.js, whose imports are builtins), so it runs on a machine
+// that has the library unpacked and no node_modules: on the 16-core GPU machine, from the repository root with .device/ (bash ../shared/device/prepare.sh):
 //   bash .device/setup.sh && /tmp/dev/node bench/threads-scaling.js --lib /tmp/dev/wasmsm --gnark .device/gnark-peer
 // Here: node bench/threads-scaling.js --gnark /tmp/gnark-peer (cd ../shared/peers/gnark && go build -o /tmp/gnark-peer .)
 
@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, freemem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { median, parseCli, printTable, sameBytes } from '../scripts/lib.js';
 
 const HELP = `usage: node bench/threads-scaling.js [options]
   --curves a,b       curves (default bn254,bls12-381; gnark has these two)
@@ -33,32 +33,19 @@ const HELP = `usage: node bench/threads-scaling.js [options]
   --kernel k         auto (default), int, fma or wide
   --json             print the rows as JSON`;
 
-let args;
-try {
-  ({ values: args } = parseArgs({
-    options: {
-      curves: { type: 'string', default: 'bn254,bls12-381' },
-      sizes: { type: 'string', default: '16,18' },
-      threads: { type: 'string', default: '1,2,4,8,16' },
-      large: { type: 'string', default: '20' },
-      budgets: { type: 'string', default: '1024,2048' },
-      windows: { type: 'string', default: '15' },
-      rounds: { type: 'string', default: '3' },
-      gnark: { type: 'string' },
-      lib: { type: 'string' },
-      kernel: { type: 'string', default: 'auto' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  }));
-} catch (e) {
-  console.error(`threads-scaling: ${e.message}\n${HELP}`);
-  process.exit(2);
-}
-if (args.help) {
-  console.log(HELP);
-  process.exit(0);
-}
+const args = parseCli('threads-scaling', HELP, {
+  curves: { type: 'string', default: 'bn254,bls12-381' },
+  sizes: { type: 'string', default: '16,18' },
+  threads: { type: 'string', default: '1,2,4,8,16' },
+  large: { type: 'string', default: '20' },
+  budgets: { type: 'string', default: '1024,2048' },
+  windows: { type: 'string', default: '15' },
+  rounds: { type: 'string', default: '3' },
+  gnark: { type: 'string' },
+  lib: { type: 'string' },
+  kernel: { type: 'string', default: 'auto' },
+  json: { type: 'boolean', default: false },
+});
 const list = (s) => (s.trim() === '' ? [] : s.split(',').map((x) => Number(x.trim())));
 const curves = args.curves.split(',').map((s) => s.trim());
 const sizes = list(args.sizes);
@@ -80,10 +67,6 @@ const lib = resolve(args.lib ?? new URL('..', import.meta.url).pathname);
 const { loadCurve } = await import(pathToFileURL(join(lib, 'index.js')).href);
 const { summarizePerThread } = await import(pathToFileURL(join(lib, 'src/threads/timeline.js')).href);
 const MiB = 2 ** 20;
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const progress = (text) => {
   if (!args.json && process.stderr.isTTY) process.stderr.write(`\r${text.padEnd(78)}`);
 };
@@ -138,7 +121,6 @@ function hexOf(bytes) {
   const be = (b) => BigInt(`0x${Buffer.from(b).reverse().toString('hex') || '0'}`).toString(16);
   return `${be(bytes.subarray(0, half))} ${be(bytes.subarray(half))}`;
 }
-const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 const rows = [];
 const dir = mkdtempSync(join(tmpdir(), 'wasmsm-scaling-'));
@@ -265,8 +247,7 @@ if (args.json) {
     r.prepareMs?.toFixed(1) ?? '-', r.lanesMs.toFixed(1), `${r.lanesImbalance.toFixed(2)}x`, r.waitMs.toFixed(1),
     ...['sort', 'gather', 'accumulate', 'reduce'].map((step) => r.steps[step].toFixed(0)),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => String(c[i]).length)));
-  for (const line of [header, ...cells]) console.log(line.map((c, i) => String(c).padStart(widths[i])).join('  '));
+  printTable(header, cells);
   for (const c of checks) console.log(`check: ${c}`);
   console.log('every result equals the one-thread pool\'s' + (args.gnark ? ' and gnark-crypto\'s' : ''));
 }
