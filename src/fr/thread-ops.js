@@ -46,11 +46,11 @@ async function fieldOf(module, params) {
 /**
  * Worker operation 'frDifBlock' (src/threads/worker.js): block `block` of 2^k of one fr.nttOn, after its first k DIF
  * layers (inverse: with w^-1): `elements` (M = 2^(logN - k) elements, plain limbs) through the block's remaining
- * layers, the inverse's scale (1/N) g^-i where `scale` ([first, step] for fr_mulPowersBitrev) is given, the block's
- * own bit reversal, and out as canonical bytes: element m of the result is the transform's element
- * bitrev_k(block) + 2^k m. Returned in the array that came (its first M * bytes bytes).
+ * layers, the inverse's scale (1/N) g^-i (coset: g, or null), the block's own bit reversal, and out as canonical
+ * bytes: element m of the result is the transform's element bitrev_k(block) + 2^k m. Returned in the array that
+ * came (its first M * bytes bytes).
  */
-export async function frDifBlock({ module, params, elements, logN, k, inverse, scale = null }) {
+export async function frDifBlock({ module, params, elements, logN, k, block, inverse, coset = null }) {
   const fr = await fieldOf(module, params);
   const logM = logN - k;
   const M = 2 ** logM;
@@ -62,10 +62,13 @@ export async function frDifBlock({ module, params, elements, logN, k, inverse, s
     const ex = fr.exports;
     new Uint8Array(fr.memory.buffer, ptr, elements.length).set(elements);
     runTransform(ex, ptr, logM, table, 'natural');
-    if (scale !== null) {
+    if (inverse) {
+      // element bitrev_k(block) + 2^k m gets (1/N) g^-bitrev_k(block) (g^-(2^k))^m
+      const { r } = fr;
+      const gInv = coset === null ? 1n : modPow(coset, r - 2n, r);
       const [first, step] = [fr.alloc(), fr.alloc()];
-      fr.field.write(first, scale[0]);
-      fr.field.write(step, scale[1]);
+      fr.field.write(first, (modPow(2n ** BigInt(logN), r - 2n, r) * modPow(gInv, BigInt(bitReverse(block, k)), r)) % r);
+      fr.field.write(step, modPow(gInv, 2n ** BigInt(k), r));
       ex.fr_mulPowersBitrev(ptr, logM, first, step);
     }
     if (logM > 0) ex.fr_bitReverse(ptr, logM);
@@ -79,11 +82,11 @@ export async function frDifBlock({ module, params, elements, logN, k, inverse, s
 }
 
 /**
- * The elements of each pointer, in 2^k blocks of M, through `runTasks(op, tasks)` (a pool's runTasks) with
- * args(block) added to each task's; each result copied back in place. arrays: { take(bytes), adopt(array) } to reuse
- * the caller's arrays for the blocks (default: new ones).
+ * The elements of each pointer, in 2^k blocks of M, through `runTasks(op, tasks)` (a pool's runTasks) with `args`
+ * and the block's index added to each task's; resolves to the results, pointer by pointer, block by block. arrays:
+ * { take(bytes) } to reuse the caller's arrays for the blocks (default: new ones).
  */
-async function runBlocks(fr, runTasks, op, ptrs, M, k, args, arrays = null) {
+function runBlocks(fr, runTasks, op, ptrs, M, k, args, arrays = null) {
   const E = fr.elementBytes;
   const tasks = [];
   for (const ptr of ptrs) {
@@ -93,11 +96,7 @@ async function runBlocks(fr, runTasks, op, ptrs, M, k, args, arrays = null) {
       tasks.push({ args: { module: fr.module, params: fr.params, elements, k, block, ...args }, transfer: [elements.buffer] });
     }
   }
-  const results = await runTasks(op, tasks);
-  ptrs.forEach((ptr, p) => {
-    for (let block = 0; block < 2 ** k; block++) new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E).set(results[p * 2 ** k + block]);
-  });
-  if (arrays) for (const r of results) arrays.adopt(r);
+  return runTasks(op, tasks);
 }
 
 /**
@@ -109,7 +108,6 @@ async function runBlocks(fr, runTasks, op, ptrs, M, k, args, arrays = null) {
 export async function nttOnThreads(fr, runTasks, ptr, logN, { inverse = false, coset = null } = {}, k = 1) {
   const N = 2 ** logN;
   const ex = fr.exports;
-  const { r } = fr;
   const table = fr.twiddles(logN, inverse);
   const mark = fr.heap.mark();
   try {
@@ -124,16 +122,7 @@ export async function nttOnThreads(fr, runTasks, ptr, logN, { inverse = false, c
     fr.heap.release(mark);
   }
   const M = N >> k;
-  // the inverse's factor of element bitrev_k(b) + 2^k m: (1/N) g^-bitrev_k(b) (g^-(2^k))^m
-  const gInv = coset === null ? 1n : modPow(coset, r - 2n, r);
-  const scaleOf = (block) => (inverse ? [(modPow(BigInt(N), r - 2n, r) * modPow(gInv, BigInt(bitReverse(block, k)), r)) % r, modPow(gInv, 2n ** BigInt(k), r)] : null);
-  const tasks = [];
-  for (let block = 0; block < 2 ** k; block++) {
-    const elements = new Uint8Array(M * fr.elementBytes);
-    elements.set(new Uint8Array(fr.memory.buffer, ptr + block * M * fr.elementBytes, M * fr.elementBytes));
-    tasks.push({ args: { module: fr.module, params: fr.params, elements, logN, k, inverse, scale: scaleOf(block) }, transfer: [elements.buffer] });
-  }
-  const results = await runTasks('frDifBlock', tasks);
+  const results = await runBlocks(fr, runTasks, 'frDifBlock', [ptr], M, k, { logN, inverse, coset });
   // interleave, a word at a time: element m of block b to bitrev_k(b) + 2^k m
   const W = fr.bytes / 4;
   const out = new Uint32Array(N * W);
@@ -186,7 +175,8 @@ export async function frCosetBlock({ module, params, elements, logN, k, block, s
  * fr.evaluationsToCoset(ptr, logN, shift) for each pointer of `ptrs`, its blocks run by `runTasks('frCosetBlock',
  * tasks)` (a pool's runTasks) and the first and last k layers here. k: 2^k blocks per polynomial (k <= logN).
  * options: cacheTables (default true: the twiddle tables stay cached here and on the threads for the next call;
- * false: one table's memory each, given back), arrays (runBlocks').
+ * false: one table's memory each, given back), arrays ({ take(bytes), adopt(array) }: the blocks' arrays taken
+ * from it and handed back after).
  */
 export async function evaluationsToCosetOnThreads(fr, runTasks, ptrs, logN, shift, k, { cacheTables = true, arrays = null } = {}) {
   const N = 2 ** logN;
@@ -198,7 +188,14 @@ export async function evaluationsToCosetOnThreads(fr, runTasks, ptrs, logN, shif
     const scratch = cacheTables || k === 0 ? null : fr.alloc(N);
     if (scratch !== null) fr.buildTwiddles(scratch, logN, true);
     if (k > 0) for (const ptr of ptrs) ex.fr_nttDif(ptr, logN, 0, k, 0, N / 2, cached?.[0] ?? scratch);
-    await runBlocks(fr, runTasks, 'frCosetBlock', ptrs, N >> k, k, { logN, shift, cacheTables }, arrays);
+    const M = N >> k;
+    const results = await runBlocks(fr, runTasks, 'frCosetBlock', ptrs, M, k, { logN, shift, cacheTables }, arrays);
+    // each block back in place
+    const E = fr.elementBytes;
+    ptrs.forEach((ptr, p) => {
+      for (let block = 0; block < 2 ** k; block++) new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E).set(results[p * 2 ** k + block]);
+    });
+    if (arrays) for (const r of results) arrays.adopt(r);
     if (scratch !== null) fr.buildTwiddles(scratch, logN, false);
     if (k > 0) for (const ptr of ptrs) ex.fr_nttDit(ptr, logN, logN - k, logN, 0, N / 2, cached?.[1] ?? scratch);
   } finally {
