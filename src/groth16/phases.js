@@ -274,12 +274,12 @@ function joinQap(fr, { a, b, c }, domainSize, n8, arrays) {
 /** The proof's three points from the five sums, the verification key's points and the blinding r, s. */
 function blind(curve, header, sums, r, s) {
   const order = curve.r;
-  const g1 = (points, scalars) => curve.msm(...nonNull(points, scalars));
-  const piA = g1([sums.A, header.vk_alpha_1, header.vk_delta_1], [1n, 1n, r]);
-  const piB = curve.g2.msm(...nonNull([sums.B2, header.vk_beta_2, header.vk_delta_2], [1n, 1n, s]));
-  const piB1 = g1([sums.B1, header.vk_beta_1, header.vk_delta_1], [1n, 1n, s]);
+  // curve.msm takes null (a sum that is infinity) as infinity
+  const piA = curve.msm([sums.A, header.vk_alpha_1, header.vk_delta_1], [1n, 1n, r]);
+  const piB = curve.g2.msm([sums.B2, header.vk_beta_2, header.vk_delta_2], [1n, 1n, s]);
+  const piB1 = curve.msm([sums.B1, header.vk_beta_1, header.vk_delta_1], [1n, 1n, s]);
   const rs = (r * s) % order;
-  const piC = g1([sums.C, sums.H, piA, piB1, header.vk_delta_1], [1n, 1n, s, r, (order - rs) % order]);
+  const piC = curve.msm([sums.C, sums.H, piA, piB1, header.vk_delta_1], [1n, 1n, s, r, (order - rs) % order]);
   return {
     pi_a: g1Json(piA),
     pi_b: g2Json(piB),
@@ -287,12 +287,6 @@ function blind(curve, header, sums, r, s) {
     protocol: 'groth16',
     curve: header.curve,
   };
-}
-
-/** The points that are not infinity, with their scalars (curve.msm takes null as infinity too; this is shorter). */
-function nonNull(points, scalars) {
-  const keep = points.map((P, i) => (P === null ? -1 : i)).filter((i) => i >= 0);
-  return [keep.map((i) => points[i]), keep.map((i) => scalars[i])];
 }
 
 /** snarkjs's projective JSON of an affine point: [x, y, 1], infinity [0, 1, 0]. */
