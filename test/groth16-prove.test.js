@@ -108,10 +108,18 @@ describe('groth16Prove', () => {
     expect(seen.size).toBe(8);
   });
 
-  it('the one-shot groth16Prove proves and closes its pools', { timeout: 120_000 }, async () => {
+  it('the one-shot groth16Prove proves and closes its pools (G1\'s before G2\'s starts): the reference\'s proof, both transports', { timeout: 120_000 }, async () => {
     const f = fx['bits8 bls12381'];
     const { proof, publicSignals } = await groth16Prove(f.zkey, f.wtns, { threads: 2 });
     expect(await snarkjs.groth16.verify(f.vkeyJson, publicSignals, proof)).toBe(true);
+    for (const [circuit, curve] of [['bits8', 'bls12381'], ['merkle1', 'bn128']]) {
+      const g = fx[`${circuit} ${curve}`];
+      const want = JSON.stringify(referenceProve(await readZkey(g.zkeyBytes), await readWtns(g.wtnsBytes), { r: R, s: S }));
+      for (const options of [{ threads: 2 }, { threads: 2, sharedMemory: false }, { threads: 3 }]) {
+        const got = await groth16Prove(g.zkey, g.wtnsBytes, { ...options, r: R, s: S });
+        expect(JSON.stringify(got), `${circuit} ${curve} ${JSON.stringify(options)}`).toBe(want);
+      }
+    }
   });
 
   it('a witness changed in one wire: the proof does not verify; the r1cs option names the broken constraint', { timeout: 120_000 }, async () => {

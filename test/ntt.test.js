@@ -315,13 +315,14 @@ describe('a curve without a scalar-field module', () => {
 });
 
 describe('fr.nttOn: the NTT split over a thread pool', () => {
-  it('equals fr.ntt on BN254 and BLS12-381 Fr, sizes 2^0 to 2^10, forward, inverse and on cosets, both pool paths, 1 to 3 threads', { timeout: 120_000 }, async () => {
+  it('equals fr.ntt on BN254 and BLS12-381 Fr, sizes 2^0 to 2^10, forward, inverse and on cosets, both pool paths (in place in shared memory; blocks sent to the threads), 1 to 3 threads', { timeout: 120_000 }, async () => {
     const { loadCurve } = await import('../index.js');
     for (const name of ['bn254', 'bls12-381']) {
       const curve = await loadCurve(name);
       const fr = await curve.fr();
-      for (const [count, sharedMemory] of [[1, true], [2, true], [3, false]]) {
+      for (const [count, sharedMemory] of [[1, true], [2, true], [3, true], [2, false], [3, false]]) {
         const pool = await curve.threads({ count, sharedMemory });
+        expect(pool.sharedMemory).toBe(sharedMemory);
         try {
           for (const logN of [0, 1, 2, 3, 7, 10]) {
             const rng = makeRng(logN + 17 * count);
@@ -333,11 +334,60 @@ describe('fr.nttOn: the NTT split over a thread pool', () => {
           const bytes = new Uint8Array(4 * fr.bytes).fill(1);
           expect(await fr.nttOn(pool, bytes)).toEqual(fr.ntt(bytes));
           await expect(fr.nttOn(pool, [0n, fr.r])).rejects.toThrow(/values\[1\] is not in \[0, r\)/);
+          // an element >= r in the last block, as bytes: named by its index
+          const withR = new Uint8Array(8 * fr.bytes);
+          for (let k = 0, x = fr.r; k < fr.bytes; k++, x >>= 8n) withR[6 * fr.bytes + k] = Number(x & 0xffn);
+          await expect(fr.nttOn(pool, withR)).rejects.toThrow(/element 6 is not in \[0, r\)/);
+          expect(await fr.nttOn(pool, bytes, { inverse: true }), 'works after the error').toEqual(fr.ntt(bytes, { inverse: true }));
         } finally {
           await pool.close();
         }
       }
       await expect(fr.nttOn({}, [1n, 2n])).rejects.toThrow(/nttOn takes a thread pool/);
+    }
+  });
+
+  it("Groth16's evaluationsToCoset in place on the shared twin (src/fr/shared.js) equals fr.evaluationsToCoset: 2^k blocks, k = 0..3, cached tables or one built twice", { timeout: 120_000 }, async () => {
+    const { loadCurve } = await import('../index.js');
+    const { sharedEvaluationsToCoset } = await import('../src/fr/shared.js');
+    const curve = await loadCurve('bn254');
+    const fr = await curve.fr();
+    const twin = await fr.sharedTwin();
+    expect(await fr.sharedTwin()).toBe(twin);
+    expect(twin.shared.memory.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const pool = await curve.threads({ count: 3, sharedMemory: true });
+    const E = fr.elementBytes;
+    try {
+      for (const logN of [0, 1, 3, 6, 11]) {
+        for (let k = 0; k <= Math.min(3, logN); k++) {
+          for (const cacheTables of [true, false]) {
+            const rng = makeRng(100 * logN + 10 * k + Number(cacheTables));
+            const N = 2 ** logN;
+            const polys = [0, 1].map(() => Array.from({ length: N }, (_, i) => (i % 9 === 0 ? fr.r - 1n : rng.below(fr.r))));
+            const shift = 5n + BigInt(k);
+            const markT = twin.heap.mark();
+            const ptrs = polys.map((values) => {
+              const ptr = twin.alloc(N);
+              values.forEach((x, i) => twin.field.write(ptr + i * E, x));
+              return ptr;
+            });
+            await sharedEvaluationsToCoset(twin, (op, tasks) => pool.runTasks(op, tasks), ptrs, logN, shift, k, { cacheTables });
+            const markF = fr.heap.mark();
+            polys.forEach((values, p) => {
+              const ptr = fr.alloc(N);
+              values.forEach((x, i) => fr.field.write(ptr + i * E, x));
+              fr.evaluationsToCoset(ptr, logN, shift);
+              const want = Array.from({ length: N }, (_, i) => fr.field.read(ptr + i * E));
+              const got = Array.from({ length: N }, (_, i) => twin.field.read(ptrs[p] + i * E));
+              expect(got, `2^${logN} k ${k} cacheTables ${cacheTables} poly ${p}`).toEqual(want);
+            });
+            fr.heap.release(markF);
+            twin.heap.release(markT);
+          }
+        }
+      }
+    } finally {
+      await pool.close();
     }
   });
 });

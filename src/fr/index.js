@@ -9,7 +9,7 @@
 //     snarkjs and ffjavascript write them
 //   twiddle tables: N elements each, per log size and direction, cached on fr.heap (dropped when a release frees them)
 
-import { instantiate, instantiateSync, base64ToBytes } from '../runtime/loader.js';
+import { instantiate, instantiateSync, base64ToBytes, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
 import { Field } from '../field.js';
 import { ORDERS, runMulPowers, runTransform } from './ntt.js';
@@ -23,7 +23,7 @@ export const modPow = (b, e, m) => {
 
 export class ScalarField {
   /** @param runtime params.js's `fr` (r, w, n, bits, bytes, elementBytes, minPages, s, rootOfUnity, cosetGenerator) */
-  constructor(runtime, exports, memory, name = '', module = null) {
+  constructor(runtime, exports, memory, name = '', module = null, moduleBytes = null) {
     this.name = name;
     this.params = runtime;
     this.r = runtime.r;
@@ -36,7 +36,35 @@ export class ScalarField {
     /** the coset generator `coset: true` uses: the least non-residue g with g^(2^s) != 1 */
     this.cosetGenerator = runtime.cosetGenerator;
     this.module = module;
+    this.moduleBytes = moduleBytes;
+    /** null, or for a twin over a shared memory (sharedTwin): { id, module, memory, syncWord } for the pool's threads */
+    this.shared = null;
     this.#bind(exports, memory);
+  }
+
+  #twin = null; // Promise<ScalarField>: this field over a shared memory, made on the first sharedTwin()
+
+  /**
+   * This field over a shared WebAssembly.Memory (made once, kept until trim()): a pool with shared memory runs an NTT's
+   * layers on its threads in place there, with no copies (src/fr/shared.js). The twin has its own heap and twiddle
+   * tables; pointers of one are not the other's.
+   */
+  sharedTwin() {
+    if (this.shared) return Promise.resolve(this);
+    if (!this.#twin) {
+      if (!this.moduleBytes) throw new Error(`${this.name} Fr: no module bytes to make a shared-memory instance from`);
+      this.#twin = (async () => {
+        const module = await WebAssembly.compile(sharedMemoryModuleBytes(this.moduleBytes));
+        const { memory } = sharedMemory(this.params.minPages);
+        const { exports } = await instantiate(module, { memory });
+        const twin = new ScalarField(this.params, exports, memory, this.name);
+        const syncWord = twin.heap.alloc(8, 8);
+        twin.shared = Object.freeze({ id: `fr${++sharedTwins}`, module, memory, syncWord });
+        return twin;
+      })();
+      this.#twin.catch(() => (this.#twin = null));
+    }
+    return this.#twin;
   }
 
   /** Point this object at an instance: its exports, memory, a heap over it and a Field over its fr_ kernels. */
@@ -60,7 +88,8 @@ export class ScalarField {
    * and anything on fr.heap are gone; fr.memory, fr.heap, fr.exports and fr.field are the new ones).
    */
   trim() {
-    if (!this.module) return;
+    if (!this.module) return; // a shared twin (no module of its own) is dropped by its field's trim() instead
+    this.#twin = null;
     this.#tables.clear();
     const { exports, memory } = instantiateSync(this.module, { minPages: this.params.minPages });
     this.#bind(exports, memory);
@@ -224,22 +253,30 @@ export class ScalarField {
   }
 
   /**
-   * fr.ntt on the threads of `pool` (a curve's pool, `curve.threads()`): the same values in and out. The layers that
-   * span the array run here, the 2^k blocks between them on the threads (src/fr/thread-ops.js). One call at a time on
-   * this fr.
+   * fr.ntt on the threads of `pool` (a curve's pool, `curve.threads()`): the same values in and out. On a pool with
+   * shared memory every layer runs on the threads, in place in this field's shared twin (src/fr/shared.js); otherwise
+   * the layers that span the array run here and the 2^k blocks between them on the threads, each sent there and back
+   * (src/fr/thread-ops.js). One call at a time on this fr.
    */
   async nttOn(pool, values, { inverse = false, coset = false } = {}) {
     if (typeof pool?.runTasks !== 'function') throw new TypeError(`${this.name} Fr: nttOn takes a thread pool (curve.threads())`);
-    const input = this.#valuesIn(values, inverse, coset);
+    const runTasks = (op, tasks) => pool.runTasks(op, tasks);
     const g = this.#cosetOf(coset);
+    const k = blocksLogFor(pool.count, Math.log2(Array.isArray(values) ? values.length : values.length / this.bytes));
+    if (pool.sharedMemory) {
+      const input = this.#valuesIn(values, inverse, coset, { tables: false });
+      const { sharedNttOn } = await import('./shared.js');
+      return this.#valuesOut(input, await sharedNttOn(await this.sharedTwin(), runTasks, input.bytes, input.logN, { inverse, coset: g }, k));
+    }
+    const input = this.#valuesIn(values, inverse, coset);
     const { nttOnThreads } = await import('./thread-ops.js');
     // the threads give the canonical bytes out (no conversion back here)
-    const run = (ptr) => nttOnThreads(this, (op, tasks) => pool.runTasks(op, tasks), ptr, input.logN, { inverse, coset: g }, blocksLogFor(pool.count, input.logN));
+    const run = (ptr) => nttOnThreads(this, runTasks, ptr, input.logN, { inverse, coset: g }, k);
     return this.#valuesOut(input, await this.#withElements(input, run, { bytesOut: true }));
   }
 
-  /** values checked: { bigints, bytes (canonical), N, logN }; the twiddle table built (below any mark). */
-  #valuesIn(values, inverse, coset) {
+  /** values checked: { bigints, bytes (canonical), N, logN }; the twiddle table built (below any mark) unless not `tables`. */
+  #valuesIn(values, inverse, coset, { tables = true } = {}) {
     const bigints = Array.isArray(values);
     if (!bigints && !(values instanceof Uint8Array)) throw new TypeError(`${this.name} Fr: values must be an array of BigInt or a Uint8Array`);
     const B = this.bytes;
@@ -258,7 +295,7 @@ export class ScalarField {
         for (let k = 0; k < B; k++, x >>= 8n) bytes[i * B + k] = Number(x & 0xffn);
       });
     }
-    this.twiddles(logN, inverse);
+    if (tables) this.twiddles(logN, inverse);
     return { bigints, bytes, N, logN };
   }
 
@@ -321,6 +358,8 @@ export function blocksLogFor(threads, logN) {
   return k;
 }
 
+let sharedTwins = 0; // ids of shared twins: the threads keep an instance per id
+
 const loaded = new WeakMap(); // params.js's fr object -> Promise<ScalarField>
 
 /** The ScalarField of a curve: importFr() resolves to a module whose default export is the fr module's base64 bytes. */
@@ -328,9 +367,10 @@ export function loadScalarField(runtime, importFr, name = '') {
   if (!loaded.has(runtime)) {
     loaded.set(runtime, importFr()
       .then(async (wasmModule) => {
-        const module = await WebAssembly.compile(base64ToBytes(wasmModule.default));
+        const bytes = base64ToBytes(wasmModule.default);
+        const module = await WebAssembly.compile(bytes);
         const { exports, memory } = await instantiate(module, { minPages: runtime.minPages });
-        return new ScalarField(runtime, exports, memory, name, module);
+        return new ScalarField(runtime, exports, memory, name, module, bytes);
       })
       .catch((e) => {
         loaded.delete(runtime);

@@ -46,3 +46,28 @@ export function runMulPowers(ex, ptr, logN, order, first, g) {
   if (order === 'natural') ex.fr_mulPowers(ptr, 2 ** logN, first, g);
   else ex.fr_mulPowersBitrev(ptr, logN, first, g);
 }
+
+/** The k low bits of b, reversed. */
+export const bitReverseBits = (b, k) => {
+  let out = 0;
+  for (let i = 0; i < k; i++, b >>= 1) out = (out << 1) | (b & 1);
+  return out;
+};
+
+/**
+ * The canonical bytes of a DIF split into 2^k blocks, each block's own bit reversal done, in natural order: element m of
+ * block t is the transform's element bitrev_k(t) + 2^k m. blocks: 2^k Uint8Arrays of M elements of B bytes each (B a
+ * multiple of 4); returns a new Uint8Array of 2^k M elements.
+ */
+export function interleaveBlocks(blocks, k, M, B) {
+  const W = B / 4;
+  const out = new Uint32Array((M << k) * W);
+  const stride = 2 ** k * W;
+  blocks.forEach((bytes, t) => {
+    const from = new Uint32Array(bytes.buffer, bytes.byteOffset, M * W);
+    for (let m = 0, o = bitReverseBits(t, k) * W; m < M; m++, o += stride) {
+      for (let j = 0; j < W; j++) out[o + j] = from[m * W + j];
+    }
+  });
+  return new Uint8Array(out.buffer);
+}

@@ -17,14 +17,7 @@
 
 import { instantiate } from '../runtime/loader.js';
 import { ScalarField, modPow } from './index.js';
-import { runTransform } from './ntt.js';
-
-/** k bits of b, reversed. */
-const bitReverse = (b, k) => {
-  let out = 0;
-  for (let i = 0; i < k; i++, b >>= 1) out = (out << 1) | (b & 1);
-  return out;
-};
+import { bitReverseBits as bitReverse, interleaveBlocks, runTransform } from './ntt.js';
 
 /**
  * A pool thread's fr instances, by field (r and the limb layout): the twiddle tables stay cached between tasks. Not
@@ -123,17 +116,7 @@ export async function nttOnThreads(fr, runTasks, ptr, logN, { inverse = false, c
   }
   const M = N >> k;
   const results = await runBlocks(fr, runTasks, 'frDifBlock', [ptr], M, k, { logN, inverse, coset });
-  // interleave, a word at a time: element m of block b to bitrev_k(b) + 2^k m
-  const W = fr.bytes / 4;
-  const out = new Uint32Array(N * W);
-  results.forEach((bytes, block) => {
-    const from = new Uint32Array(bytes.buffer, bytes.byteOffset, M * W);
-    const stride = (2 ** k) * W;
-    for (let m = 0, o = bitReverse(block, k) * W; m < M; m++, o += stride) {
-      for (let j = 0; j < W; j++) out[o + j] = from[m * W + j];
-    }
-  });
-  return new Uint8Array(out.buffer);
+  return interleaveBlocks(results, k, M, fr.bytes);
 }
 
 /**

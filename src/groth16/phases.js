@@ -18,6 +18,7 @@ import { bytesToBigIntLE } from '../msm/bytes.js';
 import { checkCoefficients } from './zkey.js';
 import { keptPairs } from './pairs.js';
 import { evaluationsToCosetOnThreads } from '../fr/thread-ops.js';
+import { sharedEvaluationsToCoset } from '../fr/shared.js';
 import { modPow } from '../fr/index.js';
 
 /** Milliseconds since t0, added to timings[key]. */
@@ -98,9 +99,9 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
   const maxMemory = engine.maxMemory ?? proverMsmMemory(header);
   const arrays = new Arrays();
   // give: arrays of this proof's (not the caller's zkey bytes) that are free once the MSM has settled
-  const msm = (key, group, points, pairs, give = []) => {
+  const msm = (key, group, points, pairs, give = [], order = {}) => {
     firstMsm ??= performance.now();
-    msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory).finally(() => {
+    msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory, order).finally(() => {
       lastMsm = performance.now();
       for (const a of give) arrays.give(a);
     });
@@ -117,13 +118,15 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
       lap(timings, 'join', t);
       const pairs = keptPairs(scalarBytes, n8);
       msm('H', 'G1', pairs.points(points, g1Bytes), pairs, [scalarBytes, points]);
-      // G2's pool starts as H's MSM ends (the largest moment is past), in time for B2's MSM, which comes last
-      msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});
+      // a prover for many proofs starts G2's pool as H's MSM ends (the largest moment is past), in time for B2's MSM,
+      // which comes last; one proof starts it after G1's pool is closed (B2's MSM, below), so the two never coexist
+      if (!engine.oneProof) msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});
     });
     hStarted.catch(() => {});
     hPoints = null;
   };
   let ahead = null; // the witness MSM queued last: the next point section is read once the one before it is done
+  const met = new Set(); // the witness MSMs' sections queued so far
   try {
     // the sections in parts: the coefficients pass through one reused array, as do the points a thinned MSM skips
     const into = new Uint8Array(STAGING_BYTES);
@@ -141,7 +144,11 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
         const [key, group, isPrivate] = WITNESS_MSMS[id];
         const pairs = isPrivate ? priv : all;
         const points = await pairs.pointsFrom(section.part, group === 'G2' ? 2 * g1Bytes : g1Bytes, into, arrays);
-        msm(key, group, points, pairs, [points]);
+        // snarkjs writes B2 (7) last: once the G1 sections came and H's MSM is queued, no G1 MSM follows it
+        const lastOfG1 = group === 'G2' && [5, 6, 8].every((g1) => met.has(g1)) && hStarted !== null;
+        if (lastOfG1) await hStarted;
+        msm(key, group, points, pairs, [points], { lastOfG1 });
+        met.add(id);
         // one section read ahead of the pools, not all of them: the sections (a copy each from a path or a stream)
         // and their kept points would otherwise all wait in memory for their MSM's turn
         const before = ahead;
@@ -253,7 +260,9 @@ async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings, ar
   while (3 * 2 ** k < engine.threads && k < logN) k++;
   if (k === 0 && logN > 0 && engine.threads > 1) k = 1; // 3 blocks on 2 threads leave one idle half the time
   const runTasks = (op, tasks) => engine.tasks(op, tasks);
-  await evaluationsToCosetOnThreads(fr, runTasks, [a, b, c], logN, snarkjsCosetShift(fr, logN), k, { cacheTables, arrays });
+  const shift = snarkjsCosetShift(fr, logN);
+  if (fr.shared) await sharedEvaluationsToCoset(fr, runTasks, [a, b, c], logN, shift, k, { cacheTables });
+  else await evaluationsToCosetOnThreads(fr, runTasks, [a, b, c], logN, shift, k, { cacheTables, arrays });
   lap(timings, 'ntt', t);
 }
 

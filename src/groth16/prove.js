@@ -58,7 +58,10 @@ class CurveEngine {
     if (e.gpu) await e.g2Pool(); // the NTT tasks run on it
     e.queue = Promise.resolve();
     e.maxMemory = o.maxMemory;
-    e.threads = (e.g1 ?? (await e.g2Pool())).count;
+    const taskPool = e.g1 ?? (await e.g2Pool()); // the NTTs' pool
+    e.threads = taskPool.count;
+    // on a pool with shared memory the NTTs run in place in the fr twin's memory: the proof's fr arrays live there
+    if (taskPool.sharedMemory) e.fr = await e.fr.sharedTwin();
     e.oneProof = o[ONE_PROOF] === true;
     return e;
   }
@@ -67,14 +70,19 @@ class CurveEngine {
    * The MSM of snarkjs-format points (LEM affine) and 32-byte scalars, as a point object ({ x, y } or null), after
    * the MSMs queued before it; onTime(ms) gets its own duration; maxMemory: the pool's budget (default the prover's).
    */
-  msm(group, points, scalars, onTime, maxMemory = this.maxMemory) {
-    const pool = group === 'G2' ? this.g2Pool() : (this.gpu ?? this.g1);
+  msm(group, points, scalars, onTime, maxMemory = this.maxMemory, { lastOfG1 = false } = {}) {
     const curve = group === 'G2' ? this.curve.g2 : this.curve;
     const options = { pointFormat: 'snarkjs', scalarFormat: 'le', resultFormat: 'native' };
-    if (maxMemory !== undefined && pool !== this.gpu) options.maxMemory = maxMemory;
+    if (maxMemory !== undefined && !(group === 'G1' && this.gpu)) options.maxMemory = maxMemory;
     const run = async () => {
+      // G1's pool is done for good (one proof, and every G1 MSM ran before this one): its threads go before G2's start
+      if (lastOfG1 && this.oneProof && this.g1) {
+        const g1 = this.g1;
+        this.g1 = null;
+        await g1.close();
+      }
       if (scalars.length === 0) return null;
-      const target = await pool;
+      const target = await (group === 'G2' ? this.g2Pool() : (this.gpu ?? this.g1));
       const t = performance.now();
       const sum = curve.decodePoint(await target.msmBytes(points, scalars, options));
       onTime?.(performance.now() - t);
@@ -95,7 +103,7 @@ class CurveEngine {
     return this.g2;
   }
 
-  /** pool.runTasks on a pool of this engine (G1's, or G2's where the GPU serves G1), queued with the MSMs. */
+  /** pool.runTasks on a pool of this engine (G1's, or G2's where the GPU serves G1 or G1's is closed), queued with the MSMs. */
   tasks(op, tasks) {
     const pool = this.g1 ?? this.g2Pool();
     const result = this.queue.then(async () => (await pool).runTasks(op, tasks));

@@ -24,6 +24,7 @@ import { buildTable, countPreparedDigits, preparedDigits } from '../msm/prepared
 import { preparedMsmOn, prepareOn } from '../bases.js';
 import { withHeap } from '../instance.js';
 import { frCosetBlock, frDifBlock } from '../fr/thread-ops.js';
+import { frCalls } from '../fr/shared.js';
 import { clock } from './timeline.js';
 
 /** An Error as plain data (structured clone keeps only some of an Error's fields everywhere). */
@@ -199,9 +200,13 @@ export function serveThread(port) {
         msm.free();
       }
     },
-    /** Scalar-field work (pool.runTasks): a block of an NTT or of Groth16's evaluations-to-coset step, in an fr instance of its own. */
+    /**
+     * Scalar-field work (pool.runTasks): a block of an NTT or of Groth16's evaluations-to-coset step, in an fr instance
+     * of its own (frDifBlock, frCosetBlock), or kernel calls over an fr twin's shared memory (frCalls).
+     */
     frDifBlock,
     frCosetBlock,
+    frCalls,
     /** Own memory: move to a fresh instance (the grown memory is garbage here; prepared bases keep theirs). */
     async trim() {
       instance = withHeap(await instantiate(baseModule, { minPages: ctx.params.minPages, group: ctx.params.group }), ctx.params);
