@@ -16,7 +16,7 @@
 // [t M/2, (t+1) M/2) in every later layer; for DIT the same holds for the first logN - k layers. So one call per
 // block covers those layers, and the other layers split into ranges of butterflies with a barrier between layers.
 
-import { Func, i32, i64, local, comment, loop, block, br, br_if, if_, call } from '../wat/index.js';
+import { Func, i32, i64, local, comment, loop, block, br, br_if, if_, call, select } from '../wat/index.js';
 import { limbAccess, limbConst, limbTerms, chain } from './limbs.js';
 
 const reserve = (E) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${E})))`;
@@ -84,11 +84,11 @@ before writing, so sum and diff may alias x and y (in either order).`,
   }
   fn.local('m');
   fn.push(
-    comment('z = x + y < 4r; d = z - 2r; when that borrows, add 2r back (branch-free)'),
+    comment('z = x + y < 4r; d = z - 2r; sum = z where that borrows, else d (a select per limb, branch-free)'),
     chain(fn, { n, w, dst: 'z', term: (j) => T.add(local.get(`x${j}`), local.get(`y${j}`)) }),
     chain(fn, { n, w, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(local.get(`z${j}`), limbConst(twoPLimbs[j])) }),
-    local.set('m', local.get('carry')),
-    ...masked('d', 's', 'm', 'sum'),
+    local.set(fn.local('borrowed', 'i32'), i64.ne(local.get('carry'), i64.const(0))),
+    ...Array.from({ length: n }, (_, j) => store('sum', j, select(local.get(`z${j}`), local.get(`d${j}`), local.get('borrowed')))),
     ...(lazyDiff
       ? [
         comment('e = x - y + 2r in (0, 4r), no reduction'),
@@ -332,7 +332,8 @@ Montgomery form, [0, 2r) in and out; c must not lie in a[0 .. count).`,
 
 /**
  * fromBytesBatch(out, bytes, count, mont) -> i32: count canonical little-endian elements (params.bytes each) to limbs, in
- * Montgomery form when mont != 0; toBytesBatch(bytes, x, count, mont): back.
+ * Montgomery form when mont != 0; toBytesBatch(bytes, x, count, mont): back; toBytesStrided(..., stride): back, element k
+ * at bytes + B stride k.
  *
  * mont = 0 is for linear maps such as the NTT: plain limbs x are the Montgomery form of x / R, a linear map with
  * Montgomery-form constants (twiddles, 1/N, powers of g) takes them to the Montgomery form of y / R, whose limbs are the
@@ -360,31 +361,40 @@ first integer >= r and returns its index; returns count when all are below r. ou
     ]),
     local.get('i'),
   );
-  const to = new Func(f('toBytesBatch'), {
-    params: [['bytes', 'i32'], ['x', 'i32'], ['count', 'i32'], ['mont', 'i32']], exportName: f('toBytesBatch'),
-    doc: `${f('toBytesBatch')}(bytes, x, count, mont): the ${B}-byte canonical little-endian encoding of each of count elements
-at x (input [0, 2r); Montgomery form when mont != 0, else plain limbs), written at bytes + ${B} k. bytes must not overlap x.
-Uses ${E} bytes of the scratch stack.`,
+  const strided = new Func(f('toBytesStrided'), {
+    params: [['bytes', 'i32'], ['x', 'i32'], ['count', 'i32'], ['mont', 'i32'], ['stride', 'i32']], exportName: f('toBytesStrided'),
+    doc: `${f('toBytesStrided')}(bytes, x, count, mont, stride): the ${B}-byte canonical little-endian encoding of each of count
+elements at x (input [0, 2r); Montgomery form when mont != 0, else plain limbs), element k written at bytes + ${B} stride k
+(stride 1: side by side; a block of a split NTT writes its elements between the other blocks'). bytes must not
+overlap x. Uses ${E} bytes of the scratch stack.`,
   });
-  to.local('i', 'i32');
-  to.local('tmp', 'i32');
-  to.push(
+  strided.local('i', 'i32');
+  strided.local('tmp', 'i32');
+  strided.local('step', 'i32');
+  strided.push(
     reserve(E),
     local.set('tmp', sp),
+    local.set('step', i32.mul(local.get('stride'), i32.const(B))),
     block('done', [
       loop('next', [
         br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
         if_(local.get('mont'),
           [call(f('fromMontgomery'), local.get('tmp'), at(E, 'x', local.get('i')))],
           [call(f('reduce'), local.get('tmp'), at(E, 'x', local.get('i')))]),
-        call(f('toBytes'), at(B, 'bytes', local.get('i')), local.get('tmp')),
+        call(f('toBytes'), local.get('bytes'), local.get('tmp')),
+        local.set('bytes', i32.add(local.get('bytes'), local.get('step'))),
         local.set('i', i32.add(local.get('i'), i32.const(1))),
         br('next'),
       ]),
     ]),
     release(E),
   );
-  return [from, to];
+  const to = new Func(f('toBytesBatch'), {
+    params: [['bytes', 'i32'], ['x', 'i32'], ['count', 'i32'], ['mont', 'i32']], exportName: f('toBytesBatch'),
+    doc: `${f('toBytesBatch')}(bytes, x, count, mont): ${f('toBytesStrided')}(bytes, x, count, mont, 1), the elements side by side.`,
+  });
+  to.push(call(f('toBytesStrided'), local.get('bytes'), local.get('x'), local.get('count'), local.get('mont'), i32.const(1)));
+  return [from, strided, to];
 }
 
 /** Every NTT kernel of the module, named through f (prefix). */

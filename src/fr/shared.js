@@ -13,7 +13,7 @@
 
 import { instantiate } from '../runtime/loader.js';
 import { modPow } from './index.js';
-import { bitReverseBits, interleaveBlocks, nttPasses } from './ntt.js';
+import { bitReverseBits, nttPasses } from './ntt.js';
 
 /** Bytes of scratch stack per task (the NTT kernels take an element or a few). */
 const STACK_BYTES = 4096;
@@ -129,9 +129,10 @@ export async function sharedEvaluationsToCoset(fr, runTasks, ptrs, logN, shift, 
 }
 
 /**
- * fr.nttOn on a shared twin: canonical bytes (natural order) in, the same out. Rounds: the bytes to plain limbs (and
- * a forward coset's g^i) per block; the DIF's spanning layers by columns; per block its layers, the inverse's
- * (1/N) g^-i, its own bit reversal and its bytes. Here the blocks' bytes are interleaved into natural order.
+ * fr.nttOn on a shared twin: canonical bytes (natural order) in, the same out. Two rounds: per column part, its
+ * elements from bytes to plain limbs (a forward coset's g^i too) and the DIF's spanning layers; per block, its own
+ * layers, the inverse's (1/N) g^-i, its bit reversal and its bytes, written between the other blocks' (element m of
+ * block t is the transform's bitrev_k(t) + 2^k m). One round when k = 0.
  */
 export async function sharedNttOn(fr, runTasks, bytes, logN, { inverse = false, coset = null } = {}, k = 0) {
   const N = 2 ** logN;
@@ -144,35 +145,51 @@ export async function sharedNttOn(fr, runTasks, bytes, logN, { inverse = false, 
     const ptr = fr.alloc(N);
     const io = fr.heap.alloc(N * B, 16);
     new Uint8Array(fr.memory.buffer, io, N * B).set(bytes);
-    // the forward coset's g^i from block t's first index t M: first_t = g^(t M), step g
-    let cosetPowers = null;
+    const parts = partsOf(k, M);
+    // segment (t, part): elements t M + c0 .. t M + c1 of column part `part`, the whole array when k = 0
+    const segments = (part) => Array.from({ length: 2 ** k }, (_, t) => [t, t * M + (part * M) / parts, M / parts]);
+    // the forward coset's g^i, from each segment's first index
+    let cosetCalls = () => [];
     if (!inverse && coset !== null) {
-      const firsts = fr.alloc(2 ** k);
-      const gM = modPow(coset, BigInt(M), r);
-      for (let t = 0, x = 1n; t < 2 ** k; t++, x = (x * gM) % r) fr.field.write(firsts + t * E, x);
+      const firsts = fr.alloc(2 ** k * parts);
+      const [gM, gC] = [modPow(coset, BigInt(M), r), modPow(coset, BigInt(M / parts), r)];
+      for (let part = 0, x = 1n; part < parts; part++, x = (x * gC) % r) {
+        for (let t = 0, y = x; t < 2 ** k; t++, y = (y * gM) % r) fr.field.write(firsts + (part * 2 ** k + t) * E, y);
+      }
       const g = fr.alloc();
       fr.field.write(g, coset);
-      cosetPowers = (t) => [['fr_mulPowers', ptr + t * M * E, M, firsts + t * E, g]];
+      cosetCalls = (part) => segments(part).map(([t, first, count]) => ['fr_mulPowers', ptr + first * E, count, firsts + (part * 2 ** k + t) * E, g]);
     }
-    const blocks = Array.from({ length: 2 ** k }, (_, t) => t);
-    const counts = await round(fr, runTasks, blocks.map((t) => [['fr_fromBytesBatch', ptr + t * M * E, io + t * M * B, M, 0], ...(cosetPowers?.(t) ?? [])]));
-    counts.forEach(([ok], t) => {
-      if (ok !== M) throw new RangeError(`${fr.name} Fr: element ${t * M + ok} is not in [0, r)`);
-    });
-    const parts = partsOf(k, M);
-    if (k > 0) await round(fr, runTasks, Array.from({ length: parts }, (_, part) => columnCalls('fr_nttDif', ptr, logN, k, table, part, parts)));
+    const fromBytes = (part) => segments(part).map(([, first, count]) => ['fr_fromBytesBatch', ptr + first * E, io + first * B, count, 0]);
     const scale = inverse ? blockScales(fr, k, modPow(BigInt(N), r - 2n, r), coset === null ? 1n : modPow(coset, r - 2n, r)) : null;
-    await round(fr, runTasks, blocks.map((t) => {
+    const blockTail = (t) => {
       const at = ptr + t * M * E;
       return [
         ...blockCalls('fr_nttDif', at, logM, table),
         ...(scale ? [['fr_mulPowersBitrev', at, logM, scale.first(t), scale.step]] : []),
         ...(logM > 0 ? [['fr_bitReverse', at, logM]] : []),
-        ['fr_toBytesBatch', io + t * M * B, at, M, 0],
+        ['fr_toBytesStrided', io + bitReverseBits(t, k) * B, at, M, 0, 2 ** k],
       ];
-    }));
-    const blockBytes = blocks.map((t) => new Uint8Array(fr.memory.buffer, io + t * M * B, M * B));
-    return interleaveBlocks(blockBytes, k, M, B);
+    };
+    const head = (part) => [...fromBytes(part), ...cosetCalls(part), ...(k > 0 ? columnCalls('fr_nttDif', ptr, logN, k, table, part, parts) : [])];
+    // each part's conversions are checked before its layers' results matter: the lowest index >= r is named
+    const checkConverted = (results, part) => {
+      const counts = results.slice(0, 2 ** k);
+      counts.forEach((ok, i) => {
+        const [, first, count] = segments(part)[i];
+        if (ok !== count) bad = Math.min(bad, first + ok);
+      });
+    };
+    let bad = Infinity;
+    if (k === 0) {
+      const [results] = await round(fr, runTasks, [[...head(0), ...blockTail(0)]]);
+      checkConverted(results, 0);
+    } else {
+      (await round(fr, runTasks, Array.from({ length: parts }, (_, part) => head(part)))).forEach(checkConverted);
+    }
+    if (bad !== Infinity) throw new RangeError(`${fr.name} Fr: element ${bad} is not in [0, r)`);
+    if (k > 0) await round(fr, runTasks, Array.from({ length: 2 ** k }, (_, t) => blockTail(t)));
+    return new Uint8Array(fr.memory.buffer, io, N * B).slice();
   } finally {
     fr.heap.release(mark);
   }
