@@ -104,6 +104,38 @@ describe.each([...curveNames])('%s Fr', (name) => {
     }
   });
 
+  it('fr_mulPowers and fr_mulPowersBitrev (a region of the array at a time) against BigInt, sizes 2^0 to 2^13', () => {
+    const f = fr.field;
+    const ex = fr.exports;
+    const mark = fr.heap.mark();
+    try {
+      for (const logN of [0, 1, 2, 5, 10, 11, 13]) {
+        const N = 2 ** logN;
+        const a = fr.alloc(N);
+        const [first, g] = [fr.alloc(), fr.alloc()];
+        const xs = edgeBiased(rng, r, N);
+        const [c, gv] = [rng.below(r), rng.below(r)];
+        f.write(first, c);
+        f.write(g, gv);
+        const bitrev = (i) => (logN ? parseInt(i.toString(2).padStart(logN, '0').split('').reverse().join(''), 2) : 0);
+        for (const reversed of [false, true]) {
+          xs.forEach((x, i) => f.write(a + i * fr.elementBytes, x));
+          if (reversed) ex.fr_mulPowersBitrev(a, logN, first, g);
+          else ex.fr_mulPowers(a, N, first, g);
+          const want = [...xs];
+          for (let i = 0, p = c; i < N; i++, p = (p * gv) % r) {
+            const at = reversed ? bitrev(i) : i;
+            want[at] = (xs[at] * p) % r;
+          }
+          const got = Array.from({ length: N }, (_, i) => f.read(a + i * fr.elementBytes));
+          expect(got, `2^${logN} ${reversed ? 'bit-reversed' : 'natural'}`).toEqual(want);
+        }
+      }
+    } finally {
+      fr.heap.release(mark);
+    }
+  });
+
   it('fr_addSub and fr_addSubLazy at the ends of [0, 2r); the product of an unreduced difference (< 4r) by a twiddle (< 2r) ends below 2r', () => {
     const f = fr.field;
     const ex = fr.exports;

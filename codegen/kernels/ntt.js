@@ -216,18 +216,19 @@ one above, w_(2len)^j = w_(4len)^(2j). Output in [0, 2r).`,
 }
 
 /** The statements that step `rev` from bitrev(i) to bitrev(i + 1) over logN bits (N = 2^logN, i + 1 < N). */
-const nextReversed = () => [
-  comment('rev = bitrev(i + 1): clear the leading ones of rev from the top bit down, then set the next bit'),
-  local.set('bit', i32.shr_u(local.get('count'), i32.const(1))),
-  block('carryDone', [
-    loop('carry', [
-      br_if('carryDone', i32.eqz(i32.and(local.get('rev'), local.get('bit')))),
-      local.set('rev', i32.xor(local.get('rev'), local.get('bit'))),
-      local.set('bit', i32.shr_u(local.get('bit'), i32.const(1))),
-      br('carry'),
+/** rev = bitrev(i + 1) from rev = bitrev(i), over the bits of count (a power of two): locals rev, count, bit. */
+const nextReversed = (rev = 'rev', count = 'count', bit = 'bit', label = 'carry') => [
+  comment(`${rev} = bitrev(i + 1): clear the leading ones of ${rev} from the top bit down, then set the next bit`),
+  local.set(bit, i32.shr_u(local.get(count), i32.const(1))),
+  block(`${label}Done`, [
+    loop(label, [
+      br_if(`${label}Done`, i32.eqz(i32.and(local.get(rev), local.get(bit)))),
+      local.set(rev, i32.xor(local.get(rev), local.get(bit))),
+      local.set(bit, i32.shr_u(local.get(bit), i32.const(1))),
+      br(label),
     ]),
   ]),
-  local.set('rev', i32.or(local.get('rev'), local.get('bit'))),
+  local.set(rev, i32.or(local.get(rev), local.get(bit))),
 ];
 
 /** bitReverse(a, logN): the permutation a[i] <-> a[bitrev(i)]. */
@@ -265,42 +266,103 @@ N = 2^logN elements at a. Values unchanged. Uses ${E} bytes of the scratch stack
   return fn;
 }
 
-/**
- * mulPowers(a, count, first, g): a[i] *= first g^i (natural order); mulPowersBitrev(a, logN, first, g): a[bitrev(i)] *=
- * first g^i, for a bit-reversed array (the coefficients an inverse DIF leaves).
- */
-export function mulPowers(params, { name, f, reversed = false }) {
+/** mulPowers(a, count, first, g): a[i] *= first g^i (natural order). */
+export function mulPowers(params, { name, f }) {
   const E = params.elementBytes;
   const fn = new Func(name, {
-    params: [['a', 'i32'], [reversed ? 'logN' : 'count', 'i32'], ['first', 'i32'], ['g', 'i32']], exportName: name,
-    doc: reversed
-      ? `${name}(a, logN, first, g): a[bitrev_logN(i)] = a[bitrev_logN(i)] first g^i for i < N = 2^logN: the coefficient i of a
-bit-reversed array times first g^i (first = 1/N, g a coset generator: the inverse transform's scaling and the coset shift in
-one pass). Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`
-      : `${name}(a, count, first, g): a[i] = a[i] first g^i for i < count (first = c, g = 1: a scaling; first = 1: a coset
+    params: [['a', 'i32'], ['count', 'i32'], ['first', 'i32'], ['g', 'i32']], exportName: name,
+    doc: `${name}(a, count, first, g): a[i] = a[i] first g^i for i < count (first = c, g = 1: a scaling; first = 1: a coset
 shift). Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
   });
-  for (const name of ['acc', 'i', 'x', ...(reversed ? ['count', 'rev', 'bit'] : [])]) fn.local(name, 'i32');
+  for (const name of ['acc', 'i', 'x']) fn.local(name, 'i32');
   fn.push(
     reserve(E),
     local.set('acc', sp),
     comment('acc = first g^i'),
     call(f('copy'), local.get('acc'), local.get('first')),
-    reversed ? local.set('count', i32.shl(i32.const(1), local.get('logN'))) : null,
-    reversed ? local.set('rev', i32.const(0)) : null,
     local.set('i', i32.const(0)),
     block('done', [
       loop('next', [
         br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
-        local.set('x', at(E, 'a', local.get(reversed ? 'rev' : 'i'))),
+        local.set('x', at(E, 'a', local.get('i'))),
         call(f('mul'), local.get('x'), local.get('x'), local.get('acc')),
         call(f('mul'), local.get('acc'), local.get('acc'), local.get('g')),
         local.set('i', i32.add(local.get('i'), i32.const(1))),
-        ...(reversed ? [br_if('done', i32.ge_u(local.get('i'), local.get('count'))), ...nextReversed()] : []),
         br('next'),
       ]),
     ]),
     release(E),
+  );
+  return fn;
+}
+
+/** Bits of the exponents whose bit-reversed positions mulPowersBitrev visits in one pass: 2^10 elements stay in cache. */
+const REGION_LOG = 10;
+
+/**
+ * mulPowersBitrev(a, logN, first, g): a[bitrev(i)] *= first g^i, for a bit-reversed array (the coefficients an inverse
+ * DIF leaves). Exponent i = hi 2^s + lo (s = logN - b, b = min(logN, ${REGION_LOG})) sits at bitrev_s(lo) 2^b + bitrev_b(hi),
+ * so for each lo the b-bit hi visit one region of 2^b elements, with powers first g^lo (g^(2^s))^hi: the same two
+ * products per element as in index order, without a cache miss for each one.
+ */
+export function mulPowersBitrev(params, { name, f }) {
+  const E = params.elementBytes;
+  const fn = new Func(name, {
+    params: [['a', 'i32'], ['logN', 'i32'], ['first', 'i32'], ['g', 'i32']], exportName: name,
+    doc: `${name}(a, logN, first, g): a[bitrev_logN(i)] = a[bitrev_logN(i)] first g^i for i < N = 2^logN: the coefficient i of a
+bit-reversed array times first g^i (first = 1/N, g a coset generator: the inverse transform's scaling and the coset shift in
+one pass). Visits the array a region of 2^${REGION_LOG} elements at a time. Montgomery form, [0, 2r) in and out. Uses ${3 * E}
+bytes of the scratch stack.`,
+  });
+  for (const name of ['accLo', 'cur', 'stepHi', 'loCount', 'hiCount', 'lo', 'hi', 'revLo', 'revHi', 'bit', 'k', 'base', 'x']) fn.local(name, 'i32');
+  fn.push(
+    reserve(3 * E),
+    local.set('accLo', sp),
+    local.set('cur', i32.add(sp, i32.const(E))),
+    local.set('stepHi', i32.add(sp, i32.const(2 * E))),
+    comment(`hiCount = 2^b, b = min(logN, ${REGION_LOG}); loCount = 2^s, s = logN - b`),
+    local.set('k', select(local.get('logN'), i32.const(REGION_LOG), i32.lt_u(local.get('logN'), i32.const(REGION_LOG)))),
+    local.set('hiCount', i32.shl(i32.const(1), local.get('k'))),
+    local.set('k', i32.sub(local.get('logN'), local.get('k'))),
+    local.set('loCount', i32.shl(i32.const(1), local.get('k'))),
+    comment('stepHi = g^(2^s) by s squarings; accLo = first g^lo'),
+    call(f('copy'), local.get('stepHi'), local.get('g')),
+    block('squaresDone', [
+      loop('squares', [
+        br_if('squaresDone', i32.eqz(local.get('k'))),
+        call(f('mul'), local.get('stepHi'), local.get('stepHi'), local.get('stepHi')),
+        local.set('k', i32.sub(local.get('k'), i32.const(1))),
+        br('squares'),
+      ]),
+    ]),
+    call(f('copy'), local.get('accLo'), local.get('first')),
+    block('loDone', [
+      loop('loNext', [
+        br_if('loDone', i32.ge_u(local.get('lo'), local.get('loCount'))),
+        comment('the region bitrev_s(lo) 2^b ..: exponents lo + 2^s hi, powers accLo stepHi^hi'),
+        call(f('copy'), local.get('cur'), local.get('accLo')),
+        local.set('base', at(E, 'a', i32.mul(local.get('revLo'), local.get('hiCount')))),
+        local.set('hi', i32.const(0)),
+        local.set('revHi', i32.const(0)),
+        block('hiDone', [
+          loop('hiNext', [
+            local.set('x', i32.add(local.get('base'), i32.mul(local.get('revHi'), i32.const(E)))),
+            call(f('mul'), local.get('x'), local.get('x'), local.get('cur')),
+            call(f('mul'), local.get('cur'), local.get('cur'), local.get('stepHi')),
+            local.set('hi', i32.add(local.get('hi'), i32.const(1))),
+            br_if('hiDone', i32.ge_u(local.get('hi'), local.get('hiCount'))),
+            ...nextReversed('revHi', 'hiCount', 'bit', 'hiCarry'),
+            br('hiNext'),
+          ]),
+        ]),
+        call(f('mul'), local.get('accLo'), local.get('accLo'), local.get('g')),
+        local.set('lo', i32.add(local.get('lo'), i32.const(1))),
+        br_if('loDone', i32.ge_u(local.get('lo'), local.get('loCount'))),
+        ...nextReversed('revLo', 'loCount', 'bit', 'loCarry'),
+        br('loNext'),
+      ]),
+    ]),
+    release(3 * E),
   );
   return fn;
 }
@@ -407,7 +469,7 @@ export function nttKernels(params, { f }) {
     nttDit(params, { name: f('nttDit'), f }),
     bitReverse(params, { name: f('bitReverse'), f }),
     mulPowers(params, { name: f('mulPowers'), f }),
-    mulPowers(params, { name: f('mulPowersBitrev'), f, reversed: true }),
+    mulPowersBitrev(params, { name: f('mulPowersBitrev'), f }),
     scale(params, { name: f('scale'), f }),
     ...batchBytes(params, { f }),
   ];

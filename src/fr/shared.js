@@ -164,10 +164,13 @@ export async function sharedNttOn(fr, runTasks, bytes, logN, { inverse = false, 
     const scale = inverse ? blockScales(fr, k, modPow(BigInt(N), r - 2n, r), coset === null ? 1n : modPow(coset, r - 2n, r)) : null;
     const blockTail = (t) => {
       const at = ptr + t * M * E;
+      // after the block's own bit reversal its element m is the transform's bitrev_k(t) + 2^k m: the inverse's factor
+      // is first_t step^m, in memory order (fr_mulPowersBitrev's scattered order costs a cache miss per element); 1/N
+      // alone (no coset) is one product per element (fr_scale), not two
       return [
         ...blockCalls('fr_nttDif', at, logM, table),
-        ...(scale ? [['fr_mulPowersBitrev', at, logM, scale.first(t), scale.step]] : []),
         ...(logM > 0 ? [['fr_bitReverse', at, logM]] : []),
+        ...(scale ? [coset === null ? ['fr_scale', at, M, scale.first(t)] : ['fr_mulPowers', at, M, scale.first(t), scale.step]] : []),
         ['fr_toBytesStrided', io + bitReverseBits(t, k) * B, at, M, 0, 2 ** k],
       ];
     };

@@ -39,7 +39,7 @@ async function fieldOf(module, params) {
 /**
  * Worker operation 'frDifBlock' (src/threads/worker.js): block `block` of 2^k of one fr.nttOn, after its first k DIF
  * layers (inverse: with w^-1): `elements` (M = 2^(logN - k) elements, plain limbs) through the block's remaining
- * layers, the inverse's scale (1/N) g^-i (coset: g, or null), the block's own bit reversal, and out as canonical
+ * layers, the block's own bit reversal, the inverse's scale (1/N) g^-i (coset: g, or null), and out as canonical
  * bytes: element m of the result is the transform's element bitrev_k(block) + 2^k m. Returned in the array that
  * came (its first M * bytes bytes).
  */
@@ -55,16 +55,18 @@ export async function frDifBlock({ module, params, elements, logN, k, block, inv
     const ex = fr.exports;
     new Uint8Array(fr.memory.buffer, ptr, elements.length).set(elements);
     runTransform(ex, ptr, logM, table, 'natural');
+    if (logM > 0) ex.fr_bitReverse(ptr, logM);
     if (inverse) {
-      // element bitrev_k(block) + 2^k m gets (1/N) g^-bitrev_k(block) (g^-(2^k))^m
+      // element m is now the transform's bitrev_k(block) + 2^k m: it gets (1/N) g^-bitrev_k(block) (g^-(2^k))^m, in
+      // memory order (see src/fr/shared.js); 1/N alone is one product per element
       const { r } = fr;
       const gInv = coset === null ? 1n : modPow(coset, r - 2n, r);
       const [first, step] = [fr.alloc(), fr.alloc()];
       fr.field.write(first, (modPow(2n ** BigInt(logN), r - 2n, r) * modPow(gInv, BigInt(bitReverse(block, k)), r)) % r);
       fr.field.write(step, modPow(gInv, 2n ** BigInt(k), r));
-      ex.fr_mulPowersBitrev(ptr, logM, first, step);
+      if (coset === null) ex.fr_scale(ptr, M, first);
+      else ex.fr_mulPowers(ptr, M, first, step);
     }
-    if (logM > 0) ex.fr_bitReverse(ptr, logM);
     ex.fr_toBytesBatch(io, ptr, M, 0);
     // back in the array that came (transferred both ways): no second array of the elements on either thread
     elements.set(new Uint8Array(fr.memory.buffer, io, M * fr.bytes));

@@ -2419,44 +2419,89 @@
 
   ;; fr_mulPowersBitrev(a, logN, first, g): a[bitrev_logN(i)] = a[bitrev_logN(i)] first g^i for i < N = 2^logN: the coefficient i of a
   ;; bit-reversed array times first g^i (first = 1/N, g a coset generator: the inverse transform's scaling and the coset shift in
-  ;; one pass). Montgomery form, [0, 2r) in and out. Uses 36 bytes of the scratch stack.
+  ;; one pass). Visits the array a region of 2^10 elements at a time. Montgomery form, [0, 2r) in and out. Uses 108
+  ;; bytes of the scratch stack.
   (func $fr_mulPowersBitrev (export "fr_mulPowersBitrev") (param $a i32) (param $logN i32) (param $first i32) (param $g i32)
-    (local $acc i32)
-    (local $i i32)
-    (local $x i32)
-    (local $count i32)
-    (local $rev i32)
+    (local $accLo i32)
+    (local $cur i32)
+    (local $stepHi i32)
+    (local $loCount i32)
+    (local $hiCount i32)
+    (local $lo i32)
+    (local $hi i32)
+    (local $revLo i32)
+    (local $revHi i32)
     (local $bit i32)
-    (global.set $sp (i32.sub (global.get $sp) (i32.const 36)))
-    (local.set $acc (global.get $sp))
-    ;; acc = first g^i
-    (call $fr_copy (local.get $acc) (local.get $first))
-    (local.set $count (i32.shl (i32.const 1) (local.get $logN)))
-    (local.set $rev (i32.const 0))
-    (local.set $i (i32.const 0))
-    (block $done
-      (loop $next
-        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        (local.set $x (i32.add (local.get $a) (i32.mul (local.get $rev) (i32.const 36))))
-        (call $fr_mul (local.get $x) (local.get $x) (local.get $acc))
-        (call $fr_mul (local.get $acc) (local.get $acc) (local.get $g))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
-        ;; rev = bitrev(i + 1): clear the leading ones of rev from the top bit down, then set the next bit
-        (local.set $bit (i32.shr_u (local.get $count) (i32.const 1)))
-        (block $carryDone
-          (loop $carry
-            (br_if $carryDone (i32.eqz (i32.and (local.get $rev) (local.get $bit))))
-            (local.set $rev (i32.xor (local.get $rev) (local.get $bit)))
-            (local.set $bit (i32.shr_u (local.get $bit) (i32.const 1)))
-            (br $carry)
-          )
-        )
-        (local.set $rev (i32.or (local.get $rev) (local.get $bit)))
-        (br $next)
+    (local $k i32)
+    (local $base i32)
+    (local $x i32)
+    (global.set $sp (i32.sub (global.get $sp) (i32.const 108)))
+    (local.set $accLo (global.get $sp))
+    (local.set $cur (i32.add (global.get $sp) (i32.const 36)))
+    (local.set $stepHi (i32.add (global.get $sp) (i32.const 72)))
+    ;; hiCount = 2^b, b = min(logN, 10); loCount = 2^s, s = logN - b
+    (local.set $k (select (local.get $logN) (i32.const 10) (i32.lt_u (local.get $logN) (i32.const 10))))
+    (local.set $hiCount (i32.shl (i32.const 1) (local.get $k)))
+    (local.set $k (i32.sub (local.get $logN) (local.get $k)))
+    (local.set $loCount (i32.shl (i32.const 1) (local.get $k)))
+    ;; stepHi = g^(2^s) by s squarings; accLo = first g^lo
+    (call $fr_copy (local.get $stepHi) (local.get $g))
+    (block $squaresDone
+      (loop $squares
+        (br_if $squaresDone (i32.eqz (local.get $k)))
+        (call $fr_mul (local.get $stepHi) (local.get $stepHi) (local.get $stepHi))
+        (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+        (br $squares)
       )
     )
-    (global.set $sp (i32.add (global.get $sp) (i32.const 36)))
+    (call $fr_copy (local.get $accLo) (local.get $first))
+    (block $loDone
+      (loop $loNext
+        (br_if $loDone (i32.ge_u (local.get $lo) (local.get $loCount)))
+        ;; the region bitrev_s(lo) 2^b ..: exponents lo + 2^s hi, powers accLo stepHi^hi
+        (call $fr_copy (local.get $cur) (local.get $accLo))
+        (local.set $base (i32.add (local.get $a) (i32.mul (i32.mul (local.get $revLo) (local.get $hiCount)) (i32.const 36))))
+        (local.set $hi (i32.const 0))
+        (local.set $revHi (i32.const 0))
+        (block $hiDone
+          (loop $hiNext
+            (local.set $x (i32.add (local.get $base) (i32.mul (local.get $revHi) (i32.const 36))))
+            (call $fr_mul (local.get $x) (local.get $x) (local.get $cur))
+            (call $fr_mul (local.get $cur) (local.get $cur) (local.get $stepHi))
+            (local.set $hi (i32.add (local.get $hi) (i32.const 1)))
+            (br_if $hiDone (i32.ge_u (local.get $hi) (local.get $hiCount)))
+            ;; revHi = bitrev(i + 1): clear the leading ones of revHi from the top bit down, then set the next bit
+            (local.set $bit (i32.shr_u (local.get $hiCount) (i32.const 1)))
+            (block $hiCarryDone
+              (loop $hiCarry
+                (br_if $hiCarryDone (i32.eqz (i32.and (local.get $revHi) (local.get $bit))))
+                (local.set $revHi (i32.xor (local.get $revHi) (local.get $bit)))
+                (local.set $bit (i32.shr_u (local.get $bit) (i32.const 1)))
+                (br $hiCarry)
+              )
+            )
+            (local.set $revHi (i32.or (local.get $revHi) (local.get $bit)))
+            (br $hiNext)
+          )
+        )
+        (call $fr_mul (local.get $accLo) (local.get $accLo) (local.get $g))
+        (local.set $lo (i32.add (local.get $lo) (i32.const 1)))
+        (br_if $loDone (i32.ge_u (local.get $lo) (local.get $loCount)))
+        ;; revLo = bitrev(i + 1): clear the leading ones of revLo from the top bit down, then set the next bit
+        (local.set $bit (i32.shr_u (local.get $loCount) (i32.const 1)))
+        (block $loCarryDone
+          (loop $loCarry
+            (br_if $loCarryDone (i32.eqz (i32.and (local.get $revLo) (local.get $bit))))
+            (local.set $revLo (i32.xor (local.get $revLo) (local.get $bit)))
+            (local.set $bit (i32.shr_u (local.get $bit) (i32.const 1)))
+            (br $loCarry)
+          )
+        )
+        (local.set $revLo (i32.or (local.get $revLo) (local.get $bit)))
+        (br $loNext)
+      )
+    )
+    (global.set $sp (i32.add (global.get $sp) (i32.const 108)))
   )
 
   ;; fr_scale(a, count, c): a[i] = a[i] c for i < count (c = 1/N: the inverse transform's scaling, in either order).
