@@ -418,6 +418,12 @@ describe('fr.nttOn: the NTT split over a thread pool', () => {
           }
         }
       }
+      // fr.trim() drops the twin; the next shared call makes a new one, which the threads take in the old one's place
+      const values = Array.from({ length: 64 }, (_, i) => BigInt(i) * 0x9e3779b97f4a7c15n % fr.r);
+      fr.trim();
+      const next = await fr.sharedTwin();
+      expect(next).not.toBe(twin);
+      expect(await fr.nttOn(pool, values, { coset: true })).toEqual(fr.ntt(values, { coset: true }));
     } finally {
       await pool.close();
     }

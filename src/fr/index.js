@@ -37,7 +37,7 @@ export class ScalarField {
     this.cosetGenerator = runtime.cosetGenerator;
     this.module = module;
     this.moduleBytes = moduleBytes;
-    /** null, or for a twin over a shared memory (sharedTwin): { id, module, memory, syncWord } for the pool's threads */
+    /** null, or for a twin over a shared memory (sharedTwin): { id, r, module, memory, syncWord } for the pool's threads */
     this.shared = null;
     this.#bind(exports, memory);
   }
@@ -59,7 +59,7 @@ export class ScalarField {
         const { exports } = await instantiate(module, { memory });
         const twin = new ScalarField(this.params, exports, memory, this.name);
         const syncWord = twin.heap.alloc(8, 8);
-        twin.shared = Object.freeze({ id: `fr${++sharedTwins}`, module, memory, syncWord });
+        twin.shared = Object.freeze({ id: `fr${++sharedTwins}`, r: this.r, module, memory, syncWord });
         return twin;
       })();
       this.#twin.catch(() => (this.#twin = null));

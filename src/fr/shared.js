@@ -18,7 +18,10 @@ import { bitReverseBits, nttPasses } from './ntt.js';
 /** Bytes of scratch stack per task (the NTT kernels take an element or a few). */
 const STACK_BYTES = 4096;
 
-/** A thread's instances of shared twins' modules, by twin id (the last few kept). */
+/**
+ * A thread's instance of each field's shared twin, by field (r): { id, made }. A field has one twin at a time, so a new
+ * id (after fr.trim()) replaces the old instance, and with it the last reference here to the old memory.
+ */
 const attached = new Map();
 
 /**
@@ -27,14 +30,13 @@ const attached = new Map();
  * results. The memory's sync word orders this thread's plain loads and stores after the caller's and before its next.
  */
 export async function frCalls({ field, stackTop, calls }) {
-  let made = attached.get(field.id);
-  if (!made) {
-    made = instantiate(field.module, { memory: field.memory });
-    attached.set(field.id, made);
-    made.catch(() => attached.delete(field.id));
-    if (attached.size > 4) attached.delete(attached.keys().next().value);
+  let entry = attached.get(field.r);
+  if (entry?.id !== field.id) {
+    entry = { id: field.id, made: instantiate(field.module, { memory: field.memory }) };
+    attached.set(field.r, entry);
+    entry.made.catch(() => attached.get(field.r) === entry && attached.delete(field.r));
   }
-  const { exports } = await made;
+  const { exports } = await entry.made;
   const sync = new Int32Array(field.memory.buffer, field.syncWord, 1);
   Atomics.load(sync, 0);
   exports.fr_sp.value = stackTop;
