@@ -10,7 +10,7 @@
 //   clear error.
 // Fixtures from scripts/snarkjs-fixtures.js (cached under .cache/snarkjs/).
 
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import * as snarkjs from 'snarkjs';
 import { readFileSync } from 'node:fs';
 import { fixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
@@ -18,6 +18,8 @@ import { groth16Prove, Groth16Prover } from 'wasmsm/snarkjs';
 import { readZkey } from '../src/groth16/zkey.js';
 import { readWtns } from '../src/groth16/wtns.js';
 import { FileFormatError } from '../src/groth16/source.js';
+import { Curve } from '../src/curve.js';
+import { MsmPool } from '../src/threads/pool.js';
 import { referenceProve } from './groth16-reference.js';
 import { errorOf, iterableOf, streamOf } from './harness.js';
 
@@ -112,13 +114,40 @@ describe('groth16Prove', () => {
     const f = fx['bits8 bls12381'];
     const { proof, publicSignals } = await groth16Prove(f.zkey, f.wtns, { threads: 2 });
     expect(await snarkjs.groth16.verify(f.vkeyJson, publicSignals, proof)).toBe(true);
-    for (const [circuit, curve] of [['bits8', 'bls12381'], ['merkle1', 'bn128']]) {
-      const g = fx[`${circuit} ${curve}`];
-      const want = JSON.stringify(referenceProve(await readZkey(g.zkeyBytes), await readWtns(g.wtnsBytes), { r: R, s: S }));
-      for (const options of [{ threads: 2 }, { threads: 2, sharedMemory: false }, { threads: 3 }]) {
-        const got = await groth16Prove(g.zkey, g.wtnsBytes, { ...options, r: R, s: S });
-        expect(JSON.stringify(got), `${circuit} ${curve} ${JSON.stringify(options)}`).toBe(want);
+    // the pools' starts and closes, in order: a one-shot proof closes G1's before G2's starts; a prover keeps both
+    const events = [];
+    const groups = new WeakMap();
+    const threads = Curve.prototype.threads;
+    const close = MsmPool.prototype.close;
+    const onThreads = vi.spyOn(Curve.prototype, 'threads').mockImplementation(async function (o) {
+      const pool = await threads.call(this, o);
+      groups.set(pool, this.group);
+      events.push(`start ${this.group}`);
+      return pool;
+    });
+    const onClose = vi.spyOn(MsmPool.prototype, 'close').mockImplementation(function () {
+      events.push(`close ${groups.get(this)}`);
+      return close.call(this);
+    });
+    try {
+      for (const [circuit, curve] of [['bits8', 'bls12381'], ['merkle1', 'bn128']]) {
+        const g = fx[`${circuit} ${curve}`];
+        const want = JSON.stringify(referenceProve(await readZkey(g.zkeyBytes), await readWtns(g.wtnsBytes), { r: R, s: S }));
+        for (const options of [{ threads: 2 }, { threads: 2, sharedMemory: false }, { threads: 3 }]) {
+          events.length = 0;
+          const got = await groth16Prove(g.zkey, g.wtnsBytes, { ...options, r: R, s: S });
+          expect(JSON.stringify(got), `${circuit} ${curve} ${JSON.stringify(options)}`).toBe(want);
+          expect(events, `${circuit} ${JSON.stringify(options)}`).toEqual(['start G1', 'close G1', 'start G2', 'close G2']);
+        }
       }
+      events.length = 0;
+      const p = new Groth16Prover({ threads: 2 });
+      await p.prove(fx['bits8 bls12381'].zkey, fx['bits8 bls12381'].wtnsBytes, { r: R, s: S });
+      await p.close();
+      expect(events.slice(0, 2)).toEqual(['start G1', 'start G2']);
+    } finally {
+      onThreads.mockRestore();
+      onClose.mockRestore();
     }
   });
 

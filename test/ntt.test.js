@@ -376,6 +376,13 @@ describe('fr.nttOn: the NTT split over a thread pool', () => {
         }
       }
       await expect(fr.nttOn({}, [1n, 2n])).rejects.toThrow(/nttOn takes a thread pool/);
+      const pool = await curve.threads({ count: 2 });
+      try {
+        await expect(fr.nttOn(pool, null)).rejects.toThrow(/values must be an array of BigInt or a Uint8Array/);
+        await expect(fr.nttOn(pool, [1n, 2n, 3n])).rejects.toThrow(/length 3 is not a power of two/);
+      } finally {
+        await pool.close();
+      }
     }
   });
 

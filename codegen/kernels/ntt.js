@@ -82,7 +82,7 @@ before writing, so sum and diff may alias x and y (in either order).`,
   for (let j = 0; j < n; j++) {
     fn.push(local.set(fn.local(`x${j}`), load('x', j)), local.set(fn.local(`y${j}`), load('y', j)));
   }
-  fn.local('m');
+  if (!lazyDiff) fn.local('m');
   fn.push(
     comment('z = x + y < 4r; d = z - 2r; sum = z where that borrows, else d (a select per limb, branch-free)'),
     chain(fn, { n, w, dst: 'z', term: (j) => T.add(local.get(`x${j}`), local.get(`y${j}`)) }),

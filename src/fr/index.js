@@ -59,7 +59,9 @@ export class ScalarField {
         const { exports } = await instantiate(module, { memory });
         const twin = new ScalarField(this.params, exports, memory, this.name);
         const syncWord = twin.heap.alloc(8, 8);
-        twin.shared = Object.freeze({ id: `fr${++sharedTwins}`, r: this.r, module, memory, syncWord });
+        // unique across copies of this library that may share a pool (a count alone is not)
+        const id = `fr-${++sharedTwins}-${Math.random().toString(36).slice(2)}`;
+        twin.shared = Object.freeze({ id, r: this.r, module, memory, syncWord });
         return twin;
       })();
       this.#twin.catch(() => (this.#twin = null));
@@ -262,13 +264,14 @@ export class ScalarField {
     if (typeof pool?.runTasks !== 'function') throw new TypeError(`${this.name} Fr: nttOn takes a thread pool (curve.threads())`);
     const runTasks = (op, tasks) => pool.runTasks(op, tasks);
     const g = this.#cosetOf(coset);
-    const k = blocksLogFor(pool.count, Math.log2(Array.isArray(values) ? values.length : values.length / this.bytes));
-    if (pool.sharedMemory) {
-      const input = this.#valuesIn(values, inverse, coset, { tables: false });
+    // a pool with shared memory, and a twin the engine grants (else the message path, which needs neither)
+    const twin = pool.sharedMemory ? await this.sharedTwin().catch(() => null) : null;
+    const input = this.#valuesIn(values, inverse, coset, { tables: twin === null });
+    const k = blocksLogFor(pool.count, input.logN);
+    if (twin) {
       const { sharedNttOn } = await import('./shared.js');
-      return this.#valuesOut(input, await sharedNttOn(await this.sharedTwin(), runTasks, input.bytes, input.logN, { inverse, coset: g }, k));
+      return this.#valuesOut(input, await sharedNttOn(twin, runTasks, input.bytes, input.logN, { inverse, coset: g }, k));
     }
-    const input = this.#valuesIn(values, inverse, coset);
     const { nttOnThreads } = await import('./thread-ops.js');
     // the threads give the canonical bytes out (no conversion back here)
     const run = (ptr) => nttOnThreads(this, runTasks, ptr, input.logN, { inverse, coset: g }, k);

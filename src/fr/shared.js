@@ -20,7 +20,8 @@ const STACK_BYTES = 4096;
 
 /**
  * A thread's instance of each field's shared twin, by field (r): { id, made }. A field has one twin at a time, so a new
- * id (after fr.trim()) replaces the old instance, and with it the last reference here to the old memory.
+ * id (after fr.trim()) replaces the old instance at this thread's first call on the new twin, and with it this
+ * thread's reference to the old memory (a thread that gets no such call keeps it until the pool closes).
  */
 const attached = new Map();
 

@@ -60,8 +60,9 @@ class CurveEngine {
     e.maxMemory = o.maxMemory;
     const taskPool = e.g1 ?? (await e.g2Pool()); // the NTTs' pool
     e.threads = taskPool.count;
-    // on a pool with shared memory the NTTs run in place in the fr twin's memory: the proof's fr arrays live there
-    if (taskPool.sharedMemory) e.fr = await e.fr.sharedTwin();
+    // on a pool with shared memory the NTTs run in place in the fr twin's memory, and the proof's fr arrays live there
+    // (where the engine refuses the twin's memory, the message path: blocks sent to the threads)
+    if (taskPool.sharedMemory) e.fr = await e.fr.sharedTwin().catch(() => e.fr);
     e.oneProof = o[ONE_PROOF] === true;
     return e;
   }

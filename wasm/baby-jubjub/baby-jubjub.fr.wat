@@ -2052,7 +2052,6 @@
     (local $y7 i64)
     (local $x8 i64)
     (local $y8 i64)
-    (local $m i64)
     (local $carry i64)
     (local $z0 i64)
     (local $z1 i64)
