@@ -151,6 +151,36 @@ describe('groth16Prove', () => {
     }
   });
 
+  it("the QAP on the pool's threads in many parts, both transports, and with the coefficients out of constraint order: the reference's proof", { timeout: 120_000 }, async () => {
+    const f = fx['merkle1 bn128'];
+    const want = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
+    // section 4's records reversed: the same A and B (sums in another order), but no part can be cut by constraint
+    const reversed = f.zkeyBytes.slice();
+    const view = new DataView(reversed.buffer);
+    for (let at = 12, k = 0; k < view.getUint32(8, true); k++) {
+      const [id, size] = [view.getUint32(at, true), Number(view.getBigUint64(at + 4, true))];
+      if (id === 4) {
+        const count = view.getUint32(at + 12, true);
+        const record = (size - 4) / count;
+        const records = f.zkeyBytes.subarray(at + 16, at + 12 + size);
+        for (let i = 0; i < count; i++) reversed.set(records.subarray((count - 1 - i) * record, (count - i) * record), at + 16 + i * record);
+      }
+      at += 12 + size;
+    }
+    expect(reversed).not.toEqual(f.zkeyBytes);
+    globalThis.__wasmsmTestQapPartBytes = 44 * 37; // 37 records a part: many parts, several constraints in each
+    try {
+      for (const options of [{ threads: 2 }, { threads: 3 }, { threads: 2, sharedMemory: false }]) {
+        const p = prover(options);
+        for (const [name, zkey] of [['in order', f.zkeyBytes], ['reversed', reversed]]) {
+          expect(JSON.stringify(await p.prove(zkey, f.wtnsBytes, { r: R, s: S })), `${name} ${JSON.stringify(options)}`).toBe(want);
+        }
+      }
+    } finally {
+      delete globalThis.__wasmsmTestQapPartBytes;
+    }
+  });
+
   it('a witness changed in one wire: the proof does not verify; the r1cs option names the broken constraint', { timeout: 120_000 }, async () => {
     const f = fx['merkle1 bn128'];
     const bad = alteredWitness(f, 5);

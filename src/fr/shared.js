@@ -53,16 +53,29 @@ export async function frCalls({ field, stackTop, calls }) {
 async function round(fr, runTasks, callLists) {
   const mark = fr.heap.mark();
   try {
-    const stacks = fr.heap.alloc(callLists.length * STACK_BYTES, 16);
-    const sync = new Int32Array(fr.memory.buffer, fr.shared.syncWord, 1);
-    Atomics.add(sync, 0, 1);
-    const tasks = callLists.map((calls, i) => ({ args: { field: fr.shared, stackTop: stacks + (i + 1) * STACK_BYTES, calls } }));
-    const results = await runTasks('frCalls', tasks);
-    Atomics.load(sync, 0);
-    return results;
+    return await runCalls(fr, runTasks, callLists, allocStacks(fr, callLists.length));
   } finally {
     fr.heap.release(mark);
   }
+}
+
+/** Scratch stacks for `count` tasks on fr's heap: their tops (each stack grows down from its top). */
+export function allocStacks(fr, count) {
+  const base = fr.heap.alloc(count * STACK_BYTES, 16);
+  return Array.from({ length: count }, (_, i) => base + (i + 1) * STACK_BYTES);
+}
+
+/**
+ * Each list of calls a task with the stack stackTops[i] (allocStacks: the caller's, so rounds that overlap on the
+ * heap's stack need none of their own), run by runTasks('frCalls', ...); resolves to the results, task by task.
+ */
+export async function runCalls(fr, runTasks, callLists, stackTops) {
+  const sync = new Int32Array(fr.memory.buffer, fr.shared.syncWord, 1);
+  Atomics.add(sync, 0, 1);
+  const tasks = callLists.map((calls, i) => ({ args: { field: fr.shared, stackTop: stackTops[i], calls } }));
+  const results = await runTasks('frCalls', tasks);
+  Atomics.load(sync, 0);
+  return results;
 }
 
 /** Column parts of a split into 2^k blocks of M: at most 2^k, at least one column each. */

@@ -3,22 +3,24 @@
 // s, is the one snarkjs would make. Phases, as the zkey's sections come (snarkjs writes 1 2 4 3 9 8 5 6 7 10):
 //   read      the header and the .wtns (values checked < r)
 //   qap       section 4's coefficients and the witness -> A and B on the domain H, C = A B there (fr module kernels
-//             qapWitness, qapEvaluate, qapProduct: codegen/kernels/groth16.js)
+//             qapWitness, qapEvaluate, qapProduct: codegen/kernels/groth16.js; on the pool's threads where fr is a
+//             shared twin: sharedQap)
 //   ntt       each of A, B, C from H to the coset gH snarkjs uses (g a primitive 2n-th root): inverse NTT, times g^i,
-//             NTT; each split into blocks that the pool's threads run (src/fr/thread-ops.js)
+//             NTT; on the pool's threads, in place in the shared twin (src/fr/shared.js) or as blocks sent to the
+//             threads (src/fr/thread-ops.js)
 //   msm       sections 8, 5, 6, 7 (C, A, B1, B2) against the witness's nonzero values, queued on the pools (or G1 on
 //             the GPU) as each arrives; section 9 (H) waits for the NTTs, then
 //   join      A B - C on gH -> the H MSM's scalars (qapJoin), and the H MSM
 //   blind     pi_a = A + alpha1 + r delta1; pi_b = B2 + beta2 + s delta2; pi_c = C + H + s pi_a + r (B1 + beta1 +
 //             s delta1) - r s delta1 (small MSMs on this thread)
-// One MSM or NTT step runs at a time (each takes every thread). Variable time in the witness (its MSMs skip zero
+// One MSM, NTT or QAP step runs at a time (each takes every thread). Variable time in the witness (its MSMs skip zero
 // scalars), as snarkjs's prover is; r and s come from crypto.getRandomValues.
 
 import { bytesToBigIntLE } from '../msm/bytes.js';
 import { checkCoefficients } from './zkey.js';
 import { keptPairs } from './pairs.js';
 import { evaluationsToCosetOnThreads } from '../fr/thread-ops.js';
-import { sharedEvaluationsToCoset } from '../fr/shared.js';
+import { allocStacks, runCalls, sharedEvaluationsToCoset } from '../fr/shared.js';
 import { modPow } from '../fr/index.js';
 
 /** Milliseconds since t0, added to timings[key]. */
@@ -119,7 +121,7 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
       const pairs = keptPairs(scalarBytes, n8);
       msm('H', 'G1', pairs.points(points, g1Bytes), pairs, [scalarBytes, points]);
       // a prover for many proofs starts G2's pool as H's MSM ends (the largest moment is past), in time for B2's MSM,
-      // which comes last; one proof starts it after G1's pool is closed (B2's MSM, below), so the two never coexist
+      // which comes last; one proof starts it after G1's pool is closed (B2's MSM, below, in snarkjs's section order)
       if (!engine.oneProof) msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});
     });
     hStarted.catch(() => {});
@@ -135,7 +137,7 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
       if (id === 4) {
         // qap: A and B on the domain from the coefficients, C = A B; then to the coset, step by step
         const t = performance.now();
-        qap = await evaluateQap(fr, header, scalars, section, into);
+        qap = await evaluateQap(fr, header, scalars, section, into, fr.shared && engine.threads > 1 ? engine : null);
         lap(timings, 'qap', t);
         cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings, arrays, cacheTables);
         ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
@@ -192,12 +194,19 @@ async function readWhole(section, arrays) {
 const STAGING_BYTES = 1 << 20;
 
 /**
+ * The bytes of section 4 staged at a time: STAGING_BYTES, or in tests globalThis.__wasmsmTestQapPartBytes (small, so
+ * that the fixtures' sections come in many parts).
+ */
+const qapPartBytes = () => Math.min(STAGING_BYTES, globalThis.__wasmsmTestQapPartBytes ?? STAGING_BYTES);
+
+/**
  * The witness and the coefficients (section 4 in parts: u32 count, then records, each part checked as it is read
  * into `into`) into the Fr module, a piece at a time through one staging area (its memory never shrinks: the section
  * is not copied whole, nor read whole from a path or a stream); A and B evaluated on the domain, C = A B. Returns
- * { a, b, c } (pointers to domainSize Montgomery-form elements each).
+ * { a, b, c } (pointers to domainSize Montgomery-form elements each). With `engine` (fr a shared twin, a pool of
+ * several threads) the records and C = A B run on the pool's threads (sharedQap).
  */
-async function evaluateQap(fr, header, scalars, section, into) {
+async function evaluateQap(fr, header, scalars, section, into, engine = null) {
   const { nVars, domainSize, n8r } = header;
   const ex = fr.exports;
   const E = fr.elementBytes;
@@ -208,8 +217,7 @@ async function evaluateQap(fr, header, scalars, section, into) {
   const scratch = heap.mark(); // the witness and the staging area, given back once C is made (the join reuses them)
   const witness = heap.alloc(nVars * E, 16);
   const staging = heap.alloc(STAGING_BYTES, 16);
-  const stage = (bytes) => new Uint8Array(fr.memory.buffer, staging, bytes.length).set(bytes);
-  const record = 12 + n8r;
+  const stage = (bytes, at = staging) => new Uint8Array(fr.memory.buffer, at, bytes.length).set(bytes);
   const perWitness = Math.floor(STAGING_BYTES / n8r);
   for (let first = 0; first < nVars; first += perWitness) {
     const count = Math.min(perWitness, nVars - first);
@@ -218,23 +226,87 @@ async function evaluateQap(fr, header, scalars, section, into) {
     if (bad) throw new RangeError(`witness value ${first + bad - 1} is not below r`);
   }
   new Uint8Array(fr.memory.buffer, a, 2 * domainSize * E).fill(0);
-  // the reader checked the section's size against its count; each part's records are checked here as they come
-  // (src/groth16/zkey.js checkCoefficients), and the kernel checks them again
-  const { count } = section;
-  const perRecords = Math.floor(Math.min(STAGING_BYTES, into.length) / record);
-  for (let first = 0; first < count; first += perRecords) {
-    const n = Math.min(perRecords, count - first);
-    const part = await section.part(4 + first * record, n * record, into);
-    checkCoefficients(part, header, first);
-    stage(part);
-    const bad = ex.fr_qapEvaluate(staging, n, witness, a, b, domainSize, nVars);
-    if (bad) {
-      throw new RangeError(`zkey coefficient ${first + bad - 1} is malformed (matrix 0 or 1, constraint < ${domainSize}, signal < ${nVars}, value < r)`);
+  const qap = { a, b, c, witness, staging, stage };
+  if (engine) await sharedQap(fr, header, section, into, qap, engine);
+  else {
+    // the reader checked the section's size against its count; each part's records are checked here as they come
+    // (src/groth16/zkey.js checkCoefficients), and the kernel checks them again
+    const record = 12 + n8r;
+    const perRecords = Math.floor(Math.min(qapPartBytes(), into.length) / record);
+    for (let first = 0; first < section.count; first += perRecords) {
+      const n = Math.min(perRecords, section.count - first);
+      const part = await section.part(4 + first * record, n * record, into);
+      checkCoefficients(part, header, first);
+      stage(part);
+      const bad = ex.fr_qapEvaluate(staging, n, witness, a, b, domainSize, nVars);
+      if (bad) throw malformedCoefficient(first + bad - 1, header);
     }
+    ex.fr_qapProduct(c, a, b, domainSize);
   }
-  ex.fr_qapProduct(c, a, b, domainSize);
   heap.release(scratch);
   return { a, b, c };
+}
+
+const malformedCoefficient = (i, { domainSize, nVars }) =>
+  new RangeError(`zkey coefficient ${i} is malformed (matrix 0 or 1, constraint < ${domainSize}, signal < ${nVars}, value < r)`);
+
+/**
+ * evaluateQap's records and C = A B on the pool's threads, over the shared twin: each part of section 4 is cut where
+ * its constraint changes into one slice per thread (records come in constraint order in snarkjs's zkeys: slices then
+ * add into disjoint elements of A and B; a part out of that order runs as one slice), and runs while this thread reads
+ * and checks the next part into a second staging area.
+ */
+async function sharedQap(fr, header, section, into, { a, b, c, witness, staging, stage }, engine) {
+  const { nVars, domainSize, n8r } = header;
+  const E = fr.elementBytes;
+  const T = engine.threads;
+  const record = 12 + n8r;
+  const runTasks = (op, tasks) => engine.tasks(op, tasks);
+  const stagings = [staging, fr.heap.alloc(STAGING_BYTES, 16)];
+  const stacks = [allocStacks(fr, T), allocStacks(fr, T)];
+  const inFlight = [null, null];
+  const perRecords = Math.floor(Math.min(qapPartBytes(), into.length) / record);
+  try {
+    for (let first = 0, k = 0; first < section.count; first += perRecords, k++) {
+      const n = Math.min(perRecords, section.count - first);
+      const part = await section.part(4 + first * record, n * record, into);
+      checkCoefficients(part, header, first);
+      const cuts = constraintCuts(part, record, n, T);
+      const buf = k % 2;
+      await inFlight[buf]; // that staging area's round is done before the area takes this part
+      stage(part, stagings[buf]);
+      const slices = cuts.slice(1).map((end, i) => [['fr_qapEvaluate', stagings[buf] + cuts[i] * record, end - cuts[i], witness, a, b, domainSize, nVars]]);
+      inFlight[buf] = runCalls(fr, runTasks, slices, stacks[buf]).then((results) => {
+        const bad = results.findIndex(([r]) => r !== 0);
+        if (bad >= 0) throw malformedCoefficient(first + cuts[bad] + results[bad][0] - 1, header);
+      });
+      inFlight[buf].catch(() => {}); // awaited below or at the next part on that area
+    }
+    await Promise.all(inFlight);
+    const per = Math.ceil(domainSize / T);
+    const ranges = Array.from({ length: T }, (_, t) => [t * per, Math.min(domainSize, (t + 1) * per)]).filter(([s, e]) => e > s);
+    await runCalls(fr, runTasks, ranges.map(([s, e]) => [['fr_qapProduct', c + s * E, a + s * E, b + s * E, e - s]]), stacks[0]);
+  } finally {
+    await Promise.allSettled(inFlight); // no thread may still write into what the caller frees
+  }
+}
+
+/**
+ * Where to cut n records of `record` bytes into at most `parts` slices, each cut where the constraint changes: [0, ...,
+ * n]. Records out of constraint order (a constraint smaller than the one before it) give one slice, [0, n].
+ */
+function constraintCuts(part, record, n, parts) {
+  const view = new DataView(part.buffer, part.byteOffset, part.byteLength);
+  const constraint = (i) => view.getUint32(i * record + 4, true);
+  for (let i = 1; i < n; i++) if (constraint(i) < constraint(i - 1)) return [0, n];
+  const cuts = [0];
+  for (let t = 1; t < parts; t++) {
+    let j = Math.max(cuts[cuts.length - 1] + 1, Math.floor((n * t) / parts));
+    while (j < n && constraint(j) === constraint(j - 1)) j++;
+    if (j < n) cuts.push(j);
+  }
+  cuts.push(n);
+  return cuts;
 }
 
 /**
