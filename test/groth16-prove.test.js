@@ -140,6 +140,17 @@ describe('groth16Prove', () => {
           expect(events, `${circuit} ${JSON.stringify(options)}`).toEqual(['start G1', 'close G1', 'start G2', 'close G2']);
         }
       }
+      // an engine that refuses the fr twin's shared memory: the NTTs and the QAP on the message path, the same proof
+      const { ScalarField } = await import('../src/fr/index.js');
+      const refused = vi.spyOn(ScalarField.prototype, 'sharedTwin').mockImplementation(() => Promise.reject(new RangeError('cannot create a shared WebAssembly.Memory')));
+      try {
+        const g = fx['merkle1 bn128'];
+        const want = JSON.stringify(referenceProve(await readZkey(g.zkeyBytes), await readWtns(g.wtnsBytes), { r: R, s: S }));
+        expect(JSON.stringify(await groth16Prove(g.zkeyBytes, g.wtnsBytes, { threads: 2, r: R, s: S }))).toBe(want);
+        expect(refused).toHaveBeenCalled();
+      } finally {
+        refused.mockRestore();
+      }
       events.length = 0;
       const p = new Groth16Prover({ threads: 2 });
       await p.prove(fx['bits8 bls12381'].zkey, fx['bits8 bls12381'].wtnsBytes, { r: R, s: S });

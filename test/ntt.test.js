@@ -4,7 +4,7 @@
 // butterfly ranges (as threads would run them), the field kernels over r, the byte conversions, and every bad input.
 // WASMSM_LONG_TESTS=1 takes the Horner checks to 2^14 and the full DFT to 2^9.
 
-import { describe, it, expect, beforeAll } from 'vitest';
+import { describe, it, expect, beforeAll, vi } from 'vitest';
 import { curveNames } from '../index.js';
 import { mod, modInv, modPow } from '../src/bigint/field.js';
 import { nttPasses } from '../src/fr/ntt.js';
@@ -380,6 +380,15 @@ describe('fr.nttOn: the NTT split over a thread pool', () => {
       try {
         await expect(fr.nttOn(pool, null)).rejects.toThrow(/values must be an array of BigInt or a Uint8Array/);
         await expect(fr.nttOn(pool, [1n, 2n, 3n])).rejects.toThrow(/length 3 is not a power of two/);
+        // an engine that refuses the twin's shared memory: the message path, the same values
+        const refused = vi.spyOn(fr, 'sharedTwin').mockImplementation(() => Promise.reject(new RangeError('cannot create a shared WebAssembly.Memory')));
+        try {
+          const values = Array.from({ length: 32 }, (_, i) => BigInt(i * i + 1));
+          expect(await fr.nttOn(pool, values, { inverse: true, coset: true })).toEqual(fr.ntt(values, { inverse: true, coset: true }));
+          expect(refused).toHaveBeenCalled();
+        } finally {
+          refused.mockRestore();
+        }
       } finally {
         await pool.close();
       }

@@ -52,7 +52,8 @@ export class ScalarField {
   sharedTwin() {
     if (this.shared) return Promise.resolve(this);
     if (!this.#twin) {
-      if (!this.moduleBytes) throw new Error(`${this.name} Fr: no module bytes to make a shared-memory instance from`);
+      // a rejection, not a throw: callers fall back to the message path with .catch
+      if (!this.moduleBytes) return Promise.reject(new Error(`${this.name} Fr: no module bytes to make a shared-memory instance from`));
       this.#twin = (async () => {
         const module = await WebAssembly.compile(sharedMemoryModuleBytes(this.moduleBytes));
         const { memory } = sharedMemory(this.params.minPages);
