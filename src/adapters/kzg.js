@@ -11,7 +11,8 @@
 // check, which micro-eth-signer (or any KZG library) does. Results are 0x-prefixed hex, as micro-eth-signer's.
 
 import { loadCurve } from '../../index.js';
-import { checkOptionNames, inputError, modInverse } from '../msm/bytes.js';
+import { batchInverse, checkOptionNames, inputError, modInverse } from '../msm/bytes.js';
+import { bitReverseBits as reverseBits } from '../fr/ntt.js';
 import { checkGpuOption, openGpuOption } from './gpu-option.js';
 
 const OPTIONS = ['threads', 'sharedMemory', 'precompute', 'checkSubgroup', 'kernel', 'gpu'];
@@ -32,28 +33,7 @@ function powMod(b, e, m) {
 }
 
 /** The inverses of nonzero values mod m with one inversion (Montgomery's trick). */
-function invertAll(values, m) {
-  const prefix = new Array(values.length);
-  let acc = 1n;
-  for (let i = 0; i < values.length; i++) {
-    prefix[i] = acc;
-    acc = (acc * values[i]) % m;
-  }
-  let inv = modInverse(acc, m);
-  const out = new Array(values.length);
-  for (let i = values.length - 1; i >= 0; i--) {
-    out[i] = (inv * prefix[i]) % m;
-    inv = (inv * values[i]) % m;
-  }
-  return out;
-}
-
-/** i with its log2(n) bits reversed. */
-function reverseBits(i, bits) {
-  let r = 0;
-  for (let k = 0; k < bits; k++, i >>= 1) r = (r << 1) | (i & 1);
-  return r;
-}
+const invertAll = (values, m) => batchInverse(values, (a, b) => (a * b) % m, (a) => modInverse(a, m));
 
 function hexToBytes(hex, what) {
   if (typeof hex !== 'string') throw new TypeError(`${what} must be a hex string or a Uint8Array`);

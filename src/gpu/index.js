@@ -7,7 +7,7 @@ import { GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm } from '.
 import { affineWords } from './layout.js';
 import {
   BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
-  checkScalarRange, sumPointBytes,
+  batchInverse, checkScalarRange, sumPointBytes,
 } from '../msm/bytes.js';
 import { inputsToNative, resultFromNative } from '../codecs.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
@@ -92,7 +92,7 @@ export function affineBytes(params, gpu, coords, count) {
     : [[value(i, 0), value(i, 2)], [value(i, 1), value(i, 3)]]);
   // a point's two denominators, or neither where it is infinity (ZZ = 0: ZZZ = 0 too) or has no affine form (Z = 0)
   const denominators = points.flatMap(([x, y]) => (F.isZero(x[1]) ? [] : [x[1], y[1]]));
-  const inverses = batchInverse(F, denominators);
+  const inverses = batchInverse(denominators, F.mul, F.inv);
   let next = 0;
   return points.map(([x, y]) => {
     const out = new Uint8Array(2 * gpu.degree * B);
@@ -103,20 +103,6 @@ export function affineBytes(params, gpu, coords, count) {
   });
 }
 
-/** The inverses of nonzero field elements with one inversion: prefix products, then back. */
-function batchInverse(F, values) {
-  if (values.length === 0) return [];
-  const prefix = [values[0]];
-  for (let i = 1; i < values.length; i++) prefix.push(F.mul(prefix[i - 1], values[i]));
-  let inv = F.inv(prefix.at(-1));
-  const out = new Array(values.length);
-  for (let i = values.length - 1; i > 0; i--) {
-    out[i] = F.mul(inv, prefix[i - 1]);
-    inv = F.mul(inv, values[i]);
-  }
-  out[0] = inv;
-  return out;
-}
 
 /**
  * The MSM on a GPU for one curve (G1): msmBytes, msm, prepareBases, close. Calls run one at a time, in order.

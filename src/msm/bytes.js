@@ -40,6 +40,24 @@ export function modInverse(a, m) {
 }
 
 /**
+ * The inverses of nonzero field elements with one inversion (Montgomery's trick): prefix products, then back. The field
+ * is given by its product and inverse (BigInt mod m, or F_p2 as pairs), so any representation serves.
+ */
+export function batchInverse(values, mul, inv) {
+  if (values.length === 0) return [];
+  const prefix = [values[0]];
+  for (let i = 1; i < values.length; i++) prefix.push(mul(prefix[i - 1], values[i]));
+  let acc = inv(prefix.at(-1));
+  const out = new Array(values.length);
+  for (let i = values.length - 1; i > 0; i--) {
+    out[i] = mul(acc, prefix[i - 1]);
+    acc = mul(acc, values[i]);
+  }
+  out[0] = acc;
+  return out;
+}
+
+/**
  * A copy of bytes[start, end) in a Uint8Array of its own. Not bytes.slice(): a Node Buffer's slice is a view of the
  * caller's memory, and a view transferred to a thread would take (detach) the caller's whole buffer.
  */
