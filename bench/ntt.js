@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench:ntt [-- --log 16,18] [-- --rounds 15] [-- --curves bn254,bls12-381]
+// npm run bench:ntt [-- --log 16,18] [-- --rounds 15] [-- --curves bn254,bls12-381] [-- --kernel auto|int|fma]
 //
 // The NTT of 2^log scalar-field elements: wasmsm's fr module (one thread) against ffjavascript's Fr.fft / Fr.ifft
 // (its Wasm, with its worker threads: one per core) on the same input, forward and inverse, rounds interleaved.
@@ -10,15 +10,17 @@
 // is timed as its API runs: a Uint8Array of its Montgomery-form elements in, a new one out; twice too: with its worker
 // threads (one per core, its default) and built single-threaded (buildBn128(true)), the per-core comparison.
 // Results are checked equal (same root of unity: both take the 2^log-th root from the least non-residue).
+// --kernel: the curve's build (loadCurve's option; default auto, the one this engine gets), whose Fr build runs.
 
 import { cpus, availableParallelism } from 'node:os';
 import { parseCli } from '../scripts/lib.js';
 
-const help = `Usage: node bench/ntt.js [--log 16[,18]] [--rounds n] [--curves bn254,bls12-381]`;
+const help = `Usage: node bench/ntt.js [--log 16[,18]] [--rounds n] [--curves bn254,bls12-381] [--kernel auto|int|fma]`;
 const args = parseCli('bench/ntt.js', help, {
   log: { type: 'string', default: '16' },
   rounds: { type: 'string', default: '15' },
   curves: { type: 'string', default: 'bn254,bls12-381' },
+  kernel: { type: 'string', default: 'auto' },
 });
 const logs = args.log.split(',').map(Number);
 const rounds = Number(args.rounds);
@@ -48,11 +50,11 @@ const fromLE = (b, at, n) => {
 
 console.log(`Node ${process.version}, ${cpus()[0].model.trim()}, ${availableParallelism()} cores; ${rounds} interleaved rounds after a warm-up; ms (median)`);
 const threads = availableParallelism();
-console.log(`| curve | N | direction | wasmsm pointer (1 thread) | wasmsm bytes (1 thread) | wasmsm bytes (pool of ${threads}, shared memory) | the same, messages | ffjavascript (workers) | ffjavascript (1 thread) | ffjs workers / wasmsm pointer | ffjs workers / wasmsm bytes | ffjs workers / wasmsm pool (shared) | ffjs workers / wasmsm pool (messages) | ffjs 1 thread / wasmsm bytes |`);
+console.log(`| curve (Fr build) | N | direction | wasmsm pointer (1 thread) | wasmsm bytes (1 thread) | wasmsm bytes (pool of ${threads}, shared memory) | the same, messages | ffjavascript (workers) | ffjavascript (1 thread) | ffjs workers / wasmsm pointer | ffjs workers / wasmsm bytes | ffjs workers / wasmsm pool (shared) | ffjs workers / wasmsm pool (messages) | ffjs 1 thread / wasmsm bytes |`);
 console.log('|:--|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
 for (const name of args.curves.split(',')) {
   const { load } = await import(`../src/curves/${name}.js`);
-  const curve = await load({ kernel: 'int' });
+  const curve = await load({ kernel: args.kernel });
   const fr = await curve.fr();
   const pool = await curve.threads({ count: threads, sharedMemory: true });
   const poolMsg = await curve.threads({ count: threads, sharedMemory: false });
@@ -131,7 +133,7 @@ for (const name of args.curves.split(',')) {
       }
       fr.heap.release(ptr);
       const [p, b, t, m, f, f1] = [median(times.ptr), median(times.bytes), median(times.pool), median(times.poolMsg), median(times.ff), median(times.ff1)];
-      console.log(`| ${name} | 2^${logN} | ${inverse ? 'inverse' : 'forward'} | ${p.toFixed(1)} | ${b.toFixed(1)} | ${t.toFixed(1)} | ${m.toFixed(1)} | ${f.toFixed(1)} | ${f1.toFixed(1)} | ${(f / p).toFixed(2)}x | ${(f / b).toFixed(2)}x | ${(f / t).toFixed(2)}x | ${(f / m).toFixed(2)}x | ${(f1 / b).toFixed(2)}x |`);
+      console.log(`| ${name} (${fr.params.kernel}) | 2^${logN} | ${inverse ? 'inverse' : 'forward'} | ${p.toFixed(1)} | ${b.toFixed(1)} | ${t.toFixed(1)} | ${m.toFixed(1)} | ${f.toFixed(1)} | ${f1.toFixed(1)} | ${(f / p).toFixed(2)}x | ${(f / b).toFixed(2)}x | ${(f / t).toFixed(2)}x | ${(f / m).toFixed(2)}x | ${(f1 / b).toFixed(2)}x |`);
     }
   }
   await ff.terminate();

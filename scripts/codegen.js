@@ -265,7 +265,7 @@ import params from './params.js';
 
 export { params };
 
-const loadOnce = curveLoader(params, () => import('./${name}.wasm.js'), () => import('./${name}.fma.wasm.js')${wide ? `, () => import('./${name}.wide.wasm.js')` : gpu || fr ? ', null' : ''}${gpu ? `, () => import('./${name}.wgsl.js')` : fr ? ', null' : ''}${fr ? `, () => import('./${name}.fr.wasm.js')` : ''});
+const loadOnce = curveLoader(params, () => import('./${name}.wasm.js'), () => import('./${name}.fma.wasm.js')${wide ? `, () => import('./${name}.wide.wasm.js')` : gpu || fr ? ', null' : ''}${gpu ? `, () => import('./${name}.wgsl.js')` : fr ? ', null' : ''}${fr ? `, (kernel) => (kernel === 'fma' ? import('./${name}.fr.fma.wasm.js') : import('./${name}.fr.wasm.js'))` : ''});
 
 /**
  * Compile (once) and instantiate the ${name} module. Resolves to the same kind of object as loadCurve:
@@ -416,6 +416,7 @@ async function curveCommand(values) {
   const paramsJs = generated.paramsJs.replace(note, `(regenerate: ${regenerate})`);
   const wgsl = generated.wgsl?.replace(note, `(regenerate: ${regenerate})`) ?? null;
   const frWat = generated.frWat?.replace(note, `(regenerate: ${regenerate})`) ?? null;
+  const frFmaWat = generated.frFmaWat?.replace(note, `(regenerate: ${regenerate})`) ?? null;
   for (const line of describeFieldParams(generated.curve.field)) console.log(`  ${line}`);
   if (glv) {
     const map = glv.beta !== null ? `beta = ${hex(glv.beta)}` : `the degree-2 endomorphism with kernel (${hex(glv.endomorphism.x0)}, 0)`;
@@ -432,6 +433,7 @@ async function curveCommand(values) {
   const fmaBytes = await compileWat(fmaWat, `${name}.fma.wat`, { relaxedSimd: true });
   const wideBytes = wide ? await compileWideWat(wideWat, `${name}.wide.wat`) : null;
   const frBytes = frWat ? await compileWat(frWat, `${name}.fr.wat`) : null;
+  const frFmaBytes = frFmaWat ? await compileWat(frFmaWat, `${name}.fr.fma.wat`, { relaxedSimd: true }) : null;
   if (!wide) console.log('Wide build: not written (it is assembled by binaryen, which is not installed: npm install binaryen)');
   if (!values['no-check']) {
     const { runtimeForKernel } = await import('../src/runtime/kernels.js');
@@ -465,6 +467,11 @@ async function curveCommand(values) {
       [`${name}.fr.wat`, frWat],
       [`${name}.fr.wasm`, frBytes],
       [`${name}.fr.wasm.js`, wasmJsModule(frBytes, { source: `${name}.fr.wat` })],
+    ] : []),
+    ...(frFmaWat ? [
+      [`${name}.fr.fma.wat`, frFmaWat],
+      [`${name}.fr.fma.wasm`, frFmaBytes],
+      [`${name}.fr.fma.wasm.js`, wasmJsModule(frFmaBytes, { source: `${name}.fr.fma.wat` })],
     ] : []),
   ];
   files.push(['index.d.ts', indexDts(specifier)]);

@@ -2,7 +2,7 @@
 // Points in memory follow the layout in codegen/kernels/curve.js: affine x | y | infinity flag.
 
 import { PAGE, base64ToBytes, groupExports, instantiate, instantiateSync } from './runtime/loader.js';
-import { resolveKernel, runtimeForKernel } from './runtime/kernels.js';
+import { frKernelFor, frRuntimeForKernel, resolveKernel, runtimeForKernel } from './runtime/kernels.js';
 import { Heap } from './runtime/heap.js';
 import { Field } from './field.js';
 import { PreparedBases } from './bases.js';
@@ -325,7 +325,9 @@ export class Curve {
     const importFr = frModules.get(owner);
     if (!importFr || !owner.params.fr) throw new Error(`curve ${this.name} has no scalar-field module (params.fr and its .fr.wasm.js)`);
     const { loadScalarField } = await import('./fr/index.js');
-    return loadScalarField(owner.params.fr, importFr, this.name);
+    // the build follows the curve's: FMA for an FMA (or, where fused, wide) curve, else the integer one
+    const kernel = frKernelFor(owner.params.fr, owner.kernel);
+    return loadScalarField(frRuntimeForKernel(owner.params.fr, kernel), () => importFr(kernel), this.name);
   }
 
   async threads(options) {
@@ -428,7 +430,8 @@ export class Curve {
  * 'auto' (default), 'int', 'fma' or 'wide' (src/runtime/kernels.js). A build is imported and compiled only when
  * chosen, so an engine never compiles a module it cannot validate. importWgsl(group) resolves to a module whose default
  * export is the WGSL text of the group's GPU kernels (a generated .wgsl.js; 'G1' or 'G2'), imported by curve.gpu() only.
- * importFrWasm() resolves to the scalar field's module (a generated .fr.wasm.js), imported by curve.fr() only.
+ * importFrWasm(kernel) resolves to the scalar field's module of that build ('int': a generated .fr.wasm.js, 'fma': its
+ * .fr.fma.wasm.js), imported by curve.fr() only.
  */
 export function curveLoader(runtime, importWasm, importFmaWasm = null, importWideWasm = null, importWgsl = null, importFrWasm = null) {
   const curves = new Map();

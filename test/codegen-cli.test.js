@@ -245,16 +245,20 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
     await checkGenerated('toy', json, { glv: false, n: 200 });
   }, 30_000);
 
-  it('a generated curve has its scalar field too (toy64.fr.wat): curve.fr() and its NTT', async () => {
+  it('a generated curve has its scalar field too (toy64.fr.wat, toy64.fr.fma.wat): curve.fr() and its NTT in each build', async () => {
     const json = readJson(join(examples, 'toy64.json'));
     expect(existsSync(join(out.toy, 'toy64.fr.wat'))).toBe(true);
-    const curve = await (await import(pathToFileURL(join(out.toy, 'index.js')).href)).load({ kernel: 'int' });
-    const fr = await curve.fr();
-    expect(fr.r).toBe(BigInt(json.r));
-    const N = 2 ** Math.min(fr.s, 3);
-    const x = Array.from({ length: N }, (_, i) => (BigInt(i) * 0x1234567n + 5n) % fr.r);
-    expect(fr.intt(fr.ntt(x))).toEqual(x);
-    expect(fr.ntt([1n, ...new Array(N - 1).fill(0n)])).toEqual(new Array(N).fill(1n));
+    expect(existsSync(join(out.toy, 'toy64.fr.fma.wat'))).toBe(true);
+    for (const kernel of relaxedFmaSupport() === 'fused' ? ['int', 'fma'] : ['int']) {
+      const curve = await (await import(pathToFileURL(join(out.toy, 'index.js')).href)).load({ kernel });
+      const fr = await curve.fr();
+      expect(fr.params.kernel).toBe(kernel);
+      expect(fr.r).toBe(BigInt(json.r));
+      const N = 2 ** Math.min(fr.s, 3);
+      const x = Array.from({ length: N }, (_, i) => (BigInt(i) * 0x1234567n + 5n) % fr.r);
+      expect(fr.intt(fr.ntt(x))).toEqual(x);
+      expect(fr.ntt([1n, ...new Array(N - 1).fill(0n)])).toEqual(new Array(N).fill(1n));
+    }
   }, 30_000);
 
   it('toy64 (h = 6): checkSubgroup rejects what lies outside the order-r subgroup (the r * P test), in each build, synchronously, on a pool and in prepareBases', async () => {

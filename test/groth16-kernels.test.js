@@ -1,10 +1,12 @@
 // The Groth16 kernels of every shipped curve's fr module (codegen/kernels/groth16.js) against BigInt: qapWitness
 // (a .wtns value to w (R'/R_ff)^2 in Montgomery form), qapEvaluate (a zkey's coefficient records, values c R_ff^2 mod
 // r, summed into A and B), qapProduct and qapJoin (A B - C as canonical bytes); values biased to 0, 1, r - 1 and
-// random; every malformed record and every witness value >= r is reported at its index.
+// random; every malformed record and every witness value >= r is reported at its index, the records before it added.
+// Once per build this engine runs (the FMA build's kernels take four values or records per step, then one at a time).
 
 import { describe, it, expect } from 'vitest';
 import { loadCurve, curveNames } from 'wasmsm';
+import { KERNELS } from './harness.js';
 
 /** A small seeded generator of BigInts below a bound, biased to the edges. */
 function values(r, seed) {
@@ -31,10 +33,11 @@ const modPow = (a, e, m) => {
   return out;
 };
 
-describe('the Groth16 kernels of every fr module', () => {
+describe.each(KERNELS)('the Groth16 kernels of every fr module, %s build', (kernel) => {
   for (const name of curveNames) {
     it(`${name}: qapWitness, qapEvaluate, qapProduct, qapJoin equal BigInt; bad values and records are named`, async () => {
-      const fr = await (await loadCurve(name)).fr();
+      const fr = await (await loadCurve(name, { kernel })).fr();
+      expect(fr.params.kernel).toBe(kernel);
       const { r, bytes: n8, elementBytes: E } = fr;
       const ex = fr.exports;
       const next = values(r, name.length);
@@ -42,10 +45,16 @@ describe('the Groth16 kernels of every fr module', () => {
       const nVars = 37;
       const domainSize = 16;
       const w = Array.from({ length: nVars }, next);
-      const records = Array.from({ length: 200 }, (_, i) => [i % 3 === 0 ? 1 : 0, (i * 7) % domainSize, (i * 11) % nVars, next()]);
-      const A = new Array(domainSize).fill(0n);
-      const B = new Array(domainSize).fill(0n);
-      for (const [m, c, s, v] of records) (m ? B : A)[c] = ((m ? B : A)[c] + v * w[s]) % r;
+      // 203 records (50 steps of four and a tail); records 100..119 come in runs of the same constraint, so a step of
+      // four adds into one element of A or B more than once
+      const records = Array.from({ length: 203 }, (_, i) => [i % 3 === 0 ? 1 : 0, i >= 100 && i < 120 ? (i >> 3) % domainSize : (i * 7) % domainSize, (i * 11) % nVars, next()]);
+      const sums = (list) => {
+        const A = new Array(domainSize).fill(0n);
+        const B = new Array(domainSize).fill(0n);
+        for (const [m, c, s, v] of list) (m ? B : A)[c] = ((m ? B : A)[c] + v * w[s]) % r;
+        return [A, B];
+      };
+      const [A, B] = sums(records);
       const recordBytes = 12 + n8;
       const mark = fr.heap.mark();
       try {
@@ -78,22 +87,48 @@ describe('the Groth16 kernels of every fr module', () => {
         }
         ex.fr_qapProduct(c, a, b, domainSize);
         for (let i = 0; i < domainSize; i++) expect(read(c, i), `C[${i}]`).toBe((A[i] * B[i]) % r);
+        // counts that are not a multiple of four: the tail one at a time (C past the count untouched)
+        for (const count of [1, 3, 7]) {
+          mem().fill(0, c, c + domainSize * E);
+          ex.fr_qapProduct(c, a, b, count);
+          for (let i = 0; i < domainSize; i++) expect(read(c, i), `C[${i}] of ${count}`).toBe(i < count ? (A[i] * B[i]) % r : 0n);
+        }
+        ex.fr_qapProduct(c, a, b, domainSize);
         // join: a B - C with C set to other values, so the difference is not zero
         const C2 = Array.from({ length: domainSize }, next);
-        C2.forEach((v, i) => fr.field.write(c + i * E, v));
-        ex.fr_qapJoin(out, a, b, c, domainSize);
-        for (let i = 0; i < domainSize; i++) {
-          expect(fromLe(mem().slice(out + i * n8, out + (i + 1) * n8)), `join[${i}]`).toBe((((A[i] * B[i] - C2[i]) % r) + r) % r);
+        for (const count of [domainSize, 13]) {
+          const aCopy = mem().slice(a, a + domainSize * E); // the join overwrites a
+          C2.forEach((v, i) => fr.field.write(c + i * E, v));
+          mem().fill(0, out, out + domainSize * n8);
+          ex.fr_qapJoin(out, a, b, c, count);
+          for (let i = 0; i < count; i++) {
+            expect(fromLe(mem().slice(out + i * n8, out + (i + 1) * n8)), `join[${i}] of ${count}`).toBe((((A[i] * B[i] - C2[i]) % r) + r) % r);
+          }
+          for (let i = count; i < domainSize; i++) expect(fromLe(mem().slice(out + i * n8, out + (i + 1) * n8))).toBe(0n);
+          mem().set(aCopy, a);
         }
-        // a witness value >= r, named by index (1-based in the return)
-        mem().set(le(r, n8), wBytes + 5 * n8);
-        expect(ex.fr_qapWitness(X, wBytes, nVars)).toBe(6);
-        // malformed records: matrix 2, constraint = domainSize, signal = nVars, value = r (stored raw)
-        for (const [bad, at] of [[[2, 0, 0, 1n], 3], [[0, domainSize, 0, 1n], 10], [[1, 0, nVars, 1n], 0], [[0, 0, 0, r], 199]]) {
+        // a witness value >= r, named by index (1-based in the return), in a step of four, with another after it, and
+        // in the tail
+        for (const at of [0, 5, 36]) {
+          w.forEach((v, i) => mem().set(le(v, n8), wBytes + i * n8));
+          mem().set(le(r, n8), wBytes + at * n8);
+          if (at + 1 < nVars) mem().set(le(r + 1n, n8), wBytes + (at + 1) * n8);
+          expect(ex.fr_qapWitness(X, wBytes, nVars), `witness ${at}`).toBe(at + 1);
+        }
+        w.forEach((v, i) => mem().set(le(v, n8), wBytes + i * n8));
+        expect(ex.fr_qapWitness(X, wBytes, nVars)).toBe(0);
+        // malformed records: matrix 2, constraint = domainSize, signal = nVars, value = r (stored raw); in a step of
+        // four (another bad one after it there), and in the tail; the records before it are added, none after
+        for (const [bad, at] of [[[2, 0, 0, 1n], 3], [[0, domainSize, 0, 1n], 10], [[1, 0, nVars, 1n], 0], [[0, 0, 0, r], 199], [[0, 0, 0, r], 201], [[2, 0, 0, 1n], 105]]) {
           const list = records.slice();
           list[at] = bad;
+          if (at % 4 !== 3 && at + 1 < list.length) list[at + 1] = [0, 0, 0, r + 1n];
           writeRecords(list);
-          expect(ex.fr_qapEvaluate(coefs, list.length, X, a, b, domainSize, nVars), JSON.stringify(bad, (k, v) => (typeof v === 'bigint' ? String(v) : v))).toBe(at + 1);
+          mem().fill(0, a, a + 2 * domainSize * E);
+          const what = JSON.stringify([bad, at], (k, v) => (typeof v === 'bigint' ? String(v) : v));
+          expect(ex.fr_qapEvaluate(coefs, list.length, X, a, b, domainSize, nVars), what).toBe(at + 1);
+          const [Aw, Bw] = sums(records.slice(0, at));
+          for (let i = 0; i < domainSize; i++) expect([read(a, i), read(b, i)], `${what}: A and B at ${i}`).toEqual([Aw[i], Bw[i]]);
         }
       } finally {
         fr.heap.release(mark);

@@ -8,7 +8,7 @@ import { describe, it, expect, beforeAll, vi } from 'vitest';
 import { curveNames } from '../index.js';
 import { mod, modInv, modPow } from '../src/bigint/field.js';
 import { nttPasses } from '../src/fr/ntt.js';
-import { LONG_TESTS, makeRng } from './harness.js';
+import { KERNELS, LONG_TESTS, makeRng } from './harness.js';
 
 const FULL_LOG = LONG_TESTS ? 9 : 8;
 const HORNER_LOG = LONG_TESTS ? 14 : 12;
@@ -49,21 +49,23 @@ const toBytes = (xs, B) => {
   return out;
 };
 
-describe.each([...curveNames])('%s Fr', (name) => {
+// every build this engine runs: the Fr module's build follows the curve's (the FMA one takes its products four per call)
+describe.each(curveNames.flatMap((name) => KERNELS.map((kernel) => [name, kernel])))('%s Fr, %s build', (name, kernel) => {
   let fr;
   let r;
   let rng;
   beforeAll(async () => {
     const { load } = await import(`../src/curves/${name}.js`);
-    fr = await (await load({ kernel: 'int' })).fr();
+    fr = await (await load({ kernel })).fr();
+    expect(fr.params.kernel).toBe(kernel);
     r = fr.r;
-    rng = makeRng(`ntt ${name}`);
+    rng = makeRng(`ntt ${name} ${kernel}`);
   });
 
   it('has a root of unity of order exactly 2^j for every j <= s, and a coset generator outside every 2^j subgroup', async () => {
     const { load } = await import(`../src/curves/${name}.js`);
-    const curve = await load({ kernel: 'int' });
-    expect(await curve.fr()).toBe(fr); // one instance per curve
+    const curve = await load({ kernel });
+    expect(await curve.fr()).toBe(fr); // one instance per curve and build
     if (curve.g2) expect(await curve.g2.fr()).toBe(fr); // and G2 shares it
     expect(fr.params.rootOfUnity).toBe(fr.rootOfUnity(fr.s));
     expect(mod(r - 1n, 1n << BigInt(fr.s))).toBe(0n);
@@ -308,6 +310,35 @@ describe.each([...curveNames])('%s Fr', (name) => {
     expect(fr.memory).not.toBe(before);
     expect(fr.memory.buffer.byteLength).toBeLessThanOrEqual(before.buffer.byteLength);
     expect(fr.ntt(x)).toEqual(forward);
+  });
+
+  it('byte conversions of every count 0 to 9 (the FMA build converts four per step), and the first value >= r named wherever it falls', () => {
+    const B = fr.bytes;
+    const mark = fr.heap.mark();
+    try {
+      const ptr = fr.alloc(9);
+      const io = fr.heap.alloc(9 * B);
+      const back = fr.heap.alloc(9 * B);
+      for (let count = 0; count <= 9; count++) {
+        const xs = edgeBiased(rng, r, count);
+        new Uint8Array(fr.memory.buffer, io, count * B).set(toBytes(xs, B));
+        for (const montgomery of [true, false]) {
+          fr.fromBytesPointer(ptr, io, count, { montgomery });
+          if (montgomery) expect(Array.from({ length: count }, (_, i) => fr.field.read(ptr + i * fr.elementBytes))).toEqual(xs);
+          fr.toBytesPointer(back, ptr, count, { montgomery });
+          expect(new Uint8Array(fr.memory.buffer, back, count * B).slice(), `count ${count}`).toEqual(toBytes(xs, B));
+        }
+        for (let bad = 0; bad < count; bad++) {
+          const spoiled = [...xs];
+          spoiled[bad] = r;
+          if (bad + 1 < count) spoiled[bad + 1] = r + 1n; // a second one after it: the first is named
+          new Uint8Array(fr.memory.buffer, io, count * B).set(toBytes(spoiled, B));
+          expect(() => fr.fromBytesPointer(ptr, io, count), `count ${count}, bad ${bad}`).toThrow(new RegExp(`element ${bad} is not in \\[0, r\\)`));
+        }
+      }
+    } finally {
+      fr.heap.release(mark);
+    }
   });
 
   it('bad input: each a clear error, and the field keeps working', () => {

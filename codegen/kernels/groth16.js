@@ -21,24 +21,43 @@ export function witnessScale(params) {
   return (((R % p) * (R % p)) % p * modInverse((Rff * Rff) % p, p)) % p;
 }
 
-/** Statements that run `body` for i = 0 .. count - 1 (locals i, count). */
-const forEach = (label, body) => [
-  local.set('i', i32.const(0)),
+/** Statements that run `body` for i = 0 .. count - 1 (locals i, count); from: false continues from the i there is. */
+const forEach = (label, body, { from = true } = {}) => [
+  ...(from ? [local.set('i', i32.const(0))] : []),
   block(`${label}Done`, [
     loop(label, [br_if(`${label}Done`, i32.ge_u(local.get('i'), local.get('count'))), ...body, local.set('i', i32.add(local.get('i'), i32.const(1))), br(label)]),
   ]),
 ];
 
 /**
- * The four kernels, for a module built by buildFieldModule with prefix `prefix`; scaleAddress holds witnessScale
- * in Montgomery form (an extra constant of the module).
+ * Statements that run `body` for i = 0, 4, 8, ... while i + 4 <= count (locals i, count), leaving i at the first element
+ * not done; the body may `br` to `${label}Done` to leave the rest to the one-at-a-time loop after it.
  */
-export function groth16Kernels(params, { prefix = 'fr', scaleAddress }) {
+const forEachFour = (label, body) => [
+  local.set('i', i32.const(0)),
+  block(`${label}Done`, [
+    loop(label, [br_if(`${label}Done`, i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))), ...body, local.set('i', i32.add(local.get('i'), i32.const(4))), br(label)]),
+  ]),
+];
+
+const K4 = [0, 1, 2, 3];
+
+/**
+ * The four kernels, for a module built by buildFieldModule with prefix `prefix`; scaleAddress holds witnessScale
+ * in Montgomery form (an extra constant of the module), oneAddress the integer 1 (its `oneNormal`). Where the
+ * products come four per call (the FMA build's mul4) each kernel runs four elements or records per step first.
+ */
+export function groth16Kernels(params, { prefix = 'fr', scaleAddress, oneAddress }) {
   const f = (name) => `${prefix}_${name}`;
   const E = params.elementBytes;
   const n8 = params.bytes;
+  const four = params.kernel === 'fma';
   const at = (base, index, size) => i32.add(local.get(base), i32.mul(index, i32.const(size)));
   const callF = (name, ...args) => op(`call $${f(name)}`, ...args);
+  const plusI = (k) => (k ? i32.add(local.get('i'), i32.const(k)) : local.get('i'));
+  const allOf = (conditions) => conditions.reduce((x, y) => i32.and(x, y));
+  const reserve = (bytes) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${bytes})))`;
+  const release = (bytes) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${bytes})))`;
 
   const witness = new Func(f('qapWitness'), {
     params: [['out', 'i32'], ['bytes', 'i32'], ['count', 'i32']], result: 'i32', exportName: f('qapWitness'),
@@ -49,16 +68,24 @@ the first w_i >= r. Outputs in [0, 2r). out may not overlap bytes.`,
   witness.local('i', 'i32');
   witness.local('o', 'i32');
   witness.push(
+    ...(four
+      ? forEachFour('fours', [
+        comment('four values below r (else one at a time from here, which stops at the first that is not), then their products'),
+        br_if('foursDone', i32.eqz(allOf(K4.map((k) => callF('fromBytes', at('out', plusI(k), E), at('bytes', plusI(k), n8)))))),
+        callF('mul4', ...K4.flatMap((k) => [at('out', plusI(k), E), at('out', plusI(k), E), i32.const(scaleAddress)])),
+      ])
+      : []),
     ...forEach('each', [
       local.set('o', at('out', local.get('i'), E)),
       if_(i32.eqz(callF('fromBytes', local.get('o'), at('bytes', local.get('i'), n8))), [ret(i32.add(local.get('i'), i32.const(1)))]),
       comment("X = mont(w, scale R') = w (R'/R_ff)^2"),
       callF('mul', local.get('o'), local.get('o'), i32.const(scaleAddress)),
-    ]),
+    ], { from: !four }),
     ret(i32.const(0)),
   );
 
   const record = 12 + n8;
+  const scratch = four ? 4 * E : E;
   const evaluate = new Func(f('qapEvaluate'), {
     params: [['coefs', 'i32'], ['count', 'i32'], ['witness', 'i32'], ['a', 'i32'], ['b', 'i32'], ['domainSize', 'i32'], ['nVars', 'i32']],
     result: 'i32', exportName: f('qapEvaluate'),
@@ -66,34 +93,48 @@ the first w_i >= r. Outputs in [0, 2r). out may not overlap bytes.`,
 (u32 matrix, u32 constraint, u32 signal, ${n8}-byte value v) at coefs: (matrix 0 ? a : b)[constraint] += v * X[signal],
 X the output of ${f('qapWitness')}: the QAP's A and B evaluations on the domain, Montgomery form in [0, 2r). a and b
 hold domainSize elements each and must be zeroed first. Returns 0, or i + 1 for the first record i with a matrix
-other than 0 and 1, a constraint >= domainSize, a signal >= nVars or a value >= r (records before it are added).`,
+other than 0 and 1, a constraint >= domainSize, a signal >= nVars or a value >= r (records before it are added).
+Uses ${scratch} bytes of the scratch stack.`,
   });
   for (const name of ['i', 'rec', 'm', 'c', 's', 'target', 't']) evaluate.local(name, 'i32');
+  const recordOk = (m, c, s) => i32.and(i32.and(i32.le_u(m, i32.const(1)), i32.lt_u(c, local.get('domainSize'))), i32.lt_u(s, local.get('nVars')));
+  const tK = (k) => (k ? i32.add(local.get('t'), i32.const(k * E)) : local.get('t'));
+  if (four) for (const k of K4) for (const name of ['m', 'c', 's']) evaluate.local(`${name}${k}`, 'i32');
   evaluate.push(
-    comment('t: one element of scratch below the stack pointer'),
-    `(global.set $sp (i32.sub (global.get $sp) (i32.const ${E})))`,
+    comment(`t: ${four ? 'four elements' : 'one element'} of scratch below the stack pointer`),
+    reserve(scratch),
     local.set('t', '(global.get $sp)'),
+    ...(four
+      ? forEachFour('fours', [
+        comment('four records, all in range and below r (else one at a time from here, which stops at the first that is not)'),
+        local.set('rec', at('coefs', local.get('i'), record)),
+        ...K4.flatMap((k) => ['m', 'c', 's'].map((name, field) => local.set(`${name}${k}`, i32.load(local.get('rec'), k * record + 4 * field)))),
+        br_if('foursDone', i32.eqz(allOf(K4.map((k) => recordOk(local.get(`m${k}`), local.get(`c${k}`), local.get(`s${k}`)))))),
+        br_if('foursDone', i32.eqz(allOf(K4.map((k) => callF('fromBytes', tK(k), i32.add(local.get('rec'), i32.const(k * record + 12))))))),
+        comment("t_k = v_k X[s_k] / R' = c_k w_k R', four in one call; then added one by one (two may share a target)"),
+        callF('mul4', ...K4.flatMap((k) => [tK(k), tK(k), at('witness', local.get(`s${k}`), E)])),
+        ...K4.flatMap((k) => [
+          local.set('target', at('a', local.get(`c${k}`), E)),
+          if_(local.get(`m${k}`), [local.set('target', at('b', local.get(`c${k}`), E))]),
+          callF('add', local.get('target'), local.get('target'), tK(k)),
+        ]),
+      ])
+      : []),
     ...forEach('each', [
       local.set('rec', at('coefs', local.get('i'), record)),
       local.set('m', i32.load(local.get('rec'))),
       local.set('c', i32.load(local.get('rec'), 4)),
       local.set('s', i32.load(local.get('rec'), 8)),
       comment('u32 fields compared unsigned: a record out of range is an error, never a write outside a or b'),
-      if_(
-        i32.or(i32.or(i32.gt_u(local.get('m'), i32.const(1)), i32.ge_u(local.get('c'), local.get('domainSize'))), i32.ge_u(local.get('s'), local.get('nVars'))),
-        [`(global.set $sp (i32.add (global.get $sp) (i32.const ${E})))`, ret(i32.add(local.get('i'), i32.const(1)))],
-      ),
-      if_(i32.eqz(callF('fromBytes', local.get('t'), i32.add(local.get('rec'), i32.const(12)))), [
-        `(global.set $sp (i32.add (global.get $sp) (i32.const ${E})))`,
-        ret(i32.add(local.get('i'), i32.const(1))),
-      ]),
+      if_(i32.eqz(recordOk(local.get('m'), local.get('c'), local.get('s'))), [release(scratch), ret(i32.add(local.get('i'), i32.const(1)))]),
+      if_(i32.eqz(callF('fromBytes', local.get('t'), i32.add(local.get('rec'), i32.const(12)))), [release(scratch), ret(i32.add(local.get('i'), i32.const(1)))]),
       comment("t = v X[s] / R' = c w R'"),
       callF('mul', local.get('t'), local.get('t'), at('witness', local.get('s'), E)),
       local.set('target', at('a', local.get('c'), E)),
       if_(local.get('m'), [local.set('target', at('b', local.get('c'), E))]),
       callF('add', local.get('target'), local.get('target'), local.get('t')),
-    ]),
-    `(global.set $sp (i32.add (global.get $sp) (i32.const ${E})))`,
+    ], { from: !four }),
+    release(scratch),
     ret(i32.const(0)),
   );
 
@@ -105,10 +146,11 @@ Montgomery form, inputs and outputs in [0, 2r). c may alias a or b.`,
   product.local('i', 'i32');
   product.local('o', 'i32');
   product.push(
+    ...(four ? forEachFour('fours', [callF('mul4', ...K4.flatMap((k) => ['c', 'a', 'b'].map((x) => at(x, plusI(k), E))))]) : []),
     ...forEach('each', [
       local.set('o', i32.mul(local.get('i'), i32.const(E))),
       callF('mul', i32.add(local.get('c'), local.get('o')), i32.add(local.get('a'), local.get('o')), i32.add(local.get('b'), local.get('o'))),
-    ]),
+    ], { from: !four }),
   );
 
   const join = new Func(f('qapJoin'), {
@@ -118,14 +160,24 @@ Montgomery form, inputs and outputs in [0, 2r). c may alias a or b.`,
   });
   join.local('i', 'i32');
   join.local('o', 'i32');
+  const aK = (k) => at('a', plusI(k), E);
   join.push(
+    ...(four
+      ? forEachFour('fours', [
+        comment('a_k = a_k b_k - c_k, four products in one call; out of Montgomery form (times 1 / R) in one more'),
+        callF('mul4', ...K4.flatMap((k) => [aK(k), aK(k), at('b', plusI(k), E)])),
+        ...K4.map((k) => callF('sub', aK(k), aK(k), at('c', plusI(k), E))),
+        callF('mul4', ...K4.flatMap((k) => [aK(k), aK(k), i32.const(oneAddress)])),
+        ...K4.flatMap((k) => [callF('reduce', aK(k), aK(k)), callF('toBytes', at('out', plusI(k), n8), aK(k))]),
+      ])
+      : []),
     ...forEach('each', [
       local.set('o', at('a', local.get('i'), E)),
       callF('mul', local.get('o'), local.get('o'), at('b', local.get('i'), E)),
       callF('sub', local.get('o'), local.get('o'), at('c', local.get('i'), E)),
       callF('fromMontgomery', local.get('o'), local.get('o')),
       callF('toBytes', at('out', local.get('i'), n8), local.get('o')),
-    ]),
+    ], { from: !four }),
   );
   return [witness, evaluate, product, join];
 }

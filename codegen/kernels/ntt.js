@@ -25,9 +25,36 @@ const sp = '(global.get $sp)';
 /** address of element `index` (an i32 expression) of the array at `base` */
 const at = (E, base, index) => i32.add(local.get(base), i32.mul(index, i32.const(E)));
 
-/** The loop over layers [layerFrom, layerTo) and butterflies [bStart, bEnd), with `len` and `x`, `y`, `tw` set per butterfly. */
-function butterflyLoops(fn, E, lenOfLayer, body) {
+/**
+ * The loop over layers [layerFrom, layerTo) and butterflies [bStart, bEnd), with `len` and `x`, `y`, `tw` set per butterfly.
+ * With `group` (a module whose products come four per call), the butterflies first go four at a time, b .. b+3 with
+ * x0..x3, y0..y3, tw0..tw3 set for each (each from its own j, so a group may straddle two blocks of a layer), then
+ * one at a time for the rest of the range.
+ */
+function butterflyLoops(fn, E, lenOfLayer, body, group = null) {
   for (const name of ['layer', 'len', 'b', 'j', 'x', 'y', 'tw', 'tmp']) fn.local(name, 'i32');
+  const butterfly = (bExpr, x, y, tw) => [
+    local.set('j', i32.and(bExpr, i32.sub(local.get('len'), i32.const(1)))),
+    local.set(x, at(E, 'a', i32.add(i32.shl(i32.sub(bExpr, local.get('j')), i32.const(1)), local.get('j')))),
+    local.set(y, i32.add(local.get(x), i32.mul(local.get('len'), i32.const(E)))),
+    local.set(tw, at(E, 'table', i32.add(local.get('len'), local.get('j')))),
+  ];
+  const groups = [];
+  if (group) {
+    for (let k = 0; k < 4; k++) for (const name of ['x', 'y', 'tw']) fn.local(`${name}${k}`, 'i32');
+    groups.push(
+      block('groupsDone', [
+        loop('groups', [
+          br_if('groupsDone', i32.gt_u(i32.add(local.get('b'), i32.const(4)), local.get('bEnd'))),
+          comment('butterflies b .. b+3: x_k, y_k, tw_k as below, each from its own j'),
+          ...[0, 1, 2, 3].flatMap((k) => butterfly(k ? i32.add(local.get('b'), i32.const(k)) : local.get('b'), `x${k}`, `y${k}`, `tw${k}`)),
+          ...group,
+          local.set('b', i32.add(local.get('b'), i32.const(4))),
+          br('groups'),
+        ]),
+      ]),
+    );
+  }
   return [
     local.set('tmp', sp),
     local.set('layer', local.get('layerFrom')),
@@ -36,14 +63,12 @@ function butterflyLoops(fn, E, lenOfLayer, body) {
         br_if('layersDone', i32.ge_u(local.get('layer'), local.get('layerTo'))),
         local.set('len', lenOfLayer),
         local.set('b', local.get('bStart')),
+        ...groups,
         block('butterfliesDone', [
           loop('butterflies', [
             br_if('butterfliesDone', i32.ge_u(local.get('b'), local.get('bEnd'))),
             comment('j = b mod len; x = a[2 (b - j) + j], y = a[that + len], tw = table[len + j]'),
-            local.set('j', i32.and(local.get('b'), i32.sub(local.get('len'), i32.const(1)))),
-            local.set('x', at(E, 'a', i32.add(i32.shl(i32.sub(local.get('b'), local.get('j')), i32.const(1)), local.get('j')))),
-            local.set('y', i32.add(local.get('x'), i32.mul(local.get('len'), i32.const(E)))),
-            local.set('tw', at(E, 'table', i32.add(local.get('len'), local.get('j')))),
+            ...butterfly(local.get('b'), 'x', 'y', 'tw'),
             ...body,
             local.set('b', i32.add(local.get('b'), i32.const(1))),
             br('butterflies'),
@@ -55,6 +80,12 @@ function butterflyLoops(fn, E, lenOfLayer, body) {
     ]),
   ];
 }
+
+/** Whether the module's products come four per call (the FMA build's mul4): the butterflies then go four at a time. */
+const fourPerCall = (params) => params.kernel === 'fma';
+
+/** tmp_k: the k-th of four elements of scratch at tmp (the group's differences or products). */
+const tmpK = (E, k) => (k ? i32.add(local.get('tmp'), i32.const(k * E)) : local.get('tmp'));
 
 /**
  * addSub(sum, diff, x, y): sum = x + y, diff = x - y (mod r, lazy), both limbs of x and y read once into locals first,
@@ -118,15 +149,27 @@ const layerParams = [['a', 'i32'], ['logN', 'i32'], ['layerFrom', 'i32'], ['laye
 /** nttDif(a, logN, layerFrom, layerTo, bStart, bEnd, table): DIF butterflies, natural -> bit-reversed. */
 export function nttDif(params, { name, f }) {
   const E = params.elementBytes;
+  const four = fourPerCall(params);
+  const scratch = four ? 4 * E : E;
   const fn = new Func(name, {
     params: layerParams, exportName: name,
     doc: `${name}(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-frequency layers [layerFrom, layerTo) of the
 NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
 elements len = N / 2^(l+1) apart: (x, y) <- (x + y, (x - y) w^j), w^j = table[len + j]. All layers in order take
-natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
+natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. Uses ${scratch} bytes of the scratch stack.`,
   });
-  fn.push(reserve(E));
+  fn.push(reserve(scratch));
   const lazy = lazyDiffFits(params);
+  const group = four && [
+    if_(i32.eq(local.get('len'), i32.const(1)), [
+      comment('the last layer: every w^j = 1'),
+      ...[0, 1, 2, 3].map((k) => call(f('addSub'), local.get(`x${k}`), local.get(`y${k}`), local.get(`x${k}`), local.get(`y${k}`))),
+    ], [
+      comment('(x_k, tmp_k) = (x_k + y_k, x_k - y_k); y_k = tmp_k w^(j_k), four products in one call (w^0 = 1 multiplied too)'),
+      ...[0, 1, 2, 3].map((k) => call(f('addSub'), local.get(`x${k}`), tmpK(E, k), local.get(`x${k}`), local.get(`y${k}`))),
+      call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [local.get(`y${k}`), tmpK(E, k), local.get(`tw${k}`)])),
+    ]),
+  ];
   fn.push(...butterflyLoops(fn, E, i32.shl(i32.const(1), i32.sub(i32.sub(local.get('logN'), i32.const(1)), local.get('layer'))), [
     if_(local.get('j'), [
       comment(lazy
@@ -138,22 +181,34 @@ natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. Uses $
       comment('w^0 = 1: (x, y) = (x + y, x - y)'),
       call(f('addSub'), local.get('x'), local.get('y'), local.get('x'), local.get('y')),
     ]),
-  ]));
-  fn.push(release(E));
+  ], group));
+  fn.push(release(scratch));
   return fn;
 }
 
 /** nttDit(a, logN, layerFrom, layerTo, bStart, bEnd, table): DIT butterflies, bit-reversed -> natural. */
 export function nttDit(params, { name, f }) {
   const E = params.elementBytes;
+  const four = fourPerCall(params);
+  const scratch = four ? 4 * E : E;
   const fn = new Func(name, {
     params: layerParams, exportName: name,
     doc: `${name}(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-time layers [layerFrom, layerTo) of the
 NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
 elements len = 2^l apart: (x, y) <- (x + y w^j, x - y w^j), w^j = table[len + j]. All layers in order take
-bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
+bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. Uses ${scratch} bytes of the scratch stack.`,
   });
-  fn.push(reserve(E));
+  fn.push(reserve(scratch));
+  const group = four && [
+    if_(i32.eq(local.get('len'), i32.const(1)), [
+      comment('the first layer: every w^j = 1'),
+      ...[0, 1, 2, 3].map((k) => call(f('addSub'), local.get(`x${k}`), local.get(`y${k}`), local.get(`x${k}`), local.get(`y${k}`))),
+    ], [
+      comment('tmp_k = y_k w^(j_k), four products in one call (w^0 = 1 multiplied too); (x_k, y_k) = (x_k + tmp_k, x_k - tmp_k)'),
+      call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [tmpK(E, k), local.get(`y${k}`), local.get(`tw${k}`)])),
+      ...[0, 1, 2, 3].map((k) => call(f('addSub'), local.get(`x${k}`), local.get(`y${k}`), local.get(`x${k}`), tmpK(E, k))),
+    ]),
+  ];
   fn.push(...butterflyLoops(fn, E, i32.shl(i32.const(1), local.get('layer')), [
     if_(local.get('j'), [
       comment('tmp = y w^j; (x, y) = (x + tmp, x - tmp)'),
@@ -163,8 +218,8 @@ bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. Uses $
       comment('w^0 = 1: (x, y) = (x + y, x - y)'),
       call(f('addSub'), local.get('x'), local.get('y'), local.get('x'), local.get('y')),
     ]),
-  ]));
-  fn.push(release(E));
+  ], group));
+  fn.push(release(scratch));
   return fn;
 }
 
@@ -179,12 +234,34 @@ root is a primitive N-th root of unity w_N (Montgomery form) and w_(2len) = w_N^
 one above, w_(2len)^j = w_(4len)^(2j). Output in [0, 2r).`,
   });
   for (const name of ['half', 'j', 'len']) fn.local(name, 'i32');
+  const top = (j) => at(E, 'table', i32.add(local.get('half'), j));
+  const four = fourPerCall(params);
   fn.push(
     if_(i32.eqz(local.get('logN')), [comment('N = 1: no layers'), '(return)']),
     local.set('half', i32.shl(i32.const(1), i32.sub(local.get('logN'), i32.const(1)))),
     comment('table[N/2 + j] = w_N^j: table[N/2] = 1, then one product per entry'),
     call(f('setOne'), at(E, 'table', local.get('half'))),
     local.set('j', i32.const(1)),
+    ...(four
+      ? [
+        if_(i32.ge_u(local.get('half'), i32.const(8)), [
+          comment('four chains: table[N/2 + j] for j < 4 one by one, then w_N^4 times the entry four back, four per call'),
+          reserve(E),
+          ...[1, 2, 3].map((j) => call(f('mul'), top(i32.const(j)), top(i32.const(j - 1)), local.get('root'))),
+          call(f('mul'), sp, top(i32.const(2)), top(i32.const(2))),
+          local.set('j', i32.const(4)),
+          block('top4Done', [
+            loop('top4', [
+              br_if('top4Done', i32.ge_u(local.get('j'), local.get('half'))),
+              call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [top(i32.add(local.get('j'), i32.const(k))), top(i32.add(local.get('j'), i32.const(k - 4))), sp])),
+              local.set('j', i32.add(local.get('j'), i32.const(4))),
+              br('top4'),
+            ]),
+          ]),
+          release(E),
+        ]),
+      ]
+      : []),
     block('topDone', [
       loop('top', [
         br_if('topDone', i32.ge_u(local.get('j'), local.get('half'))),
@@ -269,18 +346,40 @@ N = 2^logN elements at a. Values unchanged. Uses ${E} bytes of the scratch stack
 /** mulPowers(a, count, first, g): a[i] *= first g^i (natural order). */
 export function mulPowers(params, { name, f }) {
   const E = params.elementBytes;
+  const four = fourPerCall(params);
+  const scratch = four ? 5 * E : E;
   const fn = new Func(name, {
     params: [['a', 'i32'], ['count', 'i32'], ['first', 'i32'], ['g', 'i32']], exportName: name,
     doc: `${name}(a, count, first, g): a[i] = a[i] first g^i for i < count (first = c, g = 1: a scaling; first = 1: a coset
-shift). Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stack.`,
+shift). Montgomery form, [0, 2r) in and out. Uses ${scratch} bytes of the scratch stack.`,
   });
   for (const name of ['acc', 'i', 'x']) fn.local(name, 'i32');
+  const accK = (k) => (k ? i32.add(local.get('acc'), i32.const(k * E)) : local.get('acc'));
+  const xK = (k) => (k ? i32.add(local.get('x'), i32.const(k * E)) : local.get('x'));
   fn.push(
-    reserve(E),
+    reserve(scratch),
     local.set('acc', sp),
     comment('acc = first g^i'),
     call(f('copy'), local.get('acc'), local.get('first')),
     local.set('i', i32.const(0)),
+    ...(four
+      ? [
+        comment('four at a time: acc_k = first g^(i + k), times g^4 (at acc_4) after each group'),
+        ...[1, 2, 3].map((k) => call(f('mul'), accK(k), accK(k - 1), local.get('g'))),
+        call(f('mul'), accK(4), local.get('g'), local.get('g')),
+        call(f('mul'), accK(4), accK(4), accK(4)),
+        block('groupsDone', [
+          loop('groups', [
+            br_if('groupsDone', i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))),
+            local.set('x', at(E, 'a', local.get('i'))),
+            call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [xK(k), xK(k), accK(k)])),
+            call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [accK(k), accK(k), accK(4)])),
+            local.set('i', i32.add(local.get('i'), i32.const(4))),
+            br('groups'),
+          ]),
+        ]),
+      ]
+      : []),
     block('done', [
       loop('next', [
         br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
@@ -291,7 +390,7 @@ shift). Montgomery form, [0, 2r) in and out. Uses ${E} bytes of the scratch stac
         br('next'),
       ]),
     ]),
-    release(E),
+    release(scratch),
   );
   return fn;
 }
@@ -307,16 +406,63 @@ const REGION_LOG = 10;
  */
 export function mulPowersBitrev(params, { name, f }) {
   const E = params.elementBytes;
+  const four = fourPerCall(params);
+  const scratch = (four ? 12 : 3) * E;
   const fn = new Func(name, {
     params: [['a', 'i32'], ['logN', 'i32'], ['first', 'i32'], ['g', 'i32']], exportName: name,
     doc: `${name}(a, logN, first, g): a[bitrev_logN(i)] = a[bitrev_logN(i)] first g^i for i < N = 2^logN: the coefficient i of a
 bit-reversed array times first g^i (first = 1/N, g a coset generator: the inverse transform's scaling and the coset shift in
-one pass). Visits the array a region of 2^${REGION_LOG} elements at a time. Montgomery form, [0, 2r) in and out. Uses ${3 * E}
+one pass). Visits the array a region of 2^${REGION_LOG} elements at a time. Montgomery form, [0, 2r) in and out. Uses ${scratch}
 bytes of the scratch stack.`,
   });
   for (const name of ['accLo', 'cur', 'stepHi', 'loCount', 'hiCount', 'lo', 'hi', 'revLo', 'revHi', 'bit', 'k', 'base', 'x']) fn.local(name, 'i32');
+  // four at a time (hiCount >= 4): exponents hi + k (hi a multiple of 4) sit at bitrev_b(hi) + bitrev_b(k), the
+  // offsets 0, hiCount/2, hiCount/4, 3 hiCount/4; powers cur_k = accLo stepHi^k, times stepHi^4 after each group
+  const slot = (k) => i32.add(sp, i32.const(k * E));
+  const curK = (k) => slot(3 + k); // cur_0..3 at slots 3..6; stepHi^k at 7..10 (k = 0..3); stepHi^4 at 11
+  const powK = (k) => slot(7 + k);
+  const step4 = slot(11);
+  const offsets = [i32.const(0), i32.shr_u(local.get('hiCount'), i32.const(1)), i32.shr_u(local.get('hiCount'), i32.const(2)), i32.mul(i32.shr_u(local.get('hiCount'), i32.const(2)), i32.const(3))];
+  const grouped = four
+    ? [
+      comment('four at a time: x_k = base + (bitrev_b(hi) + offset_k) E with cur_k = accLo stepHi^k; revHi = bitrev_(b-2)(hi / 4)'),
+      call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [curK(k), local.get('accLo'), powK(k)])),
+      local.set('hi', i32.const(0)),
+      local.set('revHi', i32.const(0)),
+      local.set('k', i32.shr_u(local.get('hiCount'), i32.const(2))),
+      block('groupsDone', [
+        loop('groups', [
+          local.set('x', i32.add(local.get('base'), i32.mul(local.get('revHi'), i32.const(E)))),
+          call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => {
+            const xk = k ? i32.add(local.get('x'), i32.mul(offsets[k], i32.const(E))) : local.get('x');
+            return [xk, xk, curK(k)];
+          })),
+          call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [curK(k), curK(k), step4])),
+          local.set('hi', i32.add(local.get('hi'), i32.const(1))),
+          br_if('groupsDone', i32.ge_u(local.get('hi'), local.get('k'))),
+          ...nextReversed('revHi', 'k', 'bit', 'groupCarry'),
+          br('groups'),
+        ]),
+      ]),
+    ]
+    : null;
+  const oneByOne = [
+    local.set('hi', i32.const(0)),
+    local.set('revHi', i32.const(0)),
+    block('hiDone', [
+      loop('hiNext', [
+        local.set('x', i32.add(local.get('base'), i32.mul(local.get('revHi'), i32.const(E)))),
+        call(f('mul'), local.get('x'), local.get('x'), local.get('cur')),
+        call(f('mul'), local.get('cur'), local.get('cur'), local.get('stepHi')),
+        local.set('hi', i32.add(local.get('hi'), i32.const(1))),
+        br_if('hiDone', i32.ge_u(local.get('hi'), local.get('hiCount'))),
+        ...nextReversed('revHi', 'hiCount', 'bit', 'hiCarry'),
+        br('hiNext'),
+      ]),
+    ]),
+  ];
   fn.push(
-    reserve(3 * E),
+    reserve(scratch),
     local.set('accLo', sp),
     local.set('cur', i32.add(sp, i32.const(E))),
     local.set('stepHi', i32.add(sp, i32.const(2 * E))),
@@ -335,6 +481,16 @@ bytes of the scratch stack.`,
         br('squares'),
       ]),
     ]),
+    ...(four
+      ? [
+        comment('stepHi^k (k < 4) and stepHi^4, for four at a time'),
+        call(f('setOne'), powK(0)),
+        call(f('copy'), powK(1), local.get('stepHi')),
+        call(f('mul'), powK(2), local.get('stepHi'), local.get('stepHi')),
+        call(f('mul'), powK(3), powK(2), local.get('stepHi')),
+        call(f('mul'), step4, powK(2), powK(2)),
+      ]
+      : []),
     call(f('copy'), local.get('accLo'), local.get('first')),
     block('loDone', [
       loop('loNext', [
@@ -342,19 +498,7 @@ bytes of the scratch stack.`,
         comment('the region bitrev_s(lo) 2^b ..: exponents lo + 2^s hi, powers accLo stepHi^hi'),
         call(f('copy'), local.get('cur'), local.get('accLo')),
         local.set('base', at(E, 'a', i32.mul(local.get('revLo'), local.get('hiCount')))),
-        local.set('hi', i32.const(0)),
-        local.set('revHi', i32.const(0)),
-        block('hiDone', [
-          loop('hiNext', [
-            local.set('x', i32.add(local.get('base'), i32.mul(local.get('revHi'), i32.const(E)))),
-            call(f('mul'), local.get('x'), local.get('x'), local.get('cur')),
-            call(f('mul'), local.get('cur'), local.get('cur'), local.get('stepHi')),
-            local.set('hi', i32.add(local.get('hi'), i32.const(1))),
-            br_if('hiDone', i32.ge_u(local.get('hi'), local.get('hiCount'))),
-            ...nextReversed('revHi', 'hiCount', 'bit', 'hiCarry'),
-            br('hiNext'),
-          ]),
-        ]),
+        ...(grouped ? [if_(i32.ge_u(local.get('hiCount'), i32.const(4)), grouped, oneByOne)] : oneByOne),
         call(f('mul'), local.get('accLo'), local.get('accLo'), local.get('g')),
         local.set('lo', i32.add(local.get('lo'), i32.const(1))),
         br_if('loDone', i32.ge_u(local.get('lo'), local.get('loCount'))),
@@ -362,7 +506,7 @@ bytes of the scratch stack.`,
         br('loNext'),
       ]),
     ]),
-    release(3 * E),
+    release(scratch),
   );
   return fn;
 }
@@ -376,15 +520,29 @@ export function scale(params, { name, f }) {
 Montgomery form, [0, 2r) in and out; c must not lie in a[0 .. count).`,
   });
   fn.local('x', 'i32');
-  fn.local('end', 'i32');
+  fn.local('i', 'i32');
+  const xK = (k) => (k ? i32.add(local.get('x'), i32.const(k * E)) : local.get('x'));
   fn.push(
     local.set('x', local.get('a')),
-    local.set('end', at(E, 'a', local.get('count'))),
+    ...(fourPerCall(params)
+      ? [
+        block('groupsDone', [
+          loop('groups', [
+            br_if('groupsDone', i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))),
+            call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [xK(k), xK(k), local.get('c')])),
+            local.set('x', i32.add(local.get('x'), i32.const(4 * E))),
+            local.set('i', i32.add(local.get('i'), i32.const(4))),
+            br('groups'),
+          ]),
+        ]),
+      ]
+      : []),
     block('done', [
       loop('next', [
-        br_if('done', i32.ge_u(local.get('x'), local.get('end'))),
+        br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
         call(f('mul'), local.get('x'), local.get('x'), local.get('c')),
         local.set('x', i32.add(local.get('x'), i32.const(E))),
+        local.set('i', i32.add(local.get('i'), i32.const(1))),
         br('next'),
       ]),
     ]),
@@ -401,7 +559,7 @@ Montgomery form, [0, 2r) in and out; c must not lie in a[0 .. count).`,
  * Montgomery-form constants (twiddles, 1/N, powers of g) takes them to the Montgomery form of y / R, whose limbs are the
  * plain y. So the transform of plain limbs in is plain limbs out, and neither conversion product is needed.
  */
-export function batchBytes(params, { f }) {
+export function batchBytes(params, { f, layout = null }) {
   const E = params.elementBytes;
   const B = params.bytes;
   const from = new Func(f('fromBytesBatch'), {
@@ -411,7 +569,24 @@ little-endian integer at bytes + ${B} k, in [0, r): in Montgomery form when mont
 first integer >= r and returns its index; returns count when all are below r. out must not overlap bytes.`,
   });
   from.local('i', 'i32');
+  const four = fourPerCall(params) && layout !== null;
+  const outK = (k) => at(E, 'out', i32.add(local.get('i'), i32.const(k)));
+  const bytesK = (k) => at(B, 'bytes', i32.add(local.get('i'), i32.const(k)));
   from.push(
+    ...(four
+      ? [
+        comment('four at a time while all four are below r (else one at a time from there, which stops at the first that is not)'),
+        block('groupsDone', [
+          loop('groups', [
+            br_if('groupsDone', i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))),
+            br_if('groupsDone', i32.eqz([0, 1, 2, 3].map((k) => call(f('fromBytes'), outK(k), bytesK(k))).reduce((x, y) => i32.and(x, y)))),
+            if_(local.get('mont'), [call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [outK(k), outK(k), i32.const(layout.r2)]))]),
+            local.set('i', i32.add(local.get('i'), i32.const(4))),
+            br('groups'),
+          ]),
+        ]),
+      ]
+      : []),
     block('done', [
       loop('next', [
         br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
@@ -423,20 +598,40 @@ first integer >= r and returns its index; returns count when all are below r. ou
     ]),
     local.get('i'),
   );
+  const scratch = four ? 4 * E : E;
   const strided = new Func(f('toBytesStrided'), {
     params: [['bytes', 'i32'], ['x', 'i32'], ['count', 'i32'], ['mont', 'i32'], ['stride', 'i32']], exportName: f('toBytesStrided'),
     doc: `${f('toBytesStrided')}(bytes, x, count, mont, stride): the ${B}-byte canonical little-endian encoding of each of count
 elements at x (input [0, 2r); Montgomery form when mont != 0, else plain limbs), element k written at bytes + ${B} stride k
 (stride 1: side by side; a block of a split NTT writes its elements between the other blocks'). bytes must not
-overlap x. Uses ${E} bytes of the scratch stack.`,
+overlap x. Uses ${scratch} bytes of the scratch stack.`,
   });
   strided.local('i', 'i32');
   strided.local('tmp', 'i32');
   strided.local('step', 'i32');
+  const xK = (k) => at(E, 'x', i32.add(local.get('i'), i32.const(k)));
+  const tmpAt = (k) => (k ? i32.add(local.get('tmp'), i32.const(k * E)) : local.get('tmp'));
   strided.push(
-    reserve(E),
+    reserve(scratch),
     local.set('tmp', sp),
     local.set('step', i32.mul(local.get('stride'), i32.const(B))),
+    ...(four
+      ? [
+        comment('four at a time: out of Montgomery form by one call (x / R = x 1 / R), reduced, then the bytes'),
+        block('groupsDone', [
+          loop('groups', [
+            br_if('groupsDone', i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))),
+            if_(local.get('mont'),
+              [call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [tmpAt(k), xK(k), i32.const(layout.oneNormal)])), ...[0, 1, 2, 3].map((k) => call(f('reduce'), tmpAt(k), tmpAt(k)))],
+              [0, 1, 2, 3].map((k) => call(f('reduce'), tmpAt(k), xK(k)))),
+            ...[0, 1, 2, 3].map((k) => call(f('toBytes'), k ? i32.add(local.get('bytes'), i32.mul(local.get('step'), i32.const(k))) : local.get('bytes'), tmpAt(k))),
+            local.set('bytes', i32.add(local.get('bytes'), i32.shl(local.get('step'), i32.const(2)))),
+            local.set('i', i32.add(local.get('i'), i32.const(4))),
+            br('groups'),
+          ]),
+        ]),
+      ]
+      : []),
     block('done', [
       loop('next', [
         br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
@@ -449,7 +644,7 @@ overlap x. Uses ${E} bytes of the scratch stack.`,
         br('next'),
       ]),
     ]),
-    release(E),
+    release(scratch),
   );
   const to = new Func(f('toBytesBatch'), {
     params: [['bytes', 'i32'], ['x', 'i32'], ['count', 'i32'], ['mont', 'i32']], exportName: f('toBytesBatch'),
@@ -459,8 +654,11 @@ overlap x. Uses ${E} bytes of the scratch stack.`,
   return [from, strided, to];
 }
 
-/** Every NTT kernel of the module, named through f (prefix). */
-export function nttKernels(params, { f }) {
+/**
+ * Every NTT kernel of the module, named through f (prefix). layout: the module's constants (buildFieldModule), whose
+ * R^2 and 1 the byte conversions take four at a time where the products come four per call.
+ */
+export function nttKernels(params, { f, layout = null }) {
   return [
     addSub(params, { name: f('addSub') }),
     ...(lazyDiffFits(params) ? [addSub(params, { name: f('addSubLazy'), lazyDiff: true })] : []),
@@ -471,6 +669,6 @@ export function nttKernels(params, { f }) {
     mulPowers(params, { name: f('mulPowers'), f }),
     mulPowersBitrev(params, { name: f('mulPowersBitrev'), f }),
     scale(params, { name: f('scale'), f }),
-    ...batchBytes(params, { f }),
+    ...batchBytes(params, { f, layout }),
   ];
 }

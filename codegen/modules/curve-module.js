@@ -232,17 +232,25 @@ export function generateCurve(json, { w, glv: useGlv = true, generator = 'codege
   }
   // options.fr also builds the scalar field's module with its NTT (frWat, codegen/modules/fr-module.js), shape in runtime.fr
   // (fr 'optional' leaves it out of a curve whose r has no such module, a toy r of a few bits, with the reason in frError)
+  // (with options.fma, also its FMA build: frFmaWat, shape differences in runtime.fr.fma)
   let frWat = null;
+  let frFmaWat = null;
   let frError = null;
   if (fr) {
     try {
       const built = generateFrModule(json, { generator });
       frWat = built.wat;
       runtime.fr = built.runtime;
+      if (fma) {
+        const builtFma = generateFrModule(json, { generator, kernel: 'fma' });
+        frFmaWat = builtFma.wat;
+        const { kernel, w, n, elementBytes, minPages } = builtFma.runtime;
+        runtime.fr = { ...runtime.fr, fma: { kernel, w, n, elementBytes, minPages } };
+      }
     } catch (e) {
       if (fr !== 'optional') throw e;
       frError = e.message;
     }
   }
-  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, wgsl, wgslG2, gpuError, frWat, frError, paramsJs: runtimeParamsJs(runtime, generator) };
+  return { curve, glv, g2, runtime, wat: module.render(), fmaWat: other.fma, wideWat: other.wide, wgsl, wgslG2, gpuError, frWat, frFmaWat, frError, paramsJs: runtimeParamsJs(runtime, generator) };
 }

@@ -20,11 +20,12 @@ export function readCurveParams(name) {
  * [{ name, path, wat, paramsPath, paramsJs }] for every shipped module (paths relative to the repo root): per curve
  * the integer build (<curve>.wat, with params.js), the FMA build (<curve>.fma.wat; its runtime differences are
  * params.js's `fma`), the wide build (<curve>.wide.wat; params.js's `wide`), the GPU kernels (<curve>.wgsl;
- * params.js's `gpu`) and the scalar field with its NTT (<curve>.fr.wat; params.js's `fr`).
+ * params.js's `gpu`) and the scalar field with its NTT (<curve>.fr.wat, and its FMA build <curve>.fr.fma.wat; params.js's
+ * `fr` and `fr.fma`).
  */
 export function shippedModules() {
   return shippedCurveNames().flatMap((name) => {
-    const { wat, fmaWat, wideWat, wgsl, wgslG2, frWat, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js', fma: true, wide: true, gpu: true, fr: true });
+    const { wat, fmaWat, wideWat, wgsl, wgslG2, frWat, frFmaWat, paramsJs } = generateCurve(readCurveParams(name), { generator: 'codegen/modules/shipped.js', fma: true, wide: true, gpu: true, fr: true });
     const paramsPath = `wasm/${name}/params.js`;
     return [
       { name, path: `wasm/${name}/${name}.wat`, wat, paramsPath, paramsJs },
@@ -34,6 +35,7 @@ export function shippedModules() {
       { name, kernel: 'gpu', path: `wasm/${name}/${name}.wgsl`, wat: wgsl, paramsPath, paramsJs },
       // the scalar field r with its NTT (src/fr/; params.js's `fr`)
       { name, kernel: 'fr', path: `wasm/${name}/${name}.fr.wat`, wat: frWat, paramsPath, paramsJs },
+      { name, kernel: 'fr-fma', path: `wasm/${name}/${name}.fr.fma.wat`, wat: frFmaWat, paramsPath, paramsJs },
       ...(wgslG2 ? [{ name, kernel: 'gpu', path: `wasm/${name}/${name}.g2.wgsl`, wat: wgslG2, paramsPath, paramsJs }] : []),
     ];
   });

@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/baby-jubjub/baby-jubjub.fma.wasm.js'),
   () => import('../../wasm/baby-jubjub/baby-jubjub.wide.wasm.js'),
   () => import('../../wasm/baby-jubjub/baby-jubjub.wgsl.js'),
-  () => import('../../wasm/baby-jubjub/baby-jubjub.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/baby-jubjub/baby-jubjub.fr.fma.wasm.js') : import('../../wasm/baby-jubjub/baby-jubjub.fr.wasm.js')),
 );

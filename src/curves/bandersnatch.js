@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/bandersnatch/bandersnatch.fma.wasm.js'),
   () => import('../../wasm/bandersnatch/bandersnatch.wide.wasm.js'),
   () => import('../../wasm/bandersnatch/bandersnatch.wgsl.js'),
-  () => import('../../wasm/bandersnatch/bandersnatch.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/bandersnatch/bandersnatch.fr.fma.wasm.js') : import('../../wasm/bandersnatch/bandersnatch.fr.wasm.js')),
 );

@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/bls12-377/bls12-377.fma.wasm.js'),
   () => import('../../wasm/bls12-377/bls12-377.wide.wasm.js'),
   () => import('../../wasm/bls12-377/bls12-377.wgsl.js'),
-  () => import('../../wasm/bls12-377/bls12-377.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/bls12-377/bls12-377.fr.fma.wasm.js') : import('../../wasm/bls12-377/bls12-377.fr.wasm.js')),
 );

@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/bls12-381/bls12-381.fma.wasm.js'),
   () => import('../../wasm/bls12-381/bls12-381.wide.wasm.js'),
   (group) => (group === 'G2' ? import('../../wasm/bls12-381/bls12-381.g2.wgsl.js') : import('../../wasm/bls12-381/bls12-381.wgsl.js')),
-  () => import('../../wasm/bls12-381/bls12-381.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/bls12-381/bls12-381.fr.fma.wasm.js') : import('../../wasm/bls12-381/bls12-381.fr.wasm.js')),
 );

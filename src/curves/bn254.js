@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/bn254/bn254.fma.wasm.js'),
   () => import('../../wasm/bn254/bn254.wide.wasm.js'),
   (group) => (group === 'G2' ? import('../../wasm/bn254/bn254.g2.wgsl.js') : import('../../wasm/bn254/bn254.wgsl.js')),
-  () => import('../../wasm/bn254/bn254.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/bn254/bn254.fr.fma.wasm.js') : import('../../wasm/bn254/bn254.fr.wasm.js')),
 );

@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.fma.wasm.js'),
   () => import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.wide.wasm.js'),
   () => import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.wgsl.js'),
-  () => import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.fr.fma.wasm.js') : import('../../wasm/ed-on-bls12-377/ed-on-bls12-377.fr.wasm.js')),
 );

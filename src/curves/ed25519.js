@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/ed25519/ed25519.fma.wasm.js'),
   () => import('../../wasm/ed25519/ed25519.wide.wasm.js'),
   () => import('../../wasm/ed25519/ed25519.wgsl.js'),
-  () => import('../../wasm/ed25519/ed25519.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/ed25519/ed25519.fr.fma.wasm.js') : import('../../wasm/ed25519/ed25519.fr.wasm.js')),
 );

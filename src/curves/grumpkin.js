@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/grumpkin/grumpkin.fma.wasm.js'),
   () => import('../../wasm/grumpkin/grumpkin.wide.wasm.js'),
   () => import('../../wasm/grumpkin/grumpkin.wgsl.js'),
-  () => import('../../wasm/grumpkin/grumpkin.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/grumpkin/grumpkin.fr.fma.wasm.js') : import('../../wasm/grumpkin/grumpkin.fr.wasm.js')),
 );

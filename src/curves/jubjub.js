@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/jubjub/jubjub.fma.wasm.js'),
   () => import('../../wasm/jubjub/jubjub.wide.wasm.js'),
   () => import('../../wasm/jubjub/jubjub.wgsl.js'),
-  () => import('../../wasm/jubjub/jubjub.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/jubjub/jubjub.fr.fma.wasm.js') : import('../../wasm/jubjub/jubjub.fr.wasm.js')),
 );

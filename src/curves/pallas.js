@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/pallas/pallas.fma.wasm.js'),
   () => import('../../wasm/pallas/pallas.wide.wasm.js'),
   () => import('../../wasm/pallas/pallas.wgsl.js'),
-  () => import('../../wasm/pallas/pallas.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/pallas/pallas.fr.fma.wasm.js') : import('../../wasm/pallas/pallas.fr.wasm.js')),
 );

@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/secp256k1/secp256k1.fma.wasm.js'),
   () => import('../../wasm/secp256k1/secp256k1.wide.wasm.js'),
   () => import('../../wasm/secp256k1/secp256k1.wgsl.js'),
-  () => import('../../wasm/secp256k1/secp256k1.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/secp256k1/secp256k1.fr.fma.wasm.js') : import('../../wasm/secp256k1/secp256k1.fr.wasm.js')),
 );

@@ -9,5 +9,5 @@ export const load = curveLoader(
   () => import('../../wasm/vesta/vesta.fma.wasm.js'),
   () => import('../../wasm/vesta/vesta.wide.wasm.js'),
   () => import('../../wasm/vesta/vesta.wgsl.js'),
-  () => import('../../wasm/vesta/vesta.fr.wasm.js'),
+  (kernel) => (kernel === 'fma' ? import('../../wasm/vesta/vesta.fr.fma.wasm.js') : import('../../wasm/vesta/vesta.fr.wasm.js')),
 );

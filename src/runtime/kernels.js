@@ -41,3 +41,26 @@ export function runtimeForKernel(runtime, kernel) {
   const { g2, ...top } = { fma, wide }[kernel];
   return Object.freeze({ ...base, ...top, ...(base.g2 ? { g2: Object.freeze({ ...base.g2, ...g2 }) } : {}) });
 }
+
+/**
+ * The Fr module's build for a curve's build (params.js's `fr`, with its FMA differences in `fr.fma`): the FMA one where
+ * the curve runs FMA, or runs wide and this engine's relaxed multiply-add is fused (the wide build has no Fr module of
+ * its own); else the integer one.
+ */
+export function frKernelFor(frRuntime, curveKernel) {
+  if (!frRuntime?.fma || curveKernel === 'int') return 'int';
+  return curveKernel === 'fma' || relaxedFmaSupport() === 'fused' ? 'fma' : 'int';
+}
+
+const frRuntimes = new WeakMap(); // params.js's fr -> { int, fma }: one frozen object per build (src/fr caches by it)
+
+/** The runtime parameters of one Fr build: params.js's `fr` without `fma`, or with its `fma` differences applied. */
+export function frRuntimeForKernel(frRuntime, kernel) {
+  if (!frRuntimes.has(frRuntime)) {
+    const { fma, ...base } = frRuntime;
+    frRuntimes.set(frRuntime, { int: Object.freeze({ kernel: 'int', ...base }), fma: fma ? Object.freeze({ ...base, ...fma }) : null });
+  }
+  const built = frRuntimes.get(frRuntime)[kernel];
+  if (!built) throw new RangeError(`no ${kernel} build of this scalar field`);
+  return built;
+}

@@ -75,6 +75,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -85,5 +86,12 @@ export default Object.freeze({
     s: 4,
     rootOfUnity: 0x3a66642c6eefa635e197770aef1311ec052c295d8aa6795aa5f1ef09efcfc0bn,
     cosetGenerator: 0x13n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 51,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

@@ -80,6 +80,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -90,5 +91,12 @@ export default Object.freeze({
     s: 5,
     rootOfUnity: 0x19470b7efe802f9b36b6675f52c7008234bb3e0cb7ed22aec65a62a1234bd960n,
     cosetGenerator: 0x7n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 51,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

@@ -70,6 +70,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -80,5 +81,12 @@ export default Object.freeze({
     s: 47,
     rootOfUnity: 0xf4f58d6b338db36480b0da08d4ff39be5c1f1b84059d4cd726869aaa623875cn,
     cosetGenerator: 0xbn,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 51,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

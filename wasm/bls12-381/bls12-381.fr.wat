@@ -2507,14 +2507,14 @@
   ;; Montgomery form, [0, 2r) in and out; c must not lie in a[0 .. count).
   (func $fr_scale (export "fr_scale") (param $a i32) (param $count i32) (param $c i32)
     (local $x i32)
-    (local $end i32)
+    (local $i i32)
     (local.set $x (local.get $a))
-    (local.set $end (i32.add (local.get $a) (i32.mul (local.get $count) (i32.const 36))))
     (block $done
       (loop $next
-        (br_if $done (i32.ge_u (local.get $x) (local.get $end)))
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
         (call $fr_mul (local.get $x) (local.get $x) (local.get $c))
         (local.set $x (i32.add (local.get $x) (i32.const 36)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)
       )
     )
@@ -2607,6 +2607,7 @@
   ;; X the output of fr_qapWitness: the QAP's A and B evaluations on the domain, Montgomery form in [0, 2r). a and b
   ;; hold domainSize elements each and must be zeroed first. Returns 0, or i + 1 for the first record i with a matrix
   ;; other than 0 and 1, a constraint >= domainSize, a signal >= nVars or a value >= r (records before it are added).
+  ;; Uses 36 bytes of the scratch stack.
   (func $fr_qapEvaluate (export "fr_qapEvaluate") (param $coefs i32) (param $count i32) (param $witness i32) (param $a i32) (param $b i32) (param $domainSize i32) (param $nVars i32) (result i32)
     (local $i i32)
     (local $rec i32)
@@ -2627,7 +2628,7 @@
         (local.set $c (i32.load offset=4 (local.get $rec)))
         (local.set $s (i32.load offset=8 (local.get $rec)))
         ;; u32 fields compared unsigned: a record out of range is an error, never a write outside a or b
-        (if (i32.or (i32.or (i32.gt_u (local.get $m) (i32.const 1)) (i32.ge_u (local.get $c) (local.get $domainSize))) (i32.ge_u (local.get $s) (local.get $nVars)))
+        (if (i32.eqz (i32.and (i32.and (i32.le_u (local.get $m) (i32.const 1)) (i32.lt_u (local.get $c) (local.get $domainSize))) (i32.lt_u (local.get $s) (local.get $nVars))))
           (then
             (global.set $sp (i32.add (global.get $sp) (i32.const 36)))
             (return (i32.add (local.get $i) (i32.const 1)))

@@ -171,6 +171,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -181,5 +182,12 @@ export default Object.freeze({
     s: 32,
     rootOfUnity: 0x212d79e5b416b6f0fd56dc8d168d6c0c4024ff270b3e0941b788f500b912f1fn,
     cosetGenerator: 0x5n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 52,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

@@ -170,6 +170,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -180,5 +181,12 @@ export default Object.freeze({
     s: 28,
     rootOfUnity: 0x2a3c09f0a58a7e8500e0a7eb8ef62abc402d111e41112ed49bd61b6e725b19f0n,
     cosetGenerator: 0x5n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 52,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

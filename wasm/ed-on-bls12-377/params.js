@@ -75,6 +75,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -85,5 +86,12 @@ export default Object.freeze({
     s: 1,
     rootOfUnity: 0x4aad957a68b2955982d1347970dec005293a3afc43c8afeb95aee9ac33fd9fen,
     cosetGenerator: 0x5n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 51,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

@@ -75,6 +75,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -85,5 +86,12 @@ export default Object.freeze({
     s: 2,
     rootOfUnity: 0x94a7310e07981e77d3d6d60abc1c27a0ef0565342ce83febe8775dfebbe07d4n,
     cosetGenerator: 0x2n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 51,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

@@ -71,6 +71,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -81,5 +82,12 @@ export default Object.freeze({
     s: 1,
     rootOfUnity: 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd46n,
     cosetGenerator: 0x3n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 52,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

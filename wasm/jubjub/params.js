@@ -75,6 +75,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -85,5 +86,12 @@ export default Object.freeze({
     s: 1,
     rootOfUnity: 0xe7db4ea6533afa906673b0101343b00a6682093ccc81082d0970e5ed6f72cb6n,
     cosetGenerator: 0x3n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 51,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

@@ -71,6 +71,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -81,5 +82,12 @@ export default Object.freeze({
     s: 32,
     rootOfUnity: 0x2de6a9b8746d3f589e5c4dfd492ae26e9bb97ea3c106f049a70e2c1102b6d05fn,
     cosetGenerator: 0x5n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 52,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

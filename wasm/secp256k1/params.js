@@ -71,6 +71,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -81,5 +82,12 @@ export default Object.freeze({
     s: 6,
     rootOfUnity: 0xd1f8eab98dcd1aca7dc810e065710cbb96e9abebbe451fa15b4f83d2d2ad232n,
     cosetGenerator: 0x5n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 52,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });

@@ -71,6 +71,7 @@ export default Object.freeze({
     coords: 4,
   }),
   fr: Object.freeze({
+    kernel: "int",
     r: r,
     w: 30,
     n: 9,
@@ -81,5 +82,12 @@ export default Object.freeze({
     s: 32,
     rootOfUnity: 0x2bce74deac30ebda362120830561f81aea322bf2b7bb7584bdad6fabd87ea32fn,
     cosetGenerator: 0x5n,
+    fma: Object.freeze({
+      kernel: "fma",
+      w: 52,
+      n: 5,
+      elementBytes: 40,
+      minPages: 1,
+    }),
   }),
 });
