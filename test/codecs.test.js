@@ -322,6 +322,58 @@ for (const kernel of KERNELS) describe(`${kernel} build`, () => {
       expect(hex(curve.msmBytes(curve.encodePoint(pts, 'native'), sc))).toBe(hex(curve.msmBytes(pts, sc)));
     };
 
+    it('native points: the first bad one is named wherever it falls (the FMA build checks four per step), and infinity anywhere keeps the sum', () => {
+      // every short-Weierstrass G1 (g_fromBytes; the Edwards models have their own codec): a bad point at each index of
+      // 9 (two steps of four and a tail), each kind, and a second bad point of another kind after it in the same step
+      for (const name of curveNames) {
+        const curve = curves[name];
+        if (curve.model !== 'short-weierstrass') continue;
+        const n = 9;
+        const PB = curve.pointBytes;
+        const B = PB / 2;
+        const pts = curve.randomPointsBytes(n, { seed: 41 });
+        const sc = curve.randomScalarsBytes(n, { seed: 42 });
+        const kinds = {
+          x: [(q) => q.fill(0xff, 0, B), /^points\[(\d+)\]: x coordinate is >= p$/],
+          y: [(q) => q.fill(0xff, B, PB), /^points\[(\d+)\]: y coordinate is >= p$/],
+          curve: [(q) => (q[B] ^= 1), /^points\[(\d+)\]: point is not on the curve$/],
+        };
+        const named = (bytes) => {
+          try {
+            curve.msmBytes(bytes, sc);
+          } catch (e) {
+            return e.message;
+          }
+          return null;
+        };
+        for (const [kind, [spoil, reason]] of Object.entries(kinds)) {
+          for (let i = 0; i < n; i++) {
+            const bad = pts.slice();
+            spoil(bad.subarray(i * PB, (i + 1) * PB));
+            expect(named(bad), `${name} ${kind} at ${i}`).toMatch(reason);
+            expect(named(bad).match(reason)[1], `${name} ${kind} at ${i}`).toBe(String(i));
+            for (const [later, [spoilLater]] of Object.entries(kinds)) {
+              for (let j = i + 1; j < Math.min(n, (i | 3) + 1); j++) {
+                const two = bad.slice();
+                spoilLater(two.subarray(j * PB, (j + 1) * PB));
+                expect(named(two), `${name} ${kind} at ${i}, then ${later} at ${j}`).toMatch(reason);
+                expect(named(two).match(reason)[1], `${name} ${kind} at ${i}, then ${later} at ${j}`).toBe(String(i));
+              }
+            }
+          }
+        }
+        // infinity at each index: the sum without that pair
+        for (let i = 0; i < n; i++) {
+          const withInf = pts.slice();
+          withInf.set(curve.encodePoints([null]), i * PB);
+          const zeroed = sc.slice();
+          zeroed.fill(0, i * curve.scalarBytes, (i + 1) * curve.scalarBytes);
+          expect(hex(curve.msmBytes(withInf, sc)), `${name} infinity at ${i}`).toBe(hex(curve.msmBytes(pts, zeroed)));
+        }
+        stillWorks(curve);
+      }
+    });
+
     it('bls12-381 ZCash: each class of bad input', () => {
       const curve = curves['bls12-381'];
       const pts = samplePoints(curve, 6);

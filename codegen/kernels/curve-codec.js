@@ -5,15 +5,18 @@
 
 import { Func, i32, i64, local, comment, loop, block, br, br_if, if_ } from '../wat/index.js';
 
-/** 1 when the `bytes` bytes at local `ptr` are all zero, else 0: one OR of i64 words (then of the last bytes), unrolled. */
-export function allZero(ptr, bytes) {
-  const words = Array.from({ length: Math.floor(bytes / 8) }, (_, k) => i64.load(local.get(ptr), 8 * k));
-  for (let k = 8 * words.length; k < bytes; k++) words.push(i64.extend_i32_u(i32.load8_u(local.get(ptr), k)));
+/**
+ * 1 when the `bytes` bytes at local `ptr` (+ offset) are all zero, else 0: one OR of i64 words (then of the last
+ * bytes), unrolled.
+ */
+export function allZero(ptr, bytes, offset = 0) {
+  const words = Array.from({ length: Math.floor(bytes / 8) }, (_, k) => i64.load(local.get(ptr), offset + 8 * k));
+  for (let k = 8 * words.length; k < bytes; k++) words.push(i64.extend_i32_u(i32.load8_u(local.get(ptr), offset + k)));
   return i64.eqz(words.reduce((acc, w) => i64.or(acc, w)));
 }
 
 /** g_fromScaledBytes, g_fromBytes and g_toBytes over curveKernels' context (its helpers and options). */
-export function codecKernels({ fieldParams, fp, layout, base, batched, g, S, X, Y, INF, setInf, call, affineBytes }) {
+export function codecKernels({ fieldParams, fp, layout, aIsZero, base, batched, g, S, X, Y, INF, setInf, call, affineBytes }) {
   const funcs = [];
   {
     const B = fieldParams.bytes;
@@ -27,11 +30,49 @@ else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not o
     });
     fn.local('i', 'i32');
     fn.local('zero', 'i32');
+    // FMA build, points over F_p: four points per step where none is infinity and every coordinate is below p, their
+    // products four per call (mul4); else one point at a time, which finds the first bad point in order
+    const four = batched && !base;
+    const K4 = [0, 1, 2, 3];
+    if (four) for (const k of K4) fn.local(`p${k}`, 'i32');
+    const t0 = (k) => S.slot(2 * k);
+    const t1 = (k) => S.slot(2 * k + 1);
+    const fours = four
+      ? [
+        block('one', [
+          br_if('one', i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))),
+          br_if('one', K4.map((k) => allZero('src', 2 * B, 2 * B * k)).reduce((x, y) => i32.or(x, y))),
+          ...K4.map((k) => local.set(`p${k}`, k ? i32.add(local.get('dst'), i32.const(k * affineBytes)) : local.get('dst'))),
+          br_if('one', i32.eqz(K4.flatMap((k) => [
+            call(fp('fromBytes'), X(`p${k}`), i32.add(local.get('src'), i32.const(2 * B * k))),
+            call(fp('fromBytes'), Y(`p${k}`), i32.add(local.get('src'), i32.const(2 * B * k + B))),
+          ]).reduce((x, y) => i32.and(x, y)))),
+          comment('four points, none infinity, coordinates below p: to Montgomery form, then y^2 = x^3 + a x + b, four products per call'),
+          ...[0, 2].map((h) => call(fp('mul4'), ...[h, h + 1].flatMap((k) => [X(`p${k}`), X(`p${k}`), local.get('scale'), Y(`p${k}`), Y(`p${k}`), local.get('scale')]))),
+          ...K4.map((k) => setInf(`p${k}`, 0)),
+          S.reserve(8),
+          ...[0, 2].map((h) => call(fp('mul4'), ...[h, h + 1].flatMap((k) => [t0(k), X(`p${k}`), X(`p${k}`), t1(k), Y(`p${k}`), Y(`p${k}`)]))),
+          ...(aIsZero ? [] : K4.map((k) => call(fp('add'), t0(k), t0(k), i32.const(layout.curveA)))),
+          call(fp('mul4'), ...K4.flatMap((k) => [t0(k), t0(k), X(`p${k}`)])),
+          ...K4.map((k) => call(fp('add'), t0(k), t0(k), i32.const(layout.curveB))),
+          ...K4.map((k) => if_(i32.eqz(call(fp('eq'), t0(k), t1(k))), [
+            S.release(8),
+            `(return (i32.add (i32.shl (i32.add (local.get $i) (i32.const ${k})) (i32.const 2)) (i32.const 3)))`,
+          ])),
+          S.release(8),
+          local.set('src', i32.add(local.get('src'), i32.const(8 * B))),
+          local.set('dst', i32.add(local.get('dst'), i32.const(4 * affineBytes))),
+          local.set('i', i32.add(local.get('i'), i32.const(4))),
+          br('next'),
+        ]),
+      ]
+      : [];
     fn.push(
       local.set('i', i32.const(0)),
       block('done', [
         loop('next', [
           br_if('done', i32.ge_u(local.get('i'), local.get('count'))),
+          ...fours,
           comment(`all-zero encoding = infinity: the OR of its ${2 * B} bytes, 8 at a time`),
           local.set('zero', allZero('src', 2 * B)),
           if_(
