@@ -83,10 +83,13 @@ else 4 * index + reason for the first bad one: 1 = x >= p, 2 = y >= p, 3 = not o
               if_(i32.eqz(call(fp('fromBytes'), Y('dst'), i32.add(local.get('src'), i32.const(B)))), [`(return (i32.add (i32.shl (local.get $i) (i32.const 2)) (i32.const 2)))`]),
               comment('to Montgomery form: mont(v, K) for every base-field part of x and y'),
               base
-                ? [X, Y].flatMap((C) => [0, 1].map((k) => {
-                  const part = k ? i32.add(C('dst'), i32.const(k * base.E)) : C('dst');
-                  return call(base.fp('mul'), part, part, local.get('scale'));
-                }))
+                ? (() => {
+                  const parts = [X, Y].flatMap((C) => [0, 1].map((k) => (k ? i32.add(C('dst'), i32.const(k * base.E)) : C('dst'))));
+                  // the four base-field parts of x and y: one call where the products come four per call
+                  return base.batched
+                    ? call(base.fp('mul4'), ...parts.flatMap((part) => [part, part, local.get('scale')]))
+                    : parts.map((part) => call(base.fp('mul'), part, part, local.get('scale')));
+                })()
                 : batched
                   ? call(fp('mul2'), X('dst'), X('dst'), local.get('scale'), Y('dst'), Y('dst'), local.get('scale'))
                   : [call(fp('mul'), X('dst'), X('dst'), local.get('scale')), call(fp('mul'), Y('dst'), Y('dst'), local.get('scale'))],

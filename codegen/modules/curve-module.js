@@ -81,7 +81,8 @@ export function buildCurveModule(curve, { glv = null, g2 = null, glvKernels = de
     for (const fn of fp2Kernels(fieldParams, { fp: f, prefix: 'fp2', nonResidue: g2.nonResidue, batched: kernel === 'fma' })) module.add(fn);
     const fp2Shape = { elementBytes: 2 * fieldParams.elementBytes, bytes: 2 * fieldParams.bytes };
     const g2Layout = { curveB: layout.g2B, beta: layout.g2Omega, r2: layout.r2 };
-    const base = { fp: f, E: fieldParams.elementBytes };
+    // base: F_p under F_p2, whose products come four per call in the FMA build (mul4)
+    const base = { fp: f, E: fieldParams.elementBytes, batched: kernel === 'fma' };
     for (const fn of curveKernels(fp2Shape, { fp: f2, layout: g2Layout, aIsZero: true, hasEndomorphism: g2.glvOmega !== null, prefix: 'g2', base })) module.add(fn);
   }
   module.add(msmDigits());

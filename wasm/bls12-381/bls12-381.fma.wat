@@ -5988,10 +5988,7 @@
               )
             )
             ;; to Montgomery form: mont(v, K) for every base-field part of x and y
-            (call $fp_mul (local.get $dst) (local.get $dst) (local.get $scale))
-            (call $fp_mul (i32.add (local.get $dst) (i32.const 64)) (i32.add (local.get $dst) (i32.const 64)) (local.get $scale))
-            (call $fp_mul (i32.add (local.get $dst) (i32.const 128)) (i32.add (local.get $dst) (i32.const 128)) (local.get $scale))
-            (call $fp_mul (i32.add (i32.add (local.get $dst) (i32.const 128)) (i32.const 64)) (i32.add (i32.add (local.get $dst) (i32.const 128)) (i32.const 64)) (local.get $scale))
+            (call $fp_mul4 (local.get $dst) (local.get $dst) (local.get $scale) (i32.add (local.get $dst) (i32.const 64)) (i32.add (local.get $dst) (i32.const 64)) (local.get $scale) (i32.add (local.get $dst) (i32.const 128)) (i32.add (local.get $dst) (i32.const 128)) (local.get $scale) (i32.add (i32.add (local.get $dst) (i32.const 128)) (i32.const 64)) (i32.add (i32.add (local.get $dst) (i32.const 128)) (i32.const 64)) (local.get $scale))
             (i32.store offset=256 (local.get $dst) (i32.const 0))
             (if (i32.eqz (call $g2_isOnCurve (local.get $dst)))
               (then
