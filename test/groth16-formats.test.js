@@ -311,3 +311,32 @@ describe('errors', () => {
     await rejects(rebuild(zb, [...order, 5]), 'zkey: section 5 appears twice');
   });
 });
+
+describe('the witness pairs (src/groth16/pairs.js)', () => {
+  it('keptPairs(scalars).suffix(first) is keptPairs(the scalars from first on): counts, scalars and points, thinned or not', async () => {
+    const { keptPairs } = await import('../src/groth16/pairs.js');
+    const n8 = 32;
+    const n = 203;
+    const PB = 64;
+    const points = new Uint8Array(n * PB).map((_, i) => (i * 7 + 3) & 0xff);
+    let seed = 5;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    // mostly zeros (thinned), few zeros (kept whole), and zeros only near the start (the suffix decides otherwise)
+    for (const zeroAt of [(i) => next() % 3 !== 0, (i) => next() % 10 === 0, (i) => i < 60]) {
+      const scalars = new Uint8Array(n * n8);
+      for (let i = 0; i < n; i++) if (!zeroAt(i)) scalars.fill(1 + (i % 200), i * n8, i * n8 + 1 + (i % n8));
+      const all = keptPairs(scalars, n8);
+      for (const first of [0, 1, 4, 60, 61, 150, n - 1, n]) {
+        const got = all.suffix(first);
+        const want = keptPairs(scalars.subarray(first * n8), n8);
+        expect(got.count, `first ${first}`).toBe(want.count);
+        expect(Buffer.from(got.scalars).equals(Buffer.from(want.scalars)), `first ${first}`).toBe(true);
+        const section = points.subarray(first * PB);
+        expect(Buffer.from(got.points(section, PB)).equals(Buffer.from(want.points(section, PB))), `first ${first}`).toBe(true);
+        // the kept count is the nonzero count, or all of them when fewer than a quarter are zero
+        const nonzero = Array.from({ length: n - first }, (_, i) => scalars.subarray((first + i) * n8, (first + i + 1) * n8).some((b) => b)).filter(Boolean).length;
+        expect(got.count).toBe(4 * (n - first - nonzero) < n - first ? n - first : nonzero);
+      }
+    }
+  });
+});

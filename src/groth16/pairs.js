@@ -8,9 +8,10 @@ import { copyBytes } from '../msm/bytes.js';
 const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(copyBytes(a).buffer) : new Uint32Array(a.buffer, a.byteOffset, a.length / 4));
 
 /**
- * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, points(section, pointBytes), pointsFrom }: the
- * nonzero scalars (a copy, or the input itself when fewer than a quarter are zero: a copy would cost more than the
- * MSM saves), and a function that takes the section of n points (pointBytes each) to the matching points.
+ * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, points(section, pointBytes), pointsFrom,
+ * suffix(first) }: the nonzero scalars (a copy, or the input itself when fewer than a quarter are zero: a copy would
+ * cost more than the MSM saves), a function that takes the section of n points (pointBytes each) to the matching
+ * points, and the same for the scalars from index `first` on (no second pass over them).
  */
 export function keptPairs(scalars, n8) {
   const n = scalars.length / n8;
@@ -23,9 +24,17 @@ export function keptPairs(scalars, n8) {
     for (let k = 0; k < W; k++) any |= S[o + k];
     if (any) kept[count++] = i;
   }
+  return pairsOf(scalars, n8, kept, count);
+}
+
+/** keptPairs' result from the indices of the nonzero scalars (kept[0 .. count), ascending). */
+function pairsOf(scalars, n8, kept, count) {
+  const n = scalars.length / n8;
+  const W = n8 / 4;
   const all = 4 * (n - count) < n;
   let keptScalars = scalars;
   if (!all) {
+    const S = wordsOf(scalars);
     const out = new Uint32Array(count * W);
     for (let j = 0; j < count; j++) for (let k = 0; k < W; k++) out[W * j + k] = S[W * kept[j] + k];
     keptScalars = new Uint8Array(out.buffer);
@@ -33,6 +42,18 @@ export function keptPairs(scalars, n8) {
   return {
     count: all ? n : count,
     scalars: keptScalars,
+    /** The pairs of scalars[first ..] (a Groth16 witness's private part), from these indices. */
+    suffix(first) {
+      let j0 = 0;
+      for (let hi = count; j0 < hi;) {
+        const mid = (j0 + hi) >> 1;
+        if (kept[mid] < first) j0 = mid + 1;
+        else hi = mid;
+      }
+      const rest = new Int32Array(count - j0);
+      for (let j = j0; j < count; j++) rest[j - j0] = kept[j] - first;
+      return pairsOf(scalars.subarray(first * n8), n8, rest, count - j0);
+    },
     points(section, pointBytes) {
       if (section.length !== n * pointBytes) throw new RangeError(`a section of ${section.length} bytes for ${n} points of ${pointBytes} bytes`);
       if (all) return section;

@@ -10,9 +10,10 @@
 //             threads (src/fr/thread-ops.js)
 //   msm       sections 8, 5, 6, 7 (C, A, B1, B2) against the witness's nonzero values, queued on the pools (or G1 on
 //             the GPU) as each arrives; section 9 (H) waits for the NTTs, then
-//   join      A B - C on gH -> the H MSM's scalars (qapJoin), and the H MSM
-//   blind     pi_a = A + alpha1 + r delta1; pi_b = B2 + beta2 + s delta2; pi_c = C + H + s pi_a + r (B1 + beta1 +
-//             s delta1) - r s delta1 (small MSMs on this thread)
+//   join      A B - C on gH -> the H MSM's scalars (qapJoin; split over the pool's threads where fr is a shared
+//             twin), and the H MSM
+//   blind     pi_a = A + alpha1 + r delta1; pi_c = C + H + s pi_a + r (B1 + beta1 + s delta1) - r s delta1 while B2's
+//             MSM (the last) runs, then pi_b = B2 + beta2 + s delta2 (small MSMs on this thread)
 // One MSM, NTT or QAP step runs at a time (each takes every thread). Variable time in the witness (its MSMs skip zero
 // scalars), as snarkjs's prover is; r and s come from crypto.getRandomValues.
 
@@ -81,8 +82,13 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
   const n8 = header.n8r;
   const g1Bytes = 2 * header.n8q;
   const scalars = witness.bytes; // nVars canonical n8-byte little-endian values
-  const all = keptPairs(scalars, n8);
-  const priv = keptPairs(scalars.subarray((header.nPublic + 1) * n8), n8);
+  // the witness's nonzero values, found when the first of its MSMs comes (the pool is busy with the QAP by then)
+  let all = null;
+  let priv = null;
+  const witnessPairs = (isPrivate) => {
+    all ??= keptPairs(scalars, n8);
+    return isPrivate ? (priv ??= all.suffix(header.nPublic + 1)) : all;
+  };
   const msms = {};
   // the twiddle tables first: below the mark, so they stay cached for the next proof of this size (one proof: none)
   const logN = Math.log2(header.domainSize);
@@ -114,9 +120,9 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
   const startH = () => {
     if (hStarted || !cosets || !hPoints) return;
     const points = hPoints;
-    hStarted = cosets.then(() => {
+    hStarted = cosets.then(async () => {
       const t = performance.now();
-      const scalarBytes = joinQap(fr, qap, header.domainSize, n8, arrays);
+      const scalarBytes = await joinQap(fr, qap, header.domainSize, n8, arrays, fr.shared && engine.threads > 1 ? engine : null);
       lap(timings, 'join', t);
       const pairs = keptPairs(scalarBytes, n8);
       msm('H', 'G1', pairs.points(points, g1Bytes), pairs, [scalarBytes, points]);
@@ -144,7 +150,7 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
         startH();
       } else if (id in WITNESS_MSMS) {
         const [key, group, isPrivate] = WITNESS_MSMS[id];
-        const pairs = isPrivate ? priv : all;
+        const pairs = witnessPairs(isPrivate);
         const points = await pairs.pointsFrom(section.part, group === 'G2' ? 2 * g1Bytes : g1Bytes, into, arrays);
         // snarkjs writes B2 (7) last: once the G1 sections came and H's MSM is queued, no G1 MSM follows it
         const lastOfG1 = group === 'G2' && [5, 6, 8].every((g1) => met.has(g1)) && hStarted !== null;
@@ -162,15 +168,21 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
       }
     }
     await hStarted;
-    const t = performance.now();
+    // G1's part of the blinding while B2's MSM (G2, the last) runs, then G2's
+    let t = performance.now();
     const sums = {};
-    for (const [key, p] of Object.entries(msms)) sums[key] = await p;
+    for (const [key, p] of Object.entries(msms)) if (key !== 'B2') sums[key] = await p;
+    lap(timings, 'msmWait', t);
+    t = performance.now();
+    const g1 = blindG1(curve, header, sums, rBlind, sBlind);
+    lap(timings, 'blind', t);
+    t = performance.now();
+    sums.B2 = await msms.B2;
     lap(timings, 'msmWait', t);
     if (timings) timings.msm = lastMsm - firstMsm;
-
-    const tb = performance.now();
-    const proof = blind(curve, header, sums, rBlind, sBlind);
-    lap(timings, 'blind', tb);
+    t = performance.now();
+    const proof = blindG2(curve, header, sums.B2, g1, sBlind);
+    lap(timings, 'blind', t);
     const publicSignals = [];
     for (let i = 1; i <= header.nPublic; i++) publicSignals.push(bytesToBigIntLE(scalars, i * n8, n8).toString());
     return { proof, publicSignals };
@@ -218,17 +230,17 @@ async function evaluateQap(fr, header, scalars, section, into, engine = null) {
   const witness = heap.alloc(nVars * E, 16);
   const staging = heap.alloc(STAGING_BYTES, 16);
   const stage = (bytes, at = staging) => new Uint8Array(fr.memory.buffer, at, bytes.length).set(bytes);
-  const perWitness = Math.floor(STAGING_BYTES / n8r);
-  for (let first = 0; first < nVars; first += perWitness) {
-    const count = Math.min(perWitness, nVars - first);
-    stage(scalars.subarray(first * n8r, (first + count) * n8r));
-    const bad = ex.fr_qapWitness(witness + first * E, staging, count);
-    if (bad) throw new RangeError(`witness value ${first + bad - 1} is not below r`);
-  }
-  new Uint8Array(fr.memory.buffer, a, 2 * domainSize * E).fill(0);
-  const qap = { a, b, c, witness, staging, stage };
-  if (engine) await sharedQap(fr, header, section, into, qap, engine);
+  const zeroAB = () => new Uint8Array(fr.memory.buffer, a, 2 * domainSize * E).fill(0);
+  const qap = { a, b, c, witness, staging, stage, zeroAB };
+  if (engine) await sharedQap(fr, header, scalars, section, into, qap, engine);
   else {
+    for (let first = 0; first < nVars; first += witnessPerStaging(n8r)) {
+      const count = Math.min(witnessPerStaging(n8r), nVars - first);
+      stage(scalars.subarray(first * n8r, (first + count) * n8r));
+      const bad = ex.fr_qapWitness(witness + first * E, staging, count);
+      if (bad) throw witnessNotBelowR(first + bad - 1);
+    }
+    zeroAB();
     // the reader checked the section's size against its count; each part's records are checked here as they come
     // (src/groth16/zkey.js checkCoefficients), and the kernel checks them again
     const record = 12 + n8r;
@@ -247,16 +259,29 @@ async function evaluateQap(fr, header, scalars, section, into, engine = null) {
   return { a, b, c };
 }
 
+/** The .wtns values one staging area takes. */
+const witnessPerStaging = (n8r) => Math.floor(STAGING_BYTES / n8r);
+
+/** The witness values are checked as the .wtns is read (src/groth16/wtns.js); the kernel checks them again. */
+const witnessNotBelowR = (i) => new RangeError(`witness value ${i} is not below r`);
+
+/** [start, end) of `parts` near-equal ranges of count items (empty ones left out). */
+const rangesOf = (count, parts) => {
+  const per = Math.ceil(count / parts);
+  return Array.from({ length: parts }, (_, t) => [t * per, Math.min(count, (t + 1) * per)]).filter(([s, e]) => e > s);
+};
+
 const malformedCoefficient = (i, { domainSize, nVars }) =>
   new RangeError(`zkey coefficient ${i} is malformed (matrix 0 or 1, constraint < ${domainSize}, signal < ${nVars}, value < r)`);
 
 /**
- * evaluateQap's records and C = A B on the pool's threads, over the shared twin: each part of section 4 is cut where
- * its constraint changes into one slice per thread (records come in constraint order in snarkjs's zkeys: slices then
- * add into disjoint elements of A and B; a part out of that order runs as one slice), and runs while this thread reads
- * and checks the next part into a second staging area.
+ * evaluateQap on the pool's threads, over the shared twin: the witness values to Montgomery form (each staging area's
+ * values split by index; this thread zeroes A and B meanwhile); then each part of section 4, cut where its constraint
+ * changes into one slice per thread (records come in constraint order in snarkjs's zkeys: slices then add into
+ * disjoint elements of A and B; a part out of that order runs as one slice), run while this thread reads and checks
+ * the next part into the other staging area; then C = A B split by index.
  */
-async function sharedQap(fr, header, section, into, { a, b, c, witness, staging, stage }, engine) {
+async function sharedQap(fr, header, scalars, section, into, { a, b, c, witness, staging, stage, zeroAB }, engine) {
   const { nVars, domainSize, n8r } = header;
   const E = fr.elementBytes;
   const T = engine.threads;
@@ -267,6 +292,22 @@ async function sharedQap(fr, header, section, into, { a, b, c, witness, staging,
   const inFlight = [null, null];
   const perRecords = Math.floor(Math.min(qapPartBytes(), into.length) / record);
   try {
+    let zeroed = false;
+    for (let first = 0, k = 0; first < nVars; first += witnessPerStaging(n8r), k++) {
+      const count = Math.min(witnessPerStaging(n8r), nVars - first);
+      const buf = k % 2;
+      await inFlight[buf];
+      stage(scalars.subarray(first * n8r, (first + count) * n8r), stagings[buf]);
+      const ranges = rangesOf(count, T);
+      inFlight[buf] = runCalls(fr, runTasks, ranges.map(([s, e]) => [['fr_qapWitness', witness + (first + s) * E, stagings[buf] + s * n8r, e - s]]), stacks[buf]).then((results) => {
+        const bad = results.findIndex(([r]) => r !== 0);
+        if (bad >= 0) throw witnessNotBelowR(first + ranges[bad][0] + results[bad][0] - 1);
+      });
+      inFlight[buf].catch(() => {}); // awaited below or at the next chunk on that area
+      if (!zeroed) (zeroAB(), (zeroed = true)); // while the threads convert the first values
+    }
+    if (!zeroed) zeroAB();
+    await Promise.all(inFlight);
     for (let first = 0, k = 0; first < section.count; first += perRecords, k++) {
       const n = Math.min(perRecords, section.count - first);
       const part = await section.part(4 + first * record, n * record, into);
@@ -283,9 +324,7 @@ async function sharedQap(fr, header, section, into, { a, b, c, witness, staging,
       inFlight[buf].catch(() => {}); // awaited below or at the next part on that area
     }
     await Promise.all(inFlight);
-    const per = Math.ceil(domainSize / T);
-    const ranges = Array.from({ length: T }, (_, t) => [t * per, Math.min(domainSize, (t + 1) * per)]).filter(([s, e]) => e > s);
-    await runCalls(fr, runTasks, ranges.map(([s, e]) => [['fr_qapProduct', c + s * E, a + s * E, b + s * E, e - s]]), stacks[0]);
+    await runCalls(fr, runTasks, rangesOf(domainSize, T).map(([s, e]) => [['fr_qapProduct', c + s * E, a + s * E, b + s * E, e - s]]), stacks[0]);
   } finally {
     await Promise.allSettled(inFlight); // no thread may still write into what the caller frees
   }
@@ -338,12 +377,20 @@ async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings, ar
   lap(timings, 'ntt', t);
 }
 
-/** A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory, into one of `arrays`). */
-function joinQap(fr, { a, b, c }, domainSize, n8, arrays) {
+/**
+ * A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory, into one of `arrays`); with
+ * `engine` (fr a shared twin, a pool of several threads) split by index over the pool's threads.
+ */
+async function joinQap(fr, { a, b, c }, domainSize, n8, arrays, engine = null) {
   const mark = fr.heap.mark();
   try {
     const out = fr.heap.alloc(domainSize * n8, 16);
-    fr.exports.fr_qapJoin(out, a, b, c, domainSize);
+    const E = fr.elementBytes;
+    if (engine) {
+      const ranges = rangesOf(domainSize, engine.threads);
+      const calls = ranges.map(([s, e]) => [['fr_qapJoin', out + s * n8, a + s * E, b + s * E, c + s * E, e - s]]);
+      await runCalls(fr, (op, tasks) => engine.tasks(op, tasks), calls, allocStacks(fr, ranges.length));
+    } else fr.exports.fr_qapJoin(out, a, b, c, domainSize);
     const scalars = arrays.take(domainSize * n8);
     scalars.set(new Uint8Array(fr.memory.buffer, out, domainSize * n8));
     return scalars;
@@ -352,15 +399,23 @@ function joinQap(fr, { a, b, c }, domainSize, n8, arrays) {
   }
 }
 
-/** The proof's three points from the five sums, the verification key's points and the blinding r, s. */
-function blind(curve, header, sums, r, s) {
+/**
+ * The proof's G1 points from the G1 sums (A, B1, C, H), the verification key's points and the blinding r, s:
+ * pi_a = A + alpha1 + r delta1, pi_c = C + H + s pi_a + r (B1 + beta1 + s delta1) - r s delta1.
+ */
+function blindG1(curve, header, sums, r, s) {
   const order = curve.r;
   // curve.msm takes null (a sum that is infinity) as infinity
   const piA = curve.msm([sums.A, header.vk_alpha_1, header.vk_delta_1], [1n, 1n, r]);
-  const piB = curve.g2.msm([sums.B2, header.vk_beta_2, header.vk_delta_2], [1n, 1n, s]);
   const piB1 = curve.msm([sums.B1, header.vk_beta_1, header.vk_delta_1], [1n, 1n, s]);
   const rs = (r * s) % order;
   const piC = curve.msm([sums.C, sums.H, piA, piB1, header.vk_delta_1], [1n, 1n, s, r, (order - rs) % order]);
+  return { piA, piC };
+}
+
+/** The proof from blindG1's points and B2's sum: pi_b = B2 + beta2 + s delta2. */
+function blindG2(curve, header, sumB2, { piA, piC }, s) {
+  const piB = curve.g2.msm([sumB2, header.vk_beta_2, header.vk_delta_2], [1n, 1n, s]);
   return {
     pi_a: g1Json(piA),
     pi_b: g2Json(piB),
