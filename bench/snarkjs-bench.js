@@ -12,7 +12,6 @@
 //   npm run bench:snarkjs -- --cases merkle16:groth16,merkle4:plonk --runs 5 --browser
 //   npm run bench:snarkjs -- --cases sha8:groth16 --runs 3   # 2^18 (its fixtures: about 10 minutes the first time)
 //   npm run bench:snarkjs -- --cases sha2:groth16 --shared-memory false --browser --not-isolated   # the message path
-//   npm run bench:snarkjs -- --cases sha2:groth16 --keep-bases   # groth16Prove's prover with keepBases (H's bases kept)
 //
 // --shared-memory true|false|auto: the pools' transport in Node (the route's and groth16Prove's) (default auto: shared); --not-isolated: the
 // page is served without COOP/COEP, as most sites are, so the page's pool has no SharedArrayBuffer (message path).
@@ -34,7 +33,6 @@ const opt = (name, dflt) => {
   return i < 0 ? dflt : args[i + 1];
 };
 const runs = Number(opt('runs', 3));
-const keepBases = args.includes('--keep-bases');
 const threads = Number(opt('threads', 2));
 const sharedMemory = { true: true, false: false, auto: 'auto' }[opt('shared-memory', 'auto')];
 if (sharedMemory === undefined) throw new RangeError('--shared-memory takes true, false or auto');
@@ -73,12 +71,12 @@ async function prepare(c) {
 }
 
 async function node(list) {
-  console.log(`Node ${process.version}, ${cpus()[0].model}, ${availableParallelism()} cores; wasmsm pool of ${threads} threads (sharedMemory ${sharedMemory}${keepBases ? ", groth16Prove with keepBases" : ""}) vs ffjavascript's ${availableParallelism()} workers`);
+  console.log(`Node ${process.version}, ${cpus()[0].model}, ${availableParallelism()} cores; wasmsm pool of ${threads} threads (sharedMemory ${sharedMemory}) vs ffjavascript's ${availableParallelism()} workers`);
   const out = [];
   for (const { c, f } of list) {
     const curve = await snarkjs.curves.getCurveFromName(c.curve);
     // groth16Prove beside the two, on a prover kept for the case (as the route is)
-    const prover = c.protocol === 'groth16' && !args.includes('--no-prover') ? new Groth16Prover({ threads, sharedMemory, keepBases }) : undefined;
+    const prover = c.protocol === 'groth16' && !args.includes('--no-prover') ? new Groth16Prover({ threads, sharedMemory }) : undefined;
     let r;
     try {
       r = await compare(snarkjs, accelerate, curve, c.protocol, { zkey: f.zkey, wasm: f.wasm, input: f.input }, f.vkeyJson, { runs, threads, sharedMemory, prover });
@@ -97,7 +95,7 @@ async function browser(list) {
   const out = [];
   try {
     for (const [i, { c, f }] of list.entries()) {
-      const report = await page.run(i, { runs, threads, keepBases });
+      const report = await page.run(i, { runs, threads });
       if (i === 0) console.log(`\n${report.userAgent.match(/(Headless)?Chrome\/[\d.]+/)?.[0]}, ${report.cores} cores, crossOriginIsolated ${report.crossOriginIsolated}`);
       table('Chromium', c, f, report);
       out.push({ env: 'chromium', ...c, constraints: f.info.nConstraints, power: f.power, plain: report.plain, routed: report.routed, stats: report.stats, wasm: report.wasm, wasmTimings: report.wasmTimings });

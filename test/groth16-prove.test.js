@@ -69,16 +69,6 @@ function alteredWitness(f, i) {
   return w;
 }
 
-/** Where section `id`'s data starts in a zkey's bytes (file header: magic, version, count; each section: u32 id, u64 size). */
-function sectionData(bytes, id) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let i = 0, at = 12; i < view.getUint32(8, true); i++) {
-    if (view.getUint32(at, true) === id) return at + 12;
-    at += 12 + Number(view.getBigUint64(at + 4, true));
-  }
-  throw new Error(`no section ${id}`);
-}
-
 describe('groth16Prove', () => {
   for (const [circuit, curve] of CASES) {
     it(`${circuit} on ${curve}: with fixed r and s the reference's proof byte for byte, and it verifies`, { timeout: 120_000 }, async () => {
@@ -118,38 +108,6 @@ describe('groth16Prove', () => {
       for (const x of both) expect(JSON.stringify(x)).toBe(reference);
     }
     expect(seen.size).toBe(8);
-  });
-
-  it('keepBases: H\'s bases kept with a precompute table, the reference\'s proof again and again, prepared again for another zkey (both transports, each curve)', { timeout: 300_000 }, async () => {
-    const { MsmPool: Pool } = await import('../src/threads/pool.js');
-    const prepare = vi.spyOn(Pool.prototype, 'prepareBases');
-    try {
-      for (const options of [{ threads: 2 }, { threads: 2, sharedMemory: false }]) {
-        const p = prover({ ...options, keepBases: true });
-        prepare.mockClear();
-        // merkle1 then bits8 (another zkey: prepared again), then merkle1 again (prepared again), on each curve
-        for (const [circuit, curve] of [['merkle1', 'bn128'], ['merkle1', 'bn128'], ['bits8', 'bn128'], ['merkle1', 'bn128'], ['bits8', 'bls12381'], ['bits8', 'bls12381']]) {
-          const f = fx[`${circuit} ${curve}`];
-          const want = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
-          expect(JSON.stringify(await p.prove(f.zkeyBytes, f.wtnsBytes, { r: R, s: S })), `${circuit} ${curve} ${JSON.stringify(options)}`).toBe(want);
-        }
-        expect(prepare.mock.calls.length, JSON.stringify(options)).toBe(4); // merkle1, bits8, merkle1 on bn128; bits8 on bls12381
-        for (const [, o] of prepare.mock.calls) expect(o).toEqual({ pointFormat: 'snarkjs', precompute: true });
-        // a zkey whose H points differ in one byte (off the curve): prepared again, and refused by name
-        const f = fx['merkle1 bn128'];
-        const bad = f.zkeyBytes.slice();
-        bad[sectionData(bad, 9) + 40] ^= 1; // the first H point's y
-        await expect(p.prove(bad, f.wtnsBytes)).rejects.toThrow(/points\[0\]: point is not on the curve/);
-        // and the prover goes on with the good one
-        const want = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
-        expect(JSON.stringify(await p.prove(f.zkeyBytes, f.wtnsBytes, { r: R, s: S }))).toBe(want);
-      }
-    } finally {
-      prepare.mockRestore();
-    }
-    expect(() => new Groth16Prover({ keepBases: 'yes' })).toThrow(/keepBases must be a boolean/);
-    // one proof gains nothing from kept bases: groth16Prove does not take the option
-    await expect(groth16Prove(fx['bits8 bn128'].zkeyBytes, fx['bits8 bn128'].wtnsBytes, { keepBases: true })).rejects.toThrow(TypeError);
   });
 
   it('the one-shot groth16Prove proves and closes its pools (G1\'s before G2\'s starts): the reference\'s proof, both transports', { timeout: 120_000 }, async () => {

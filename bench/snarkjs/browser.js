@@ -16,7 +16,7 @@ const CSP = "default-src 'self' blob:; script-src 'self' blob: 'unsafe-eval' 'wa
 /**
  * Bundle the page, copy each fixture (scripts/snarkjs-fixtures.js fixture() plus its vkey as JSON) next to it,
  * serve (cross-origin isolated unless `isolated: false`: then the route's pool takes the message path), launch
- * Chromium. Returns { run(i, { runs, threads, minPoints, keepBases }) -> the page's report, close() }.
+ * Chromium. Returns { run(i, { runs, threads, minPoints }) -> the page's report, close() }.
  */
 export async function snarkjsPage(fixtures, { dir = join(distDir, 'snarkjs'), isolated = true } = {}) {
   mkdirSync(dir, { recursive: true });
@@ -34,13 +34,13 @@ export async function snarkjsPage(fixtures, { dir = join(distDir, 'snarkjs'), is
   const server = await serve(dir, { isolated, csp: CSP });
   const chromium = await launchChromium(findChromium());
   return {
-    async run(i, { runs = 1, threads = 2, minPoints, keepBases = false } = {}) {
+    async run(i, { runs = 1, threads = 2, minPoints } = {}) {
       const page = await chromium.newPage();
       const logs = [];
       page.on('console', (m) => m.type() === 'error' && logs.push(m.text()));
       page.on('pageerror', (e) => logs.push(String(e)));
       try {
-        const query = new URLSearchParams({ case: i, runs, threads, ...(minPoints !== undefined && { minPoints }), ...(keepBases && { keepBases: 1 }) });
+        const query = new URLSearchParams({ case: i, runs, threads, ...(minPoints !== undefined && { minPoints }) });
         await page.goto(`${server.url}?${query}`);
         await page.waitForFunction(() => window.snarkjsBench?.state !== 'running', null, { timeout: 60 * 60_000, polling: 500 });
         const report = await page.evaluate(() => window.snarkjsBench);

@@ -23,8 +23,8 @@ try {
   const files = { zkey: { type: 'mem', data: await bytes(`${i}.zkey`) }, wasm: { type: 'mem', data: await bytes(`${i}.wasm`) }, input: c.input };
   const curve = await snarkjs.curves.getCurveFromName(c.curve);
   const threads = Number(q.get('threads') ?? navigator.hardwareConcurrency);
-  // groth16Prove beside the two (?prover=0 leaves it out; ?keepBases=1: its prover keeps H's bases)
-  const prover = c.protocol === 'groth16' && q.get('prover') !== '0' ? new Groth16Prover({ threads, keepBases: q.get('keepBases') === '1' }) : undefined;
+  // groth16Prove beside the two (?prover=0 leaves it out)
+  const prover = c.protocol === 'groth16' && q.get('prover') !== '0' ? new Groth16Prover({ threads }) : undefined;
   let r;
   try {
     r = await compare(snarkjs, accelerate, curve, c.protocol, files, c.vkey, {

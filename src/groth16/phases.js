@@ -124,20 +124,8 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
       const t = performance.now();
       const scalarBytes = await joinQap(fr, qap, header.domainSize, n8, arrays, fr.shared && engine.threads > 1 ? engine : null);
       lap(timings, 'join', t);
-      if (engine.keepBases) {
-        // every scalar (a prepared MSM takes zeros as they are) against the kept bases
-        const bases = await engine.hBases(points);
-        arrays.give(points);
-        firstMsm ??= performance.now();
-        msms.H = engine.msmKept(bases, scalarBytes, timings && ((ms) => (timings.msmH = ms))).finally(() => {
-          lastMsm = performance.now();
-          arrays.give(scalarBytes);
-        });
-        msms.H.catch(() => {});
-      } else {
-        const pairs = keptPairs(scalarBytes, n8);
-        msm('H', 'G1', pairs.points(points, g1Bytes), pairs, [scalarBytes, points]);
-      }
+      const pairs = keptPairs(scalarBytes, n8);
+      msm('H', 'G1', pairs.points(points, g1Bytes), pairs, [scalarBytes, points]);
       // a prover for many proofs starts G2's pool as H's MSM ends (the largest moment is past), in time for B2's MSM,
       // which comes last; one proof starts it after G1's pool is closed (B2's MSM, below, in snarkjs's section order)
       if (!engine.oneProof) msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});

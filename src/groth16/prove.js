@@ -13,8 +13,6 @@ import { lap, proveWith } from './phases.js';
 const GROTH16_CURVES = Object.freeze({ bn128: 'bn254', bls12381: 'bls12-381' });
 
 const PROVER_OPTIONS = ['threads', 'sharedMemory', 'kernel', 'gpu', 'maxMemory', 'releaseAfterMs'];
-/** Options of a Groth16Prover only (they pay off across proofs). */
-const KEPT_PROVER_OPTIONS = ['keepBases'];
 const PROVE_OPTIONS = ['r', 's', 'timings', 'r1cs'];
 
 /** A uniform element of [1, r) from 64 random bytes (bias below 2^-250). */
@@ -28,16 +26,6 @@ function checkBlinding(v, r, name) {
   if (v === undefined) return randomFr(r);
   if (typeof v !== 'bigint' || v < 0n || v >= r) throw new RangeError(`${name} must be a bigint in [0, r)`);
   return v;
-}
-
-/** Whether two byte arrays are equal (word by word where both are 4-byte aligned). */
-function sameBytes(a, b) {
-  if (a.length !== b.length) return false;
-  const words = a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0 ? a.length >> 2 : 0;
-  const [x, y] = [new Int32Array(a.buffer, a.byteOffset, words), new Int32Array(b.buffer, b.byteOffset, words)];
-  for (let i = 0; i < words; i++) if (x[i] !== y[i]) return false;
-  for (let i = 4 * words; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
@@ -76,41 +64,7 @@ class CurveEngine {
     // (where the engine refuses the twin's memory, the message path: blocks sent to the threads)
     if (taskPool.sharedMemory) e.fr = await e.fr.sharedTwin().catch(() => e.fr);
     e.oneProof = o[ONE_PROOF] === true;
-    e.keepBases = e.g1 ? (o.keepBases ?? false) : false; // on G1's pool (the GPU holds its own points)
-    e.kept = null; // { bytes (section 9 as it came), bases (the pool's prepared bases) } with keepBases
     return e;
-  }
-
-  /**
-   * keepBases: H's points (section 9, snarkjs's layout) prepared on G1's pool with a precompute table, kept for the
-   * next proof of the same zkey: the kept copy of the section's bytes is compared with this proof's, and the bases are
-   * prepared again when they differ (the old ones freed first). Resolves to the pool's prepared bases.
-   */
-  async hBases(points) {
-    if (this.kept && sameBytes(this.kept.bytes, points)) return this.kept.bases;
-    const old = this.kept;
-    this.kept = null;
-    await old?.bases.free();
-    const bases = await this.queued(() => this.g1.prepareBases(points, { pointFormat: 'snarkjs', precompute: true }));
-    this.kept = { bytes: points.slice(), bases };
-    return bases;
-  }
-
-  /** H's MSM on the kept bases (hBases), queued as msm() is; scalars: domainSize canonical 32-byte values. */
-  msmKept(bases, scalars, onTime) {
-    return this.queued(async () => {
-      const t = performance.now();
-      const sum = this.curve.decodePoint(await bases.msmBytes(scalars, { scalarFormat: 'le', resultFormat: 'native' }));
-      onTime?.(performance.now() - t);
-      return sum;
-    });
-  }
-
-  /** run() after the pools' work queued before it (one pool call at a time: each takes every core). */
-  queued(run) {
-    const result = this.queue.then(run);
-    this.queue = result.catch(() => {});
-    return result;
   }
 
   /**
@@ -120,13 +74,8 @@ class CurveEngine {
   msm(group, points, scalars, onTime, maxMemory = this.maxMemory, { lastOfG1 = false } = {}) {
     const curve = group === 'G2' ? this.curve.g2 : this.curve;
     const options = { pointFormat: 'snarkjs', scalarFormat: 'le', resultFormat: 'native' };
+    if (maxMemory !== undefined && !(group === 'G1' && this.gpu)) options.maxMemory = maxMemory;
     const run = async () => {
-      // the budget is the pool's whole memory, and a call under a smaller one gives back the rest first (a new memory,
-      // the kept tables copied): with bases kept on G1's pool (keepBases) its MSMs take the prover's own maxMemory
-      // plus the table, or none (the pool keeps what the kept bases' MSM grew)
-      if (group === 'G1' && this.kept) {
-        if (this.maxMemory !== undefined) options.maxMemory = this.maxMemory + this.kept.bases.tableBytes;
-      } else if (maxMemory !== undefined && !(group === 'G1' && this.gpu)) options.maxMemory = maxMemory;
       // G1's pool is done for good (one proof, and every G1 MSM ran before this one): its threads go before G2's start
       if (lastOfG1 && this.oneProof && this.g1) {
         const g1 = this.g1;
@@ -140,7 +89,9 @@ class CurveEngine {
       onTime?.(performance.now() - t);
       return sum;
     };
-    return this.queued(run);
+    const result = this.queue.then(run);
+    this.queue = result.catch(() => {});
+    return result;
   }
 
   /** G2's pool, started on the first call (a failed start is tried again at the next). */
@@ -156,7 +107,9 @@ class CurveEngine {
   /** pool.runTasks on a pool of this engine (G1's, or G2's where the GPU serves G1 or G1's is closed), queued with the MSMs. */
   tasks(op, tasks) {
     const pool = this.g1 ?? this.g2Pool();
-    return this.queued(async () => (await pool).runTasks(op, tasks));
+    const result = this.queue.then(async () => (await pool).runTasks(op, tasks));
+    this.queue = result.catch(() => {});
+    return result;
   }
 
   async close() {
@@ -170,8 +123,7 @@ class CurveEngine {
  * A prover that keeps its curves, Fr modules and pools between proofs (groth16Prove starts and closes one per call).
  * options: { threads (default: every core), sharedMemory ('auto'), kernel, gpu (false | true | 'auto' | {...}: G1's
  * MSMs on curve.gpu()), maxMemory (bytes per MSM on the pool; default proverMsmMemory(header), from the zkey),
- * releaseAfterMs, keepBases (false; true: H's points kept on G1's pool with a precompute table for the next proof of
- * the same zkey, a faster H MSM for about 24 times the points' memory) }.
+ * releaseAfterMs }.
  */
 export class Groth16Prover {
   #options;
@@ -180,11 +132,10 @@ export class Groth16Prover {
   #queue = Promise.resolve();
 
   constructor(options = {}) {
-    checkOptionNames(options, [...PROVER_OPTIONS, ...KEPT_PROVER_OPTIONS], 'groth16 prover options');
+    checkOptionNames(options, PROVER_OPTIONS, 'groth16 prover options');
     if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) {
       throw new RangeError(`threads must be a positive integer, got ${options.threads}`);
     }
-    if (options.keepBases !== undefined && typeof options.keepBases !== 'boolean') throw new TypeError('keepBases must be a boolean');
     this.#options = { ...options, gpu: checkGpuOption(options.gpu, 'groth16Prove') };
   }
 
