@@ -318,7 +318,7 @@ export class Curve {
   /**
    * The scalar field r in Wasm with its NTT: `const fr = await curve.fr()`, then `fr.ntt(values, { inverse, coset })`,
    * `fr.intt(values)`, and pointer-level kernels (src/fr/index.js, docs/ntt.md). Its own module and memory, loaded on
-   * first call and shared by every later one (and by every build of the curve).
+   * first call and shared by every later one (G2's too); its build (integer or FMA) follows the curve's.
    */
   async fr() {
     const owner = this.#owner; // G2 shares G1's scalar field
