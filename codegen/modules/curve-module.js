@@ -240,10 +240,11 @@ export function generateCurve(json, { w, glv: useGlv = true, generator = 'codege
   if (fr) {
     try {
       const built = generateFrModule(json, { generator });
+      // both builds or neither: a params.js with fr.fma always has its module
+      const builtFma = fma ? generateFrModule(json, { generator, kernel: 'fma' }) : null;
       frWat = built.wat;
       runtime.fr = built.runtime;
-      if (fma) {
-        const builtFma = generateFrModule(json, { generator, kernel: 'fma' });
+      if (builtFma) {
         frFmaWat = builtFma.wat;
         const { kernel, w, n, elementBytes, minPages } = builtFma.runtime;
         runtime.fr = { ...runtime.fr, fma: { kernel, w, n, elementBytes, minPages } };

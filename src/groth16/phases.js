@@ -106,12 +106,13 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
   let lastMsm = null;
   const maxMemory = engine.maxMemory ?? proverMsmMemory(header);
   const arrays = new Arrays();
-  // give: arrays of this proof's (not the caller's zkey bytes) that are free once the MSM has settled
+  // points: bytes, or a function that makes { points, scalars } at the MSM's turn (pairs then null); give: arrays of
+  // this proof's (not the caller's zkey bytes) that are free once the MSM has settled (or a function that lists them then)
   const msm = (key, group, points, pairs, give = [], order = {}) => {
     firstMsm ??= performance.now();
-    msms[key] = engine.msm(group, points, pairs.scalars, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory, order).finally(() => {
+    msms[key] = engine.msm(group, points, pairs?.scalars ?? null, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory, order).finally(() => {
       lastMsm = performance.now();
-      for (const a of give) arrays.give(a);
+      for (const a of typeof give === 'function' ? give() : give) arrays.give(a);
     });
     msms[key].catch(() => {}); // awaited below: its error surfaces there
   };
@@ -120,15 +121,27 @@ export async function proveWith(engine, zkey, witness, rBlind, sBlind, timings) 
   const startH = () => {
     if (hStarted || !cosets || !hPoints) return;
     const points = hPoints;
-    hStarted = cosets.then(async () => {
-      const t = performance.now();
-      const scalarBytes = await joinQap(fr, qap, header.domainSize, n8, arrays, fr.shared && engine.threads > 1 ? engine : null, { view: !!fr.shared && !engine.gpu });
-      lap(timings, 'join', t);
-      const pairs = keptPairs(scalarBytes, n8);
-      msm('H', 'G1', pairs.points(points, g1Bytes), pairs, [scalarBytes, points]);
+    hStarted = cosets.then(() => {
+      // the join (on the threads where fr is a shared twin) and H's MSM take the queue's next two turns, before any
+      // witness MSM queued meanwhile: H's scalars are the NTTs' result, and its MSM is half of the proof
+      const onThreads = fr.shared && engine.threads > 1;
+      const joined = (onThreads ? engine.queued.bind(engine) : (run) => run())(async () => {
+        const t = performance.now();
+        const bytes = await joinQap(fr, qap, header.domainSize, n8, arrays, onThreads ? engine : null, { view: !!fr.shared && !engine.gpu });
+        lap(timings, 'join', t);
+        return bytes;
+      });
+      let give = [points];
+      msm('H', 'G1', async () => {
+        const scalarBytes = await joined;
+        give = [scalarBytes, points];
+        const pairs = keptPairs(scalarBytes, n8);
+        return { points: pairs.points(points, g1Bytes), scalars: pairs.scalars };
+      }, null, () => give);
       // a prover for many proofs starts G2's pool as H's MSM ends (the largest moment is past), in time for B2's MSM,
       // which comes last; one proof starts it after G1's pool is closed (B2's MSM, below, in snarkjs's section order)
       if (!engine.oneProof) msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});
+      return joined;
     });
     hStarted.catch(() => {});
     hPoints = null;
@@ -379,7 +392,8 @@ async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, timings, ar
 
 /**
  * A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory, into one of `arrays`); with
- * `engine` (fr a shared twin, a pool of several threads) split by index over the pool's threads. view: a view of the
+ * `engine` (fr a shared twin, a pool of several threads; the caller holds the queue's turn) split by index over the
+ * pool's threads. view: a view of the
  * twin's memory instead of a copy (a pool copies the scalars into its own memory as its MSM reads them; nothing writes
  * the twin until the proof's end), 8 MiB less at 2^18.
  */
@@ -392,7 +406,7 @@ async function joinQap(fr, { a, b, c }, domainSize, n8, arrays, engine = null, {
     if (engine) {
       const ranges = rangesOf(domainSize, engine.threads);
       const calls = ranges.map(([s, e]) => [['fr_qapJoin', out + s * n8, a + s * E, b + s * E, c + s * E, e - s]]);
-      await runCalls(fr, (op, tasks) => engine.tasks(op, tasks), calls, allocStacks(fr, ranges.length));
+      await runCalls(fr, (op, tasks) => engine.tasksNow(op, tasks), calls, allocStacks(fr, ranges.length)); // its queue turn is the caller's
     } else fr.exports.fr_qapJoin(out, a, b, c, domainSize);
     const bytes = new Uint8Array(fr.memory.buffer, out, domainSize * n8);
     if (view) return ((keep = true), bytes); // left allocated: the proof's own mark frees it

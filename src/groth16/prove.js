@@ -70,6 +70,7 @@ class CurveEngine {
   /**
    * The MSM of snarkjs-format points (LEM affine) and 32-byte scalars, as a point object ({ x, y } or null), after
    * the MSMs queued before it; onTime(ms) gets its own duration; maxMemory: the pool's budget (default the prover's).
+   * points may be a function that resolves to { points, scalars } when the MSM's turn comes (scalars then null).
    */
   msm(group, points, scalars, onTime, maxMemory = this.maxMemory, { lastOfG1 = false } = {}) {
     const curve = group === 'G2' ? this.curve.g2 : this.curve;
@@ -82,6 +83,7 @@ class CurveEngine {
         this.g1 = null;
         await g1.close();
       }
+      if (typeof points === 'function') ({ points, scalars } = await points());
       if (scalars.length === 0) return null;
       const target = await (group === 'G2' ? this.g2Pool() : (this.gpu ?? this.g1));
       const t = performance.now();
@@ -89,9 +91,7 @@ class CurveEngine {
       onTime?.(performance.now() - t);
       return sum;
     };
-    const result = this.queue.then(run);
-    this.queue = result.catch(() => {});
-    return result;
+    return this.queued(run);
   }
 
   /** G2's pool, started on the first call (a failed start is tried again at the next). */
@@ -106,8 +106,17 @@ class CurveEngine {
 
   /** pool.runTasks on a pool of this engine (G1's, or G2's where the GPU serves G1 or G1's is closed), queued with the MSMs. */
   tasks(op, tasks) {
-    const pool = this.g1 ?? this.g2Pool();
-    const result = this.queue.then(async () => (await pool).runTasks(op, tasks));
+    return this.queued(() => this.tasksNow(op, tasks));
+  }
+
+  /** pool.runTasks at once, for work that already holds the queue's turn (queued). */
+  async tasksNow(op, tasks) {
+    return (await (this.g1 ?? this.g2Pool())).runTasks(op, tasks);
+  }
+
+  /** run() after the pools' work queued before it (one pool call at a time: each takes every core). */
+  queued(run) {
+    const result = this.queue.then(run);
     this.queue = result.catch(() => {});
     return result;
   }
