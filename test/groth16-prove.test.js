@@ -110,6 +110,25 @@ describe('groth16Prove', () => {
     expect(seen.size).toBe(8);
   });
 
+  it('two provers of one curve prove at once: the proofs take turns on the curve\'s Fr module (its heap is a stack), each the reference\'s', { timeout: 120_000 }, async () => {
+    const f = fx['merkle1 bn128'];
+    const want = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
+    for (const sharedMemory of [true, false]) {
+      const [a, b] = [prover({ threads: 2, sharedMemory }), prover({ threads: 2, sharedMemory })];
+      const proofs = await Promise.all([a, b, a, b, b, a].map((p) => p.prove(f.zkeyBytes, f.wtnsBytes, { r: R, s: S })));
+      for (const x of proofs) expect(JSON.stringify(x), `sharedMemory ${sharedMemory}`).toBe(want);
+    }
+    // with groth16Prove's one-shot provers too, and another curve's between them
+    const g = fx['bits8 bls12381'];
+    const wantG = JSON.stringify(referenceProve(await readZkey(g.zkeyBytes), await readWtns(g.wtnsBytes), { r: R, s: S }));
+    const mixed = await Promise.all([
+      groth16Prove(f.zkeyBytes, f.wtnsBytes, { threads: 2, r: R, s: S }),
+      prover({ threads: 2 }).prove(g.zkeyBytes, g.wtnsBytes, { r: R, s: S }),
+      groth16Prove(f.zkey, f.wtns, { threads: 2, r: R, s: S }),
+    ]);
+    expect(mixed.map((x) => JSON.stringify(x))).toEqual([want, wantG, want]);
+  });
+
   it('the one-shot groth16Prove proves and closes its pools (G1\'s before G2\'s starts): the reference\'s proof, both transports', { timeout: 120_000 }, async () => {
     const f = fx['bits8 bls12381'];
     const { proof, publicSignals } = await groth16Prove(f.zkey, f.wtns, { threads: 2 });
