@@ -378,6 +378,34 @@ describe('a curve without a scalar-field module', () => {
 });
 
 describe('fr.nttOn: the NTT split over a thread pool', () => {
+  it('calls made at once take turns on the field (fr.exclusive): each result is fr.ntt\'s, on both pool paths and two pools', { timeout: 120_000 }, async () => {
+    const { loadCurve } = await import('../index.js');
+    const curve = await loadCurve('bn254');
+    const fr = await curve.fr();
+    for (const sharedMemory of [true, false]) {
+      const pools = [await curve.threads({ count: 2, sharedMemory }), await curve.threads({ count: 2, sharedMemory })];
+      try {
+        const rng = makeRng(`turns ${sharedMemory}`);
+        const inputs = Array.from({ length: 6 }, (_, i) => Array.from({ length: 2 ** (6 + i) }, () => rng.below(fr.r)));
+        const want = inputs.map((x, i) => fr.ntt(x, { inverse: i % 2 === 1, coset: i % 3 === 0 }));
+        const got = await Promise.all(inputs.map((x, i) => fr.nttOn(pools[i % 2], x, { inverse: i % 2 === 1, coset: i % 3 === 0 })));
+        got.forEach((y, i) => expect(y, `sharedMemory ${sharedMemory}, call ${i}`).toEqual(want[i]));
+        // the case a stack cannot take: a small call (allocated first) ends while a large one (allocated above it) is
+        // under way, and a third starts then; without turns it would take the large one's arrays
+        const big = Array.from({ length: 2 ** 12 }, () => rng.below(fr.r));
+        const small = inputs[0];
+        const first = fr.nttOn(pools[0], small);
+        const large = fr.nttOn(pools[1], big, { coset: true });
+        const third = first.then(() => fr.nttOn(pools[0], inputs[3], { inverse: true, coset: true }));
+        expect(await first).toEqual(fr.ntt(small));
+        expect(await large).toEqual(fr.ntt(big, { coset: true }));
+        expect(await third).toEqual(want[3]);
+      } finally {
+        await Promise.all(pools.map((p) => p.close()));
+      }
+    }
+  });
+
   it('equals fr.ntt on BN254 and BLS12-381 Fr, sizes 2^0 to 2^10, forward, inverse and on cosets, both pool paths (in place in shared memory; blocks sent to the threads), 1 to 3 threads', { timeout: 120_000 }, async () => {
     const { loadCurve } = await import('../index.js');
     for (const name of ['bn254', 'bls12-381']) {

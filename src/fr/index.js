@@ -44,6 +44,19 @@ export class ScalarField {
 
   #twin = null; // Promise<ScalarField>: this field over a shared memory, made on the first sharedTwin()
 
+  #turn = Promise.resolve(); // the last exclusive() call
+
+  /**
+   * run() once the asynchronous calls that took this field's heap before it are done: their arrays are a stack on the
+   * heap (mark, then release), so fr.nttOn and groth16Prove's proofs take turns on it (a synchronous call such as
+   * fr.ntt completes between their steps and leaves the heap as it found it).
+   */
+  exclusive(run) {
+    const result = this.#turn.then(run);
+    this.#turn = result.catch(() => {});
+    return result;
+  }
+
   /**
    * This field over a shared WebAssembly.Memory (made once, kept until trim()): a pool with shared memory runs an NTT's
    * layers on its threads in place there, with no copies (src/fr/shared.js). The twin has its own heap and twiddle
@@ -271,12 +284,12 @@ export class ScalarField {
     const k = blocksLogFor(pool.count, input.logN);
     if (twin) {
       const { sharedNttOn } = await import('./shared.js');
-      return this.#valuesOut(input, await sharedNttOn(twin, runTasks, input.bytes, input.logN, { inverse, coset: g }, k));
+      return this.#valuesOut(input, await twin.exclusive(() => sharedNttOn(twin, runTasks, input.bytes, input.logN, { inverse, coset: g }, k)));
     }
     const { nttOnThreads } = await import('./thread-ops.js');
     // the threads give the canonical bytes out (no conversion back here)
     const run = (ptr) => nttOnThreads(this, runTasks, ptr, input.logN, { inverse, coset: g }, k);
-    return this.#valuesOut(input, await this.#withElements(input, run, { bytesOut: true }));
+    return this.#valuesOut(input, await this.exclusive(() => this.#withElements(input, run, { bytesOut: true })));
   }
 
   /** values checked: { bigints, bytes (canonical), N, logN }; the twiddle table built (below any mark) unless not `tables`. */

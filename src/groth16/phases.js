@@ -76,16 +76,12 @@ class Arrays {
 const WITNESS_MSMS = { 5: ['A', 'G1', false], 6: ['B1', 'G1', false], 7: ['B2', 'G2', false], 8: ['C', 'G1', true] };
 
 /**
- * The proofs on each fr module (a curve's, or its shared twin), one after another: a proof's arrays are a stack on
- * that module's heap (mark, then release), and two provers of one curve share it.
+ * One proof on a curve's engine: the phases above, over the zkey's sections in file order (each read once). Its
+ * arrays are a stack on the fr module's heap, which two provers of one curve (and fr.nttOn) share: it takes its turn
+ * there (fr.exclusive).
  */
-const turns = new WeakMap(); // fr -> the last proof asked for on it
-
-/** One proof on a curve's engine: the phases above, over the zkey's sections in file order (each read once). */
 export function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
-  const run = (turns.get(engine.fr) ?? Promise.resolve()).then(() => proveOn(engine, zkey, witness, rBlind, sBlind, timings));
-  turns.set(engine.fr, run.catch(() => {}));
-  return run;
+  return engine.fr.exclusive(() => proveOn(engine, zkey, witness, rBlind, sBlind, timings));
 }
 
 async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
