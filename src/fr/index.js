@@ -280,16 +280,19 @@ export class ScalarField {
     const g = this.#cosetOf(coset);
     // a pool with shared memory, and a twin the engine grants (else the message path, which needs neither)
     const twin = pool.sharedMemory ? await this.sharedTwin().catch(() => null) : null;
-    const input = this.#valuesIn(values, inverse, coset, { tables: twin === null });
-    const k = blocksLogFor(pool.count, input.logN);
-    if (twin) {
-      const { sharedNttOn } = await import('./shared.js');
-      return this.#valuesOut(input, await twin.exclusive(() => sharedNttOn(twin, runTasks, input.bytes, input.logN, { inverse, coset: g }, k)));
-    }
-    const { nttOnThreads } = await import('./thread-ops.js');
-    // the threads give the canonical bytes out (no conversion back here)
-    const run = (ptr) => nttOnThreads(this, runTasks, ptr, input.logN, { inverse, coset: g }, k);
-    return this.#valuesOut(input, await this.exclusive(() => this.#withElements(input, run, { bytesOut: true })));
+    // the heap it uses (the twin's, or this field's with its twiddle tables) is its alone for the call
+    return (twin ?? this).exclusive(async () => {
+      const input = this.#valuesIn(values, inverse, coset, { tables: twin === null });
+      const k = blocksLogFor(pool.count, input.logN);
+      if (twin) {
+        const { sharedNttOn } = await import('./shared.js');
+        return this.#valuesOut(input, await sharedNttOn(twin, runTasks, input.bytes, input.logN, { inverse, coset: g }, k));
+      }
+      const { nttOnThreads } = await import('./thread-ops.js');
+      // the threads give the canonical bytes out (no conversion back here)
+      const run = (ptr) => nttOnThreads(this, runTasks, ptr, input.logN, { inverse, coset: g }, k);
+      return this.#valuesOut(input, await this.#withElements(input, run, { bytesOut: true }));
+    });
   }
 
   /** values checked: { bigints, bytes (canonical), N, logN }; the twiddle table built (below any mark) unless not `tables`. */
