@@ -13,6 +13,7 @@
 
 import { Func, i32, local, comment, op, block, loop, br, br_if, if_, ret } from '../wat/index.js';
 import { modInverse } from '../params/number-theory.js';
+import { stepsOfFour } from './ntt.js';
 
 /** The Montgomery-form constant the witness is multiplied by: (R' / R_ff)^2 mod r. */
 export function witnessScale(params) {
@@ -29,16 +30,8 @@ const forEach = (label, body, { from = true } = {}) => [
   ]),
 ];
 
-/**
- * Statements that run `body` for i = 0, 4, 8, ... while i + 4 <= count (locals i, count), leaving i at the first element
- * not done; the body may `br` to `${label}Done` to leave the rest to the one-at-a-time loop after it.
- */
-const forEachFour = (label, body) => [
-  local.set('i', i32.const(0)),
-  block(`${label}Done`, [
-    loop(label, [br_if(`${label}Done`, i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))), ...body, local.set('i', i32.add(local.get('i'), i32.const(4))), br(label)]),
-  ]),
-];
+/** stepsOfFour (codegen/kernels/ntt.js) from i = 0. */
+const forEachFour = (label, body) => [local.set('i', i32.const(0)), ...stepsOfFour(label, body)];
 
 const K4 = [0, 1, 2, 3];
 

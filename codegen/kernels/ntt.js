@@ -84,6 +84,16 @@ function butterflyLoops(fn, E, lenOfLayer, body, group = null) {
 /** Whether the module's products come four per call (the FMA build's mul4): the butterflies then go four at a time. */
 const fourPerCall = (params) => params.kernel === 'fma';
 
+/**
+ * Statements that run `body` for i, i + 4, ... while i + 4 <= count (locals i and count), leaving i at the first element
+ * not done for the one-at-a-time loop after them; the body may br to `${label}Done` to leave the rest to that loop.
+ */
+export const stepsOfFour = (label, body) => [
+  block(`${label}Done`, [
+    loop(label, [br_if(`${label}Done`, i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))), ...body, local.set('i', i32.add(local.get('i'), i32.const(4))), br(label)]),
+  ]),
+];
+
 /** tmp_k: the k-th of four elements of scratch at tmp (the group's differences or products). */
 const tmpK = (E, k) => (k ? i32.add(local.get('tmp'), i32.const(k * E)) : local.get('tmp'));
 
@@ -368,15 +378,10 @@ shift). Montgomery form, [0, 2r) in and out. Uses ${scratch} bytes of the scratc
         ...[1, 2, 3].map((k) => call(f('mul'), accK(k), accK(k - 1), local.get('g'))),
         call(f('mul'), accK(4), local.get('g'), local.get('g')),
         call(f('mul'), accK(4), accK(4), accK(4)),
-        block('groupsDone', [
-          loop('groups', [
-            br_if('groupsDone', i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))),
-            local.set('x', at(E, 'a', local.get('i'))),
-            call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [xK(k), xK(k), accK(k)])),
-            call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [accK(k), accK(k), accK(4)])),
-            local.set('i', i32.add(local.get('i'), i32.const(4))),
-            br('groups'),
-          ]),
+        ...stepsOfFour('groups', [
+          local.set('x', at(E, 'a', local.get('i'))),
+          call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [xK(k), xK(k), accK(k)])),
+          call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [accK(k), accK(k), accK(4)])),
         ]),
       ]
       : []),
@@ -525,17 +530,10 @@ Montgomery form, [0, 2r) in and out; c must not lie in a[0 .. count).`,
   fn.push(
     local.set('x', local.get('a')),
     ...(fourPerCall(params)
-      ? [
-        block('groupsDone', [
-          loop('groups', [
-            br_if('groupsDone', i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))),
-            call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [xK(k), xK(k), local.get('c')])),
-            local.set('x', i32.add(local.get('x'), i32.const(4 * E))),
-            local.set('i', i32.add(local.get('i'), i32.const(4))),
-            br('groups'),
-          ]),
-        ]),
-      ]
+      ? stepsOfFour('groups', [
+        call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [xK(k), xK(k), local.get('c')])),
+        local.set('x', i32.add(local.get('x'), i32.const(4 * E))),
+      ])
       : []),
     block('done', [
       loop('next', [
@@ -576,14 +574,9 @@ first integer >= r and returns its index; returns count when all are below r. ou
     ...(four
       ? [
         comment('four at a time while all four are below r (else one at a time from there, which stops at the first that is not)'),
-        block('groupsDone', [
-          loop('groups', [
-            br_if('groupsDone', i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))),
-            br_if('groupsDone', i32.eqz([0, 1, 2, 3].map((k) => call(f('fromBytes'), outK(k), bytesK(k))).reduce((x, y) => i32.and(x, y)))),
-            if_(local.get('mont'), [call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [outK(k), outK(k), i32.const(layout.r2)]))]),
-            local.set('i', i32.add(local.get('i'), i32.const(4))),
-            br('groups'),
-          ]),
+        ...stepsOfFour('groups', [
+          br_if('groupsDone', i32.eqz([0, 1, 2, 3].map((k) => call(f('fromBytes'), outK(k), bytesK(k))).reduce((x, y) => i32.and(x, y)))),
+          if_(local.get('mont'), [call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [outK(k), outK(k), i32.const(layout.r2)]))]),
         ]),
       ]
       : []),
@@ -618,17 +611,12 @@ overlap x. Uses ${scratch} bytes of the scratch stack.`,
     ...(four
       ? [
         comment('four at a time: out of Montgomery form by one call (x / R = x 1 / R), reduced, then the bytes'),
-        block('groupsDone', [
-          loop('groups', [
-            br_if('groupsDone', i32.gt_u(i32.add(local.get('i'), i32.const(4)), local.get('count'))),
-            if_(local.get('mont'),
-              [call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [tmpAt(k), xK(k), i32.const(layout.oneNormal)])), ...[0, 1, 2, 3].map((k) => call(f('reduce'), tmpAt(k), tmpAt(k)))],
-              [0, 1, 2, 3].map((k) => call(f('reduce'), tmpAt(k), xK(k)))),
-            ...[0, 1, 2, 3].map((k) => call(f('toBytes'), k ? i32.add(local.get('bytes'), i32.mul(local.get('step'), i32.const(k))) : local.get('bytes'), tmpAt(k))),
-            local.set('bytes', i32.add(local.get('bytes'), i32.shl(local.get('step'), i32.const(2)))),
-            local.set('i', i32.add(local.get('i'), i32.const(4))),
-            br('groups'),
-          ]),
+        ...stepsOfFour('groups', [
+          if_(local.get('mont'),
+            [call(f('mul4'), ...[0, 1, 2, 3].flatMap((k) => [tmpAt(k), xK(k), i32.const(layout.oneNormal)])), ...[0, 1, 2, 3].map((k) => call(f('reduce'), tmpAt(k), tmpAt(k)))],
+            [0, 1, 2, 3].map((k) => call(f('reduce'), tmpAt(k), xK(k)))),
+          ...[0, 1, 2, 3].map((k) => call(f('toBytes'), k ? i32.add(local.get('bytes'), i32.mul(local.get('step'), i32.const(k))) : local.get('bytes'), tmpAt(k))),
+          local.set('bytes', i32.add(local.get('bytes'), i32.shl(local.get('step'), i32.const(2)))),
         ]),
       ]
       : []),
