@@ -272,7 +272,7 @@ export class ScalarField {
    * fr.ntt on the threads of `pool` (a curve's pool, `curve.threads()`): the same values in and out. On a pool with
    * shared memory every layer runs on the threads, in place in this field's shared twin (src/fr/shared.js); otherwise
    * the layers that span the array run here and the 2^k blocks between them on the threads, each sent there and back
-   * (src/fr/thread-ops.js). One call at a time on this fr.
+   * (src/fr/thread-ops.js). Calls made at once take turns on the field's heap (exclusive).
    */
   async nttOn(pool, values, { inverse = false, coset = false } = {}) {
     if (typeof pool?.runTasks !== 'function') throw new TypeError(`${this.name} Fr: nttOn takes a thread pool (curve.threads())`);

@@ -103,7 +103,6 @@ export function affineBytes(params, gpu, coords, count) {
   });
 }
 
-
 /**
  * The MSM on a GPU for one curve (G1): msmBytes, msm, prepareBases, close. Calls run one at a time, in order.
  */

@@ -312,37 +312,46 @@ async function sharedQap(fr, header, scalars, section, into, { a, b, c, witness,
   const stacks = [allocStacks(fr, T), allocStacks(fr, T)];
   const inFlight = [null, null];
   const perRecords = Math.floor(Math.min(qapPartBytes(), into.length) / record);
+  let turn = 0;
+  /**
+   * `bytes` into the next staging area (the two alternate) once that area's last round is done, then a round of
+   * callsAt(area) (a call list per task) over it, not awaited; a task's nonzero result is 1 + the index of its first
+   * bad input there, which errorOf(task, index) names.
+   */
+  const stagedRound = async (bytes, callsAt, errorOf) => {
+    const buf = turn++ % 2;
+    await inFlight[buf];
+    stage(bytes, stagings[buf]);
+    inFlight[buf] = runCalls(fr, runTasks, callsAt(stagings[buf]), stacks[buf]).then((results) => {
+      const bad = results.findIndex(([r]) => r !== 0);
+      if (bad >= 0) throw errorOf(bad, results[bad][0] - 1);
+    });
+    inFlight[buf].catch(() => {}); // awaited below or at the next round on that area
+  };
   try {
     let zeroed = false;
-    for (let first = 0, k = 0; first < nVars; first += witnessPerStaging(n8r), k++) {
+    for (let first = 0; first < nVars; first += witnessPerStaging(n8r)) {
       const count = Math.min(witnessPerStaging(n8r), nVars - first);
-      const buf = k % 2;
-      await inFlight[buf];
-      stage(scalars.subarray(first * n8r, (first + count) * n8r), stagings[buf]);
       const ranges = rangesOf(count, T);
-      inFlight[buf] = runCalls(fr, runTasks, ranges.map(([s, e]) => [['fr_qapWitness', witness + (first + s) * E, stagings[buf] + s * n8r, e - s]]), stacks[buf]).then((results) => {
-        const bad = results.findIndex(([r]) => r !== 0);
-        if (bad >= 0) throw witnessNotBelowR(first + ranges[bad][0] + results[bad][0] - 1);
-      });
-      inFlight[buf].catch(() => {}); // awaited below or at the next chunk on that area
+      await stagedRound(
+        scalars.subarray(first * n8r, (first + count) * n8r),
+        (at) => ranges.map(([s, e]) => [['fr_qapWitness', witness + (first + s) * E, at + s * n8r, e - s]]),
+        (task, i) => witnessNotBelowR(first + ranges[task][0] + i),
+      );
       if (!zeroed) (zeroAB(), (zeroed = true)); // while the threads convert the first values
     }
     if (!zeroed) zeroAB();
     await Promise.all(inFlight);
-    for (let first = 0, k = 0; first < section.count; first += perRecords, k++) {
+    for (let first = 0; first < section.count; first += perRecords) {
       const n = Math.min(perRecords, section.count - first);
       const part = await section.part(4 + first * record, n * record, into);
       checkCoefficients(part, header, first);
       const cuts = constraintCuts(part, record, n, T);
-      const buf = k % 2;
-      await inFlight[buf]; // that staging area's round is done before the area takes this part
-      stage(part, stagings[buf]);
-      const slices = cuts.slice(1).map((end, i) => [['fr_qapEvaluate', stagings[buf] + cuts[i] * record, end - cuts[i], witness, a, b, domainSize, nVars]]);
-      inFlight[buf] = runCalls(fr, runTasks, slices, stacks[buf]).then((results) => {
-        const bad = results.findIndex(([r]) => r !== 0);
-        if (bad >= 0) throw malformedCoefficient(first + cuts[bad] + results[bad][0] - 1, header);
-      });
-      inFlight[buf].catch(() => {}); // awaited below or at the next part on that area
+      await stagedRound(
+        part,
+        (at) => cuts.slice(1).map((end, i) => [['fr_qapEvaluate', at + cuts[i] * record, end - cuts[i], witness, a, b, domainSize, nVars]]),
+        (task, i) => malformedCoefficient(first + cuts[task] + i, header),
+      );
     }
     await Promise.all(inFlight);
     await runCalls(fr, runTasks, rangesOf(domainSize, T).map(([s, e]) => [['fr_qapProduct', c + s * E, a + s * E, b + s * E, e - s]]), stacks[0]);
