@@ -24,17 +24,16 @@ export function keptPairs(scalars, n8) {
     for (let k = 0; k < W; k++) any |= S[o + k];
     if (any) kept[count++] = i;
   }
-  return pairsOf(scalars, n8, kept, count);
+  return pairsOf(scalars, n8, S, kept, count);
 }
 
-/** keptPairs' result from the indices of the nonzero scalars (kept[0 .. count), ascending). */
-function pairsOf(scalars, n8, kept, count) {
+/** keptPairs' result from the indices of the nonzero scalars (kept[0 .. count), ascending); S: the scalars' words. */
+function pairsOf(scalars, n8, S, kept, count) {
   const n = scalars.length / n8;
   const W = n8 / 4;
   const all = 4 * (n - count) < n;
   let keptScalars = scalars;
   if (!all) {
-    const S = wordsOf(scalars);
     const out = new Uint32Array(count * W);
     for (let j = 0; j < count; j++) for (let k = 0; k < W; k++) out[W * j + k] = S[W * kept[j] + k];
     keptScalars = new Uint8Array(out.buffer);
@@ -52,7 +51,7 @@ function pairsOf(scalars, n8, kept, count) {
       }
       const rest = new Int32Array(count - j0);
       for (let j = j0; j < count; j++) rest[j - j0] = kept[j] - first;
-      return pairsOf(scalars.subarray(first * n8), n8, rest, count - j0);
+      return pairsOf(scalars.subarray(first * n8), n8, S.subarray(first * W), rest, count - j0);
     },
     points(section, pointBytes) {
       if (section.length !== n * pointBytes) throw new RangeError(`a section of ${section.length} bytes for ${n} points of ${pointBytes} bytes`);
