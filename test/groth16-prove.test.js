@@ -110,6 +110,25 @@ describe('groth16Prove', () => {
     expect(seen.size).toBe(8);
   });
 
+  it('one prover for zkeys of two sizes, alternating (its scratch arrays go from proof to proof, or not with releaseAfterMs 0): each the reference\'s proof', { timeout: 120_000 }, async () => {
+    const wants = {};
+    for (const name of ['bits8 bn128', 'merkle1 bn128']) {
+      const f = fx[name];
+      wants[name] = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
+    }
+    expect(wants['bits8 bn128']).not.toBe(wants['merkle1 bn128']);
+    for (const options of [{ threads: 2, sharedMemory: true }, { threads: 2, sharedMemory: false }, { threads: 2, releaseAfterMs: 0 }]) {
+      const p = prover(options);
+      for (const name of ['merkle1 bn128', 'bits8 bn128', 'merkle1 bn128', 'bits8 bn128']) {
+        const f = fx[name];
+        // paths: the sections are read into the scratch arrays (bytes are read in place)
+        const got = JSON.stringify(await p.prove(f.zkey, f.wtns, { r: R, s: S }));
+        expect(got, `${name} ${JSON.stringify(options)}`).toBe(wants[name]);
+        if (options.releaseAfterMs === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+  });
+
   it('two provers of one curve prove at once: the proofs take turns on the curve\'s Fr module (its heap is a stack), each the reference\'s', { timeout: 120_000 }, async () => {
     const f = fx['merkle1 bn128'];
     const want = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));

@@ -7,7 +7,8 @@ import { bytesToBigIntLE, checkOptionNames } from '../msm/bytes.js';
 import { checkGpuOption, openGpuOption } from '../adapters/gpu-option.js';
 import { openZkey } from './zkey.js';
 import { readWtns } from './wtns.js';
-import { lap, proveWith } from './phases.js';
+import { lap, newScratch, proveWith } from './phases.js';
+import { RELEASE_AFTER_MS } from '../instance.js';
 
 /** snarkjs's curve names -> wasmsm's. */
 const GROTH16_CURVES = Object.freeze({ bn128: 'bn254', bls12381: 'bls12-381' });
@@ -64,7 +65,29 @@ class CurveEngine {
     // (where the engine refuses the twin's memory, the message path: blocks sent to the threads)
     if (taskPool.sharedMemory) e.fr = await e.fr.sharedTwin().catch(() => e.fr);
     e.oneProof = o[ONE_PROOF] === true;
+    e.releaseAfterMs = o.releaseAfterMs ?? RELEASE_AFTER_MS;
+    e.kept = null; // the scratch kept between proofs (scratch())
+    e.dropTimer = null;
     return e;
+  }
+
+  /**
+   * A proof's scratch (phases.js newScratch): one proof's own, or a prover's for many proofs, handed from proof to
+   * proof and dropped once the prover has been idle as long as its pools wait before giving back their memory
+   * (releaseAfterMs). Its proofs run one at a time (fr.exclusive), and each gives back all it took before it ends.
+   */
+  scratch() {
+    if (this.oneProof) return newScratch();
+    clearTimeout(this.dropTimer);
+    return (this.kept ??= newScratch());
+  }
+
+  /** A proof is done with its scratch. */
+  scratchIdle() {
+    if (this.oneProof || this.kept === null || this.releaseAfterMs === Infinity) return;
+    clearTimeout(this.dropTimer);
+    this.dropTimer = setTimeout(() => (this.kept = null), this.releaseAfterMs);
+    this.dropTimer.unref?.(); // Node: an idle prover keeps no process alive
   }
 
   /**
@@ -123,6 +146,8 @@ class CurveEngine {
 
   async close() {
     await this.queue;
+    clearTimeout(this.dropTimer);
+    this.kept = null;
     const g2 = await this.g2?.catch(() => null);
     await Promise.all([this.g1?.close(), g2?.close(), this.gpu?.close()]);
   }
