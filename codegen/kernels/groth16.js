@@ -8,8 +8,9 @@
 //   coefficient records: u32 matrix (0 = A, 1 = B), u32 constraint, u32 signal, then the value as the canonical
 //   n8-byte integer v = c R_ff^2 mod r (c the coefficient), which ffjavascript multiplies, as a Montgomery
 //   representative, by the raw witness: v w / R_ff = c w R_ff, the Montgomery form of c w in its radix.
-// Here the witness is stored once as X = w (R' / R_ff)^2 in Montgomery form, so that one of our products with the
-// raw v gives v X R' / R' = c w R' : the Montgomery form of c w in our radix, with no per-record correction.
+// Here the witness is stored once as the representative X = w (R' / R_ff)^2 mod r (the Montgomery form of w R' / R_ff^2),
+// so that one of our products with the raw v gives v X / R' = c w R' : the Montgomery form of c w in our radix, with
+// no per-record correction.
 
 import { Func, i32, local, comment, op, block, loop, br, br_if, if_, ret } from '../wat/index.js';
 import { modInverse } from '../params/number-theory.js';
@@ -54,9 +55,10 @@ export function groth16Kernels(params, { prefix = 'fr', scaleAddress, oneAddress
 
   const witness = new Func(f('qapWitness'), {
     params: [['out', 'i32'], ['bytes', 'i32'], ['count', 'i32']], result: 'i32', exportName: f('qapWitness'),
-    doc: `${f('qapWitness')}(out, bytes, count): out[i] = w_i (R'/R_ff)^2 in Montgomery form, w_i the ${n8}-byte little-endian
-integer at bytes + ${n8} i (a .wtns value), for the coefficient products of ${f('qapEvaluate')}. Returns 0, or i + 1 for
-the first w_i >= r. Outputs in [0, 2r). out may not overlap bytes.`,
+    doc: `${f('qapWitness')}(out, bytes, count): out[i] = the representative w_i (R'/R_ff)^2 mod r (the Montgomery form of
+w_i R'/R_ff^2), w_i the ${n8}-byte little-endian integer at bytes + ${n8} i (a .wtns value), for the coefficient products of
+${f('qapEvaluate')}. Returns 0, or i + 1 for the first w_i >= r (the outputs from it on are then unspecified). Outputs in
+[0, 2r). out may not overlap bytes.`,
   });
   witness.local('i', 'i32');
   witness.local('o', 'i32');

@@ -166,7 +166,8 @@ export function nttDif(params, { name, f }) {
     doc: `${name}(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-frequency layers [layerFrom, layerTo) of the
 NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
 elements len = N / 2^(l+1) apart: (x, y) <- (x + y, (x - y) w^j), w^j = table[len + j]. All layers in order take
-natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. Uses ${scratch} bytes of the scratch stack.`,
+natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. table[len] must be 1 (as ${f('nttTwiddles')} writes it:
+groups of four butterflies multiply by w^0 too). Uses ${scratch} bytes of the scratch stack.`,
   });
   fn.push(reserve(scratch));
   const lazy = lazyDiffFits(params);
@@ -206,7 +207,8 @@ export function nttDit(params, { name, f }) {
     doc: `${name}(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-time layers [layerFrom, layerTo) of the
 NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
 elements len = 2^l apart: (x, y) <- (x + y w^j, x - y w^j), w^j = table[len + j]. All layers in order take
-bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. Uses ${scratch} bytes of the scratch stack.`,
+bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. table[len] must be 1 (as ${f('nttTwiddles')} writes it:
+groups of four butterflies multiply by w^0 too). Uses ${scratch} bytes of the scratch stack.`,
   });
   fn.push(reserve(scratch));
   const group = four && [
@@ -302,7 +304,6 @@ one above, w_(2len)^j = w_(4len)^(2j). Output in [0, 2r).`,
   return fn;
 }
 
-/** The statements that step `rev` from bitrev(i) to bitrev(i + 1) over logN bits (N = 2^logN, i + 1 < N). */
 /** rev = bitrev(i + 1) from rev = bitrev(i), over the bits of count (a power of two): locals rev, count, bit. */
 const nextReversed = (rev = 'rev', count = 'count', bit = 'bit', label = 'carry') => [
   comment(`${rev} = bitrev(i + 1): clear the leading ones of ${rev} from the top bit down, then set the next bit`),
@@ -361,7 +362,8 @@ export function mulPowers(params, { name, f }) {
   const fn = new Func(name, {
     params: [['a', 'i32'], ['count', 'i32'], ['first', 'i32'], ['g', 'i32']], exportName: name,
     doc: `${name}(a, count, first, g): a[i] = a[i] first g^i for i < count (first = c, g = 1: a scaling; first = 1: a coset
-shift). Montgomery form, [0, 2r) in and out. Uses ${scratch} bytes of the scratch stack.`,
+shift). Montgomery form, [0, 2r) in and out; first and g must not lie in a[0 .. count). Uses ${scratch} bytes of the
+scratch stack.`,
   });
   for (const name of ['acc', 'i', 'x']) fn.local(name, 'i32');
   const accK = (k) => (k ? i32.add(local.get('acc'), i32.const(k * E)) : local.get('acc'));
@@ -564,7 +566,8 @@ export function batchBytes(params, { f, layout = null }) {
     params: [['out', 'i32'], ['bytes', 'i32'], ['count', 'i32'], ['mont', 'i32']], result: 'i32', exportName: f('fromBytesBatch'),
     doc: `${f('fromBytesBatch')}(out, bytes, count, mont) -> i: element k (k < count) of out (${E} bytes each) = the ${B}-byte
 little-endian integer at bytes + ${B} k, in [0, r): in Montgomery form when mont != 0, else as plain limbs. Stops at the
-first integer >= r and returns its index; returns count when all are below r. out must not overlap bytes.`,
+first integer >= r and returns its index (the elements from it on are then unspecified: the four-at-a-time path converts
+a group before it checks it); returns count when all are below r. out must not overlap bytes.`,
   });
   from.local('i', 'i32');
   const four = fourPerCall(params) && layout !== null;

@@ -2236,7 +2236,8 @@
   ;; fr_nttDif(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-frequency layers [layerFrom, layerTo) of the
   ;; NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
   ;; elements len = N / 2^(l+1) apart: (x, y) <- (x + y, (x - y) w^j), w^j = table[len + j]. All layers in order take
-  ;; natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. Uses 36 bytes of the scratch stack.
+  ;; natural order to bit-reversed order. Montgomery form, [0, 2r) in and out. table[len] must be 1 (as fr_nttTwiddles writes it:
+  ;; groups of four butterflies multiply by w^0 too). Uses 36 bytes of the scratch stack.
   (func $fr_nttDif (export "fr_nttDif") (param $a i32) (param $logN i32) (param $layerFrom i32) (param $layerTo i32) (param $bStart i32) (param $bEnd i32) (param $table i32)
     (local $layer i32)
     (local $len i32)
@@ -2287,7 +2288,8 @@
   ;; fr_nttDit(a, logN, layerFrom, layerTo, bStart, bEnd, table): decimation-in-time layers [layerFrom, layerTo) of the
   ;; NTT of the N = 2^logN elements at a, butterflies [bStart, bEnd) of each (0 .. N/2 for all of them). Layer l pairs
   ;; elements len = 2^l apart: (x, y) <- (x + y w^j, x - y w^j), w^j = table[len + j]. All layers in order take
-  ;; bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. Uses 36 bytes of the scratch stack.
+  ;; bit-reversed order to natural order. Montgomery form, [0, 2r) in and out. table[len] must be 1 (as fr_nttTwiddles writes it:
+  ;; groups of four butterflies multiply by w^0 too). Uses 36 bytes of the scratch stack.
   (func $fr_nttDit (export "fr_nttDit") (param $a i32) (param $logN i32) (param $layerFrom i32) (param $layerTo i32) (param $bStart i32) (param $bEnd i32) (param $table i32)
     (local $layer i32)
     (local $len i32)
@@ -2381,7 +2383,8 @@
   )
 
   ;; fr_mulPowers(a, count, first, g): a[i] = a[i] first g^i for i < count (first = c, g = 1: a scaling; first = 1: a coset
-  ;; shift). Montgomery form, [0, 2r) in and out. Uses 36 bytes of the scratch stack.
+  ;; shift). Montgomery form, [0, 2r) in and out; first and g must not lie in a[0 .. count). Uses 36 bytes of the
+  ;; scratch stack.
   (func $fr_mulPowers (export "fr_mulPowers") (param $a i32) (param $count i32) (param $first i32) (param $g i32)
     (local $acc i32)
     (local $i i32)
@@ -2510,7 +2513,8 @@
 
   ;; fr_fromBytesBatch(out, bytes, count, mont) -> i: element k (k < count) of out (36 bytes each) = the 32-byte
   ;; little-endian integer at bytes + 32 k, in [0, r): in Montgomery form when mont != 0, else as plain limbs. Stops at the
-  ;; first integer >= r and returns its index; returns count when all are below r. out must not overlap bytes.
+  ;; first integer >= r and returns its index (the elements from it on are then unspecified: the four-at-a-time path converts
+  ;; a group before it checks it); returns count when all are below r. out must not overlap bytes.
   (func $fr_fromBytesBatch (export "fr_fromBytesBatch") (param $out i32) (param $bytes i32) (param $count i32) (param $mont i32) (result i32)
     (local $i i32)
     (block $done
@@ -2565,9 +2569,10 @@
     (call $fr_toBytesStrided (local.get $bytes) (local.get $x) (local.get $count) (local.get $mont) (i32.const 1))
   )
 
-  ;; fr_qapWitness(out, bytes, count): out[i] = w_i (R'/R_ff)^2 in Montgomery form, w_i the 32-byte little-endian
-  ;; integer at bytes + 32 i (a .wtns value), for the coefficient products of fr_qapEvaluate. Returns 0, or i + 1 for
-  ;; the first w_i >= r. Outputs in [0, 2r). out may not overlap bytes.
+  ;; fr_qapWitness(out, bytes, count): out[i] = the representative w_i (R'/R_ff)^2 mod r (the Montgomery form of
+  ;; w_i R'/R_ff^2), w_i the 32-byte little-endian integer at bytes + 32 i (a .wtns value), for the coefficient products of
+  ;; fr_qapEvaluate. Returns 0, or i + 1 for the first w_i >= r (the outputs from it on are then unspecified). Outputs in
+  ;; [0, 2r). out may not overlap bytes.
   (func $fr_qapWitness (export "fr_qapWitness") (param $out i32) (param $bytes i32) (param $count i32) (result i32)
     (local $i i32)
     (local $o i32)
