@@ -69,6 +69,39 @@ function alteredWitness(f, i) {
   return w;
 }
 
+/** A snarkjs binary file (magic, u32 version, u32 count, then u32 id, u64 size, bytes) as [id, bytes] sections, and back. */
+function sectionsOf(file) {
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const out = [];
+  for (let i = 0, at = 12; i < view.getUint32(8, true); i++) {
+    const size = Number(view.getBigUint64(at + 4, true));
+    out.push([view.getUint32(at, true), file.subarray(at + 12, at + 12 + size)]);
+    at += 12 + size;
+  }
+  return out;
+}
+function fileOf(head, sections) {
+  const parts = [head.subarray(0, 12)];
+  for (const [id, bytes] of sections) {
+    const h = new DataView(new ArrayBuffer(12));
+    h.setUint32(0, id, true);
+    h.setBigUint64(4, BigInt(bytes.length), true);
+    parts.push(new Uint8Array(h.buffer), bytes);
+  }
+  const out = new Uint8Array(parts.reduce((n, b) => n + b.length, 0));
+  parts.reduce((at, b) => (out.set(b, at), at + b.length), 0);
+  return out;
+}
+/** A field's n8-byte number (u32 n8, then the number) widened to `to` bytes, zeros on top, and the rest as it was. */
+function widened(bytes, to) {
+  const n8 = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, true);
+  const out = new Uint8Array(bytes.length + to - n8);
+  new DataView(out.buffer).setUint32(0, to, true);
+  out.set(bytes.subarray(4, 4 + n8), 4);
+  out.set(bytes.subarray(4 + n8), 4 + to);
+  return out;
+}
+
 describe('groth16Prove', () => {
   for (const [circuit, curve] of CASES) {
     it(`${circuit} on ${curve}: with fixed r and s the reference's proof byte for byte, and it verifies`, { timeout: 120_000 }, async () => {
@@ -126,6 +159,27 @@ describe('groth16Prove', () => {
         expect(got, `${name} ${JSON.stringify(options)}`).toBe(wants[name]);
         if (options.releaseAfterMs === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       }
+    }
+  });
+
+  it('a prover whose start fails midway closes what it opened (the GPU it took), and the next proof starts anew', { timeout: 120_000 }, async () => {
+    const f = fx['merkle1 bn128'];
+    const gpus = [];
+    const onGpu = vi.spyOn(Curve.prototype, 'gpu').mockImplementation(async () => {
+      const gpu = { closed: 0, close: async () => void gpu.closed++ };
+      gpus.push(gpu);
+      return gpu;
+    });
+    const onThreads = vi.spyOn(Curve.prototype, 'threads').mockImplementation(async () => {
+      throw new Error('no threads today');
+    });
+    try {
+      const p = prover({ gpu: true, threads: 2 });
+      for (let i = 0; i < 2; i++) await expect(p.prove(f.zkeyBytes, f.wtnsBytes)).rejects.toThrow(/no threads today/);
+      expect(gpus.map((g) => g.closed)).toEqual([1, 1]);
+    } finally {
+      onGpu.mockRestore();
+      onThreads.mockRestore();
     }
   });
 
@@ -256,9 +310,46 @@ describe('groth16Prove', () => {
       [() => p.prove(f.zkeyBytes, other.wtnsBytes), FileFormatError, /a witness of another field/],
       [() => p.prove(f.zkeyBytes, fx['bits8 bn128'].wtnsBytes), FileFormatError, /wtns: 9 values, the zkey has nVars = \d+/],
       [() => p.prove(streamOf(new Uint8Array(0)), f.wtnsBytes), FileFormatError, /empty/],
+      // a witness of the right field and count whose values take 40 bytes (once read 32 bytes at a time: a wrong proof)
+      [() => p.prove(f.zkeyBytes, widenedWitness(f.wtnsBytes, 40)), FileFormatError, /wtns: values of 40 bytes; the zkey's scalars take 32/],
+      // a zkey header whose q takes 40 bytes
+      [() => p.prove(fileOf(f.zkeyBytes, sectionsOf(f.zkeyBytes).map(([id, b]) => [id, id === 2 ? widened(b, 40) : b])), f.wtnsBytes),
+        FileFormatError, /zkey: section 2 \(Groth16 header\) has n8q = 40 and n8r = 32; bn128 takes 32 and 32/],
+      [async () => new Groth16Prover({ maxMemory: -5 }), TypeError, /maxMemory must be a positive number of bytes/],
+      // vk_delta_1 (the header's 6th point, after alpha1, beta1, beta2, gamma2) off the curve: named before any work
+      [() => p.prove(fileOf(f.zkeyBytes, sectionsOf(f.zkeyBytes).map(([id, b]) => [id, id === 2 ? offCurve(b, 'vk_delta_1') : b])), f.wtnsBytes),
+        FileFormatError, /zkey: section 2 \(Groth16 header\): vk_delta_1: point is not on the curve/],
       [() => p.prove(f.zkeyBytes, f.wtnsBytes, { r: -1n }), RangeError, /r must be a bigint in \[0, r\)/],
       [() => p.prove(f.zkeyBytes, f.wtnsBytes, { nope: 1 }), TypeError, /nope/],
     ];
+    /** Section 2 (the Groth16 header) with the point `name`'s y coordinate changed (LEM: 6 points, x | y each). */
+    function offCurve(header, name) {
+      const view = new DataView(header.buffer, header.byteOffset);
+      const n8q = view.getUint32(0, true);
+      const n8r = view.getUint32(4 + n8q, true);
+      const points = 4 + n8q + 4 + n8r + 12; // n8q q n8r r nVars nPublic domainSize
+      const sizes = { vk_alpha_1: 2, vk_beta_1: 2, vk_beta_2: 4, vk_gamma_2: 4, vk_delta_1: 2, vk_delta_2: 4 }; // coordinates
+      let at = points;
+      for (const [k, coords] of Object.entries(sizes)) {
+        if (k === name) break;
+        at += coords * n8q;
+      }
+      const out = header.slice();
+      out[at + n8q] ^= 1; // y's lowest byte: still below q (Montgomery form), no longer on the curve
+      return out;
+    }
+    /** The witness with its values (and its prime) in `n8` bytes each. */
+    function widenedWitness(wtns, n8) {
+      const sections = sectionsOf(wtns);
+      const from = new DataView(sections.find(([id]) => id === 1)[1].buffer, sections.find(([id]) => id === 1)[1].byteOffset).getUint32(0, true);
+      return fileOf(wtns, sections.map(([id, b]) => {
+        if (id === 1) return [id, widened(b, n8)];
+        if (id !== 2) return [id, b];
+        const values = new Uint8Array((b.length / from) * n8);
+        for (let i = 0; i < b.length / from; i++) values.set(b.subarray(i * from, (i + 1) * from), i * n8);
+        return [id, values];
+      }));
+    }
     for (const [call, type, message] of cases) {
       const e = await errorOf(call());
       expect(e).toBeInstanceOf(type);

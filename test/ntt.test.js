@@ -400,6 +400,14 @@ describe('fr.nttOn: the NTT split over a thread pool', () => {
         expect(await first).toEqual(fr.ntt(small));
         expect(await large).toEqual(fr.ntt(big, { coset: true }));
         expect(await third).toEqual(want[3]);
+        // fr.trim() would move the heap from under a call in flight on the message path (it works on fr's own heap):
+        // refused; a call on the shared twin keeps the twin it runs on (trim() only drops fr's reference to it)
+        const during = fr.nttOn(pools[0], big);
+        if (sharedMemory) fr.trim();
+        else expect(() => fr.trim()).toThrow(/trim\(\) while an fr.nttOn or a proof works on this field's heap/);
+        expect(await during).toEqual(fr.ntt(big));
+        fr.trim(); // once it is done
+        expect(await fr.nttOn(pools[1], small)).toEqual(fr.ntt(small));
       } finally {
         await Promise.all(pools.map((p) => p.close()));
       }

@@ -45,6 +45,7 @@ export class ScalarField {
   #twin = null; // Promise<ScalarField>: this field over a shared memory, made on the first sharedTwin()
 
   #turn = Promise.resolve(); // the last exclusive() call
+  #waiting = 0; // exclusive() calls not yet settled (trim() refuses to move the heap under them)
 
   /**
    * run() once the asynchronous calls that took this field's heap before it are done: their arrays are a stack on the
@@ -52,7 +53,8 @@ export class ScalarField {
    * fr.ntt completes between their steps and leaves the heap as it found it).
    */
   exclusive(run) {
-    const result = this.#turn.then(run);
+    this.#waiting++;
+    const result = this.#turn.then(run).finally(() => this.#waiting--);
     this.#turn = result.catch(() => {});
     return result;
   }
@@ -105,6 +107,7 @@ export class ScalarField {
    */
   trim() {
     if (!this.module) return; // a shared twin (no module of its own) is dropped by its field's trim() instead
+    if (this.#waiting > 0) throw new Error(`${this.name} Fr: trim() while an fr.nttOn or a proof works on this field's heap (await it first)`);
     this.#twin = null;
     this.#tables.clear();
     const { exports, memory } = instantiateSync(this.module, { minPages: this.params.minPages });

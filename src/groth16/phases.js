@@ -19,6 +19,7 @@
 
 import { bytesToBigIntLE } from '../msm/bytes.js';
 import { checkCoefficients } from './zkey.js';
+import { FileFormatError } from './source.js';
 import { keptPairs } from './pairs.js';
 import { evaluationsToCosetOnThreads } from '../fr/thread-ops.js';
 import { allocStacks, runCalls, sharedEvaluationsToCoset } from '../fr/shared.js';
@@ -95,6 +96,7 @@ export function proveWith(engine, zkey, witness, rBlind, sBlind, timings) {
 async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
   const { header } = zkey;
   const { curve, fr } = engine;
+  checkKeyPoints(curve, header);
   const n8 = header.n8r;
   const g1Bytes = 2 * header.n8q;
   const scalars = witness.bytes; // nVars canonical n8-byte little-endian values
@@ -221,6 +223,20 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
     await Promise.all(Object.values(msms).map((p) => p.catch(() => {})));
     fr.heap.release(mark);
     engine.scratchIdle();
+  }
+}
+
+/**
+ * The header's points on their curves (the MSMs' loading checks the sections' points; these only the blinding would
+ * reach, at the proof's end, with an error that names no zkey).
+ */
+function checkKeyPoints(curve, header) {
+  for (const [name, group] of [['vk_alpha_1', curve], ['vk_beta_1', curve], ['vk_delta_1', curve], ['vk_beta_2', curve.g2], ['vk_gamma_2', curve.g2], ['vk_delta_2', curve.g2]]) {
+    try {
+      group.decodePoints(header.lem[name], 'snarkjs');
+    } catch (e) {
+      throw new FileFormatError(`zkey: section 2 (Groth16 header): ${name}${e.reason ?? `: ${e.message}`}`);
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 // its fr module, G1's and G2's pools or the GPU, one queue); src/groth16/phases.js holds one proof's phases.
 
 import { loadCurve } from '../../index.js';
-import { bytesToBigIntLE, checkOptionNames } from '../msm/bytes.js';
+import { bytesToBigIntLE, checkMsmOptions, checkOptionNames } from '../msm/bytes.js';
 import { checkGpuOption, openGpuOption } from '../adapters/gpu-option.js';
 import { openZkey } from './zkey.js';
 import { readWtns } from './wtns.js';
@@ -45,29 +45,35 @@ const ONE_PROOF = Symbol('one proof');
 class CurveEngine {
   static async open(name, o) {
     const e = new CurveEngine();
-    e.curve = await loadCurve(name, o.kernel === undefined ? undefined : { kernel: o.kernel });
-    e.fr = await e.curve.fr();
-    e.gpu = o.gpu ? (await openGpuOption(e.curve, o.gpu, 'groth16Prove', 'the thread pool')).gpu : null;
-    const poolOptions = {
+    e.gpu = null;
+    e.g1 = null;
+    e.g2 = null; // a promise of G2's pool once asked for (g2Pool)
+    e.queue = Promise.resolve();
+    e.kept = null; // the scratch kept between proofs (scratch())
+    e.dropTimer = null;
+    e.oneProof = o[ONE_PROOF] === true;
+    e.releaseAfterMs = o.releaseAfterMs ?? RELEASE_AFTER_MS;
+    e.maxMemory = o.maxMemory;
+    e.poolOptions = {
       ...(o.threads === undefined ? {} : { count: o.threads }),
       ...(o.sharedMemory === undefined ? {} : { sharedMemory: o.sharedMemory }),
       ...(o.releaseAfterMs === undefined ? {} : { releaseAfterMs: o.releaseAfterMs }),
     };
-    e.poolOptions = poolOptions;
-    e.g1 = e.gpu ? null : await e.curve.threads(poolOptions);
-    e.g2 = null; // a promise of G2's pool once asked for (g2Pool)
-    if (e.gpu) await e.g2Pool(); // the NTT tasks run on it
-    e.queue = Promise.resolve();
-    e.maxMemory = o.maxMemory;
-    const taskPool = e.g1 ?? (await e.g2Pool()); // the NTTs' pool
-    e.threads = taskPool.count;
-    // on a pool with shared memory the NTTs run in place in the fr twin's memory, and the proof's fr arrays live there
-    // (where the engine refuses the twin's memory, the message path: blocks sent to the threads)
-    if (taskPool.sharedMemory) e.fr = await e.fr.sharedTwin().catch(() => e.fr);
-    e.oneProof = o[ONE_PROOF] === true;
-    e.releaseAfterMs = o.releaseAfterMs ?? RELEASE_AFTER_MS;
-    e.kept = null; // the scratch kept between proofs (scratch())
-    e.dropTimer = null;
+    try {
+      e.curve = await loadCurve(name, o.kernel === undefined ? undefined : { kernel: o.kernel });
+      e.fr = await e.curve.fr();
+      e.gpu = o.gpu ? (await openGpuOption(e.curve, o.gpu, 'groth16Prove', 'the thread pool')).gpu : null;
+      e.g1 = e.gpu ? null : await e.curve.threads(e.poolOptions);
+      if (e.gpu) await e.g2Pool(); // the NTT tasks run on it
+      const taskPool = e.g1 ?? (await e.g2Pool()); // the NTTs' pool
+      e.threads = taskPool.count;
+      // on a pool with shared memory the NTTs run in place in the fr twin's memory, and the proof's fr arrays live
+      // there (where the engine refuses the twin's memory, the message path: blocks sent to the threads)
+      if (taskPool.sharedMemory) e.fr = await e.fr.sharedTwin().catch(() => e.fr);
+    } catch (error) {
+      await e.close().catch(() => {}); // what opened before the failure (the GPU, a pool): the next proof opens anew
+      throw error;
+    }
     return e;
   }
 
@@ -170,6 +176,8 @@ export class Groth16Prover {
     if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) {
       throw new RangeError(`threads must be a positive integer, got ${options.threads}`);
     }
+    // here, not at the first MSM's end (after the QAP and the NTTs)
+    if (options.maxMemory !== undefined) checkMsmOptions({ maxMemory: options.maxMemory });
     this.#options = { ...options, gpu: checkGpuOption(options.gpu, 'groth16Prove') };
   }
 
@@ -208,7 +216,7 @@ export class Groth16Prover {
       const name = GROTH16_CURVES[header.curve];
       const rBlind = checkBlinding(options.r, header.r, 'r');
       const sBlind = checkBlinding(options.s, header.r, 's');
-      const [witness, engine] = await Promise.all([readWtns(witnessInput, { r: header.r, nVars: header.nVars }), this.#engine(name)]);
+      const [witness, engine] = await Promise.all([readWtns(witnessInput, { r: header.r, nVars: header.nVars, n8: header.n8r }), this.#engine(name)]);
       lap(timings, 'read', t0);
       if (options.r1cs !== undefined) {
         const { checkConstraints } = await import('./r1cs.js');

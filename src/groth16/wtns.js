@@ -7,8 +7,8 @@
 import { FileFormatError, openBinFile, bigIntLE, lessThan } from './source.js';
 
 /**
- * Reads a witness. `expect` (optional): { r, nVars } from the zkey's header: a witness of another field, or of
- * another length, is refused with an error that says so.
+ * Reads a witness. `expect` (optional): { r, nVars, n8 } from the zkey's header (n8: its n8r): a witness of another
+ * field, of another length, or with values of another size, is refused with an error that says so.
  * @returns {Promise<{ n8: number, q: bigint, nWitness: number, bytes: Uint8Array }>} q is the witness's field prime;
  *   bytes the nWitness * n8 bytes of section 2 (a view of the input when it was bytes, else a new array).
  */
@@ -43,13 +43,14 @@ export async function readWtns(input, expect = {}) {
   }
 }
 
-function parseHead(b, { r, nVars }) {
+function parseHead(b, { r, nVars, n8: n8r }) {
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const n8 = b.length >= 4 ? view.getUint32(0, true) : 0;
   if (b.length < 4 || n8 === 0 || n8 % 8 || b.length !== 8 + n8) throw new FileFormatError(`wtns: section 1 is ${b.length} bytes with n8 = ${n8}; it must be 8 + n8 bytes, n8 a multiple of 8`);
   const q = bigIntLE(b, 4, n8);
   const nWitness = view.getUint32(4 + n8, true);
   if (r !== undefined && q !== r) throw new FileFormatError(`wtns: a witness of another field (its prime ${q} is not the zkey's scalar field ${r})`);
+  if (n8r !== undefined && n8 !== n8r) throw new FileFormatError(`wtns: values of ${n8} bytes; the zkey's scalars take ${n8r}`);
   if (nVars !== undefined && nWitness !== nVars) throw new FileFormatError(`wtns: ${nWitness} values, the zkey has nVars = ${nVars}`);
   return { n8, q, nWitness };
 }

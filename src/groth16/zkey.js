@@ -23,11 +23,15 @@ export const CURVES = Object.freeze({
   bn128: {
     q: 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47n,
     r: 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n,
+    n8q: 32, // bytes of a base-field coordinate and of a scalar in its files (ffjavascript's sizes)
+    n8r: 32,
     twoAdicity: 28,
   },
   bls12381: {
     q: 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn,
     r: 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n,
+    n8q: 48,
+    n8r: 32,
     twoAdicity: 32,
   },
 });
@@ -263,6 +267,10 @@ function parseHeader(b) {
   if (n8r === 0 || n8r % 8 || n8r > 1024) throw fail(`has n8r = ${n8r}, not a multiple of 8`);
   const r = big(n8r);
   const curve = curveOf(q, r);
+  // the kernels and the MSMs read elements of the curve's own sizes: a padded encoding would be read wrong, not refused
+  if (n8q !== CURVES[curve].n8q || n8r !== CURVES[curve].n8r) {
+    throw fail(`has n8q = ${n8q} and n8r = ${n8r}; ${curve} takes ${CURVES[curve].n8q} and ${CURVES[curve].n8r}`);
+  }
   const nVars = u32();
   const nPublic = u32();
   const domainSize = u32();
