@@ -357,7 +357,10 @@ export async function readStream(P, source, { signal, pointSize, scalarSize, sca
       if (signal?.aborted) throw abortError(signal);
       const { done, value } = await Promise.race([it.next(), aborted]);
       if (done) break;
-      if (value === null || typeof value !== 'object') throw new TypeError(`chunk ${index} of the source must be { points, scalars }`);
+      // bytes themselves, or an object with neither key (a misspelt one), would add nothing: a sum of nothing, no error
+      if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || value instanceof ArrayBuffer || (value.points === undefined && value.scalars === undefined)) {
+        throw new TypeError(`chunk ${index} of the source must be { points, scalars } (either may come in a later chunk), got ${describeChunk(value)}`);
+      }
       buffer.push(value.points, value.scalars, `chunk ${index}`);
       while (buffer.pairs > 0) {
         if (signal?.aborted) throw abortError(signal);
@@ -378,6 +381,13 @@ export async function readStream(P, source, { signal, pointSize, scalarSize, sca
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** What a chunk that is not { points, scalars } is, for its error. */
+function describeChunk(value) {
+  if (value === null || typeof value !== 'object') return value === null ? 'null' : typeof value;
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `${value.constructor.name} of ${value.byteLength} bytes (a byte stream of points and one of scalars: pass { points, scalars } of two streams)`;
+  return `an object with keys ${JSON.stringify(Object.keys(value))}`;
 }
 
 /** curve.msmStream: a MsmAccumulator fed from the source. */

@@ -87,7 +87,9 @@ describe('wasmsm/kzg: bad input', () => {
     lastTooBig[4095] = 2n ** 256n - 1n;
     await expect(kzg.blobToKzgCommitment(blobHex(lastTooBig))).rejects.toThrow(/^blob\[4095\] /);
     await expect(kzg.computeBlobProof(blobHex(tooBig), `0xc0${'00'.repeat(47)}`)).rejects.toThrow(/blob\[7\]/);
-    await expect(kzg.computeBlobProof(random, `0x80${'00'.repeat(46)}01`)).rejects.toThrow(RangeError); // not on the curve
+    // named as the commitment (the argument given), not as decodePoints' points[0]
+    await expect(kzg.computeBlobProof(random, `0x80${'00'.repeat(46)}01`)).rejects.toThrow(/^commitment: /); // not on the curve
+    await expect(kzg.computeBlobProof(random, `0x00${'00'.repeat(47)}`)).rejects.toThrow(/^commitment: bad flag bits/);
     await expect(kzg.computeBlobProof(random, '0xc0')).rejects.toThrow(/48 bytes/);
     await expect(kzg.computeProof(random, r)).rejects.toThrow(RangeError);
     await expect(loadKzg({ g1_lagrange: setup.g1_lagrange.slice(0, 3) })).rejects.toThrow(/power of two/);

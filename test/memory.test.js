@@ -263,6 +263,10 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     await expect(curve.msmStream([{ points: pb.subarray(0, 5 * PB), scalars: sb.subarray(0, 6 * S) }])).rejects.toThrow(/5 points but 6 scalars/);
     await expect(curve.msmStream([{ points: pb.subarray(0, 5 * PB), scalars: sb.subarray(0, 5 * S - 1) }])).rejects.toThrow(/ended inside scalar 4/);
     await expect(curve.msmStream([{ points: 'x' }])).rejects.toThrow(TypeError);
+    // chunks that would add nothing (bytes themselves, misspelt keys) are refused, not summed to infinity
+    await expect(curve.msmStream([pb, sb])).rejects.toThrow(/^chunk 0 of the source must be \{ points, scalars \}.*, got Uint8Array of \d+ bytes/);
+    await expect(curve.msmStream([{ point: pb, scalar: sb }])).rejects.toThrow(/^chunk 0 of the source must be \{ points, scalars \}.*keys \["point","scalar"\]/);
+    await expect(curve.msmStream([{ points: pb.subarray(0, PB), scalars: sb.subarray(0, S) }, {}])).rejects.toThrow(/^chunk 1 of the source/);
     await expect(curve.msmStream(42)).rejects.toThrow(TypeError);
     // the curve is usable after each
     expect(curve.msmBytes(pb, sb)).toEqual(curve.msmBytes(pb, sb, { maxMemory }));
@@ -306,6 +310,7 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
         await expect(pool.msmStream(b.source, { signal: b.controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
         expect(performance.now() - t0).toBeLessThan(5000);
         await expect(pool.msmStream(failing())).rejects.toThrow('the network went away');
+        await expect(pool.msmStream([pb, sb])).rejects.toThrow(/^chunk 0 of the source must be \{ points, scalars \}/);
         expect(await pool.msmBytes(pb, sb)).toEqual(want);
         expect(await pool.msmStream([{ points: pb, scalars: sb }])).toEqual(want);
       } finally {

@@ -12,7 +12,7 @@
 // - abort, progress, a dead thread, close, queued calls, and a Node process that exits by itself with an
 //   idle pool. Generated curves (codegen CLI) are checked in test/codegen-cli.test.js.
 
-import { describe, it, expect, beforeAll } from 'vitest';
+import { describe, it, expect, beforeAll, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadCurve, curveNames } from '../index.js';
@@ -28,6 +28,7 @@ import { weightedCuts } from '../src/threads/split.js';
 import { claimLane, combineWindows, countDigits, lanePartials, prepareRange, setInfinity } from '../src/msm/index.js';
 import { allocClaimLanes, allocInputs, allocWork, chunkIO } from '../src/msm/layout.js';
 import { convertPoints, pointToBytes } from '../src/msm/bytes.js';
+import { Thread, Workers } from '../src/threads/thread.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const PATHS = [
@@ -489,6 +490,119 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
         expect(await bases.msmBytes(bigScalars)).toEqual(curve.msmBytes(bigPoints, bigScalars));
         await bases.free();
       } finally {
+        await pool.close();
+      }
+    });
+
+    it(`${path}: an abort while a call gives back memory for its budget rejects it, and the call queued behind it gets its own result (the aborted one never runs on the new threads)`, async () => {
+      const bn = await loadCurve('bn254');
+      const n = 20000;
+      const A = [bn.randomPointsBytes(n, { seed: 1 }), bn.randomScalarsBytes(n, { seed: 2 })];
+      const B = [bn.randomPointsBytes(n, { seed: 3 }), bn.randomScalarsBytes(n, { seed: 4 })];
+      const pool = await bn.threads({ count: 2, sharedMemory, releaseAfterMs: Infinity });
+      try {
+        await pool.msmBytes(...A); // memory grown: the next call's small budget gives it back first (new threads)
+        const controller = new AbortController();
+        const aborted = pool.msmBytes(...A, { signal: controller.signal, maxMemory: 2 * 2 ** 20 });
+        const next = pool.msmBytes(...B);
+        await null;
+        controller.abort();
+        await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
+        expect(await next).toEqual(bn.msmBytes(...B));
+        expect(await pool.msmBytes(...A)).toEqual(bn.msmBytes(...A));
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it(`${path}: prepared bases: a call made before free() runs; a prepareBases that fails (a bad point) leaves no slice on the threads`, async () => {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      const ops = [];
+      const run = Thread.prototype.run;
+      const spy = vi.spyOn(Thread.prototype, 'run').mockImplementation(function (op, args, o) {
+        ops.push([op, args?.id]);
+        return run.call(this, op, args, o);
+      });
+      try {
+        const bases = await pool.prepareBases(pointBytes);
+        const before = bases.msmBytes(scalarBytes);
+        const freed = bases.free();
+        expect(await before).toEqual(expected);
+        await freed;
+        await expect(bases.msmBytes(scalarBytes)).rejects.toThrow(/these prepared bases were freed/);
+        ops.length = 0;
+        await expect(pool.prepareBases(offCurve(900))).rejects.toThrow(/^points\[900\]: point is not on the curve$/);
+        if (!sharedMemory) {
+          // the thread whose slice had no bad point built it: it is freed again
+          const id = ops.find(([op]) => op === 'keepBases')[1];
+          expect(ops.filter(([op, i]) => op === 'freeBases' && i === id).length).toBe(2);
+        }
+        expect(await pool.msmBytes(pointBytes, scalarBytes)).toEqual(expected);
+      } finally {
+        spy.mockRestore();
+        await pool.close();
+      }
+    });
+
+    it(`${path}: a stream that fails (a bad point, a source that throws) leaves nothing on the threads: the least budget of a call still suffices after it`, async () => {
+      const bn = await loadCurve('bn254');
+      const n = 4000;
+      const [points, scalars] = [bn.randomPointsBytes(n, { seed: 1 }), bn.randomScalarsBytes(n, { seed: 2 })];
+      const pool = await bn.threads({ count: 2, sharedMemory, releaseAfterMs: Infinity });
+      try {
+        const few = [points.subarray(0, 200 * bn.pointBytes), scalars.subarray(0, 200 * bn.scalarBytes)];
+        const want = bn.msmBytes(...few);
+        const need = (await pool.msmBytes(...few, { maxMemory: 1000 }).catch((e) => e)).need;
+        expect(need).toBeGreaterThan(1000);
+        expect(await pool.msmBytes(...few, { maxMemory: need })).toEqual(want);
+        const bad = points.slice();
+        bad[(n - 1) * bn.pointBytes + 3] ^= 1; // the last point off the curve: the first thread's share is added
+        await expect(pool.msmStream([{ points: bad, scalars }])).rejects.toThrow(/^points\[3999\]: point is not on the curve$/);
+        expect(await pool.msmBytes(...few, { maxMemory: need })).toEqual(want);
+        const throwing = (async function* () {
+          yield { points: points.subarray(0, 500 * bn.pointBytes), scalars: scalars.subarray(0, 500 * bn.scalarBytes) };
+          throw new Error('the source broke');
+        })();
+        await expect(pool.msmStream(throwing)).rejects.toThrow(/the source broke/);
+        expect(await pool.msmBytes(...few, { maxMemory: need })).toEqual(want);
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it(`${path}: close() while a trim() gives back memory: no thread starts after it, and the trim resolves`, async () => {
+      const bn = await loadCurve('bn254');
+      const A = [bn.randomPointsBytes(20000, { seed: 1 }), bn.randomScalarsBytes(20000, { seed: 2 })];
+      const pool = await bn.threads({ count: 2, sharedMemory, releaseAfterMs: Infinity });
+      await pool.msmBytes(...A); // memory to give back
+      let trimming = false;
+      let closing = null;
+      const readyAfterClose = [];
+      const { stop, ready } = Workers.prototype;
+      // close() exactly while the trim's release is under way: at its first stop()
+      const onStop = vi.spyOn(Workers.prototype, 'stop').mockImplementation(function (...args) {
+        if (trimming && closing === null) {
+          closing = Promise.resolve(); // (close() itself stops the threads: this spy again)
+          closing = pool.close();
+        }
+        return stop.apply(this, args);
+      });
+      const onReady = vi.spyOn(Workers.prototype, 'ready').mockImplementation(function () {
+        const after = closing !== null;
+        const made = ready.call(this);
+        made.then(() => after && readyAfterClose.push('threads started after close()'), () => {});
+        return made;
+      });
+      try {
+        trimming = true;
+        await pool.trim();
+        expect(closing, 'the trim released something').not.toBeNull();
+        await closing;
+        expect(readyAfterClose).toEqual([]);
+        await expect(pool.msmBytes(...A)).rejects.toThrow(/closed/);
+      } finally {
+        onStop.mockRestore();
+        onReady.mockRestore();
         await pool.close();
       }
     });

@@ -205,7 +205,12 @@ export class Kzg {
     const bytes = this.#blobBytes(blob);
     const c = commitment instanceof Uint8Array ? commitment : hexToBytes(commitment, 'commitment');
     if (c.length !== G1) throw new RangeError(`a commitment is ${G1} bytes, got ${c.length}`);
-    this.#curve.decodePoints(c, 'zcash-compressed', { checkSubgroup: true }); // a RangeError unless a valid G1 point
+    try {
+      this.#curve.decodePoints(c, 'zcash-compressed', { checkSubgroup: true }); // a RangeError unless a valid G1 point
+    } catch (e) {
+      // named as the argument the caller gave, not as decodePoints' points[0]
+      throw e?.argument === 'points' ? new RangeError(`commitment${e.reason}`) : e;
+    }
     const [proof] = await this.#proof(this.#polynomial(bytes), await this.#challenge(bytes, c));
     return proof;
   }

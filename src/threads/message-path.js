@@ -97,13 +97,18 @@ export class MessagePath {
     if (T === 0) return neutralBytes(curve.params); // the neutral element, native
     if (n > T * SLICE_POINTS) {
       const sink = this.chunks(n, options, progress, pointFormat);
-      const batch = T * BATCH_POINTS;
-      for (let first = 0; first < n; first += batch) {
-        const end = Math.min(n, first + batch);
-        await sink.append(pointBytes.subarray(first * PB, end * PB), scalarBytes.subarray(first * S, end * S), end - first, first);
-        progress((0.99 * end) / n);
+      try {
+        const batch = T * BATCH_POINTS;
+        for (let first = 0; first < n; first += batch) {
+          const end = Math.min(n, first + batch);
+          await sink.append(pointBytes.subarray(first * PB, end * PB), scalarBytes.subarray(first * S, end * S), end - first, first);
+          progress((0.99 * end) / n);
+        }
+        return await sink.finish();
+      } catch (e) {
+        await sink.abandon();
+        throw e;
       }
-      return sink.finish();
     }
     const ranges = equalShares(n, T);
     const fractions = new Array(T).fill(0);
@@ -181,6 +186,11 @@ export class MessagePath {
         progress(1);
         return out;
       },
+      /** The stream failed: each thread that began it frees its share (else its heap stays above every later plan). */
+      async abandon() {
+        if (begun === null) return;
+        await Promise.allSettled(workers.list.map((thread) => (thread.dead ? null : thread.run('streamFree', { id }))));
+      },
     };
   }
 
@@ -196,19 +206,27 @@ export class MessagePath {
       state.holders = [];
       state.layout = tableLayout(P, state.N, state.precompute);
     }
-    await this.#workers.runAll(
-      'keepBases',
-      (t) => {
-        if (t >= state.ranges.length || (which && !which.includes(t))) return null;
-        const bytes = state.slices[t].slice();
-        const [first, last] = state.ranges[t];
-        // every slice with the window of the whole table (the one precomputeWindow reports)
-        const precompute = state.precompute && { window: state.layout.c };
-        const args = { id: state.id, pointBytes: bytes, n: last - first, checkSubgroup: state.checkSubgroup, precompute, format: state.formats?.point?.name };
-        return { args, transfer: [bytes.buffer] };
-      },
-      { offsetOf: (t) => state.ranges[t]?.[0] ?? 0 },
-    );
+    const asked = (t) => t < state.ranges.length && (!which || which.includes(t));
+    try {
+      await this.#workers.runAll(
+        'keepBases',
+        (t) => {
+          if (!asked(t)) return null;
+          const bytes = state.slices[t].slice();
+          const [first, last] = state.ranges[t];
+          // every slice with the window of the whole table (the one precomputeWindow reports)
+          const precompute = state.precompute && { window: state.layout.c };
+          const args = { id: state.id, pointBytes: bytes, n: last - first, checkSubgroup: state.checkSubgroup, precompute, format: state.formats?.point?.name };
+          return { args, transfer: [bytes.buffer] };
+        },
+        { offsetOf: (t) => state.ranges[t]?.[0] ?? 0 },
+      );
+    } catch (e) {
+      // a slice failed (a bad point): the ones this call made go too, else they stay on their threads, unreachable
+      const threads = this.#workers.list;
+      await Promise.allSettled(threads.map((thread, t) => (asked(t) && !thread.dead ? thread.run('freeBases', { id: state.id }) : null)));
+      throw e;
+    }
     state.ranges.forEach((_, t) => {
       if (!which || which.includes(t)) state.holders[t] = this.#workers.list[t];
     });

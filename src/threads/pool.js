@@ -152,11 +152,16 @@ export class MsmPool {
       this.#exclusive(options, async (progress) => {
         const sink = path.chunks(Infinity, options, progress, pointFormat);
         const read = { ...checked, signal, scalarLayout: checked.formats?.scalar, room: () => sink.room };
-        await readStream(P, source, read, async (points, scalars, count, first) => {
-          if (this.sharedMemory && pointFormat && pointFormat.kind !== 'snarkjs') points = await path.decodePoints(points, pointFormat, count, options.timings, first, false);
-          await sink.append(points, scalars, count, first);
-        });
-        return sink.finish();
+        try {
+          await readStream(P, source, read, async (points, scalars, count, first) => {
+            if (this.sharedMemory && pointFormat && pointFormat.kind !== 'snarkjs') points = await path.decodePoints(points, pointFormat, count, options.timings, first, false);
+            await sink.append(points, scalars, count, first);
+          });
+          return await sink.finish();
+        } catch (e) {
+          await sink.abandon?.(); // the message path's threads hold the stream's shares
+          throw e;
+        }
       }),
     );
     if (checked.formats) run = run.then((out) => resultFromNative(this.#curve, checked.formats, out, options.timings));
@@ -265,13 +270,19 @@ export class MsmPool {
     };
     // timings.perThread: every operation the threads run for this call, stamped (timeline.js)
     const timeline = options.timings ? new Timeline(this.count) : null;
+    // an aborted call stops before each step: its body never starts on the threads the abort put in place
+    const going = () => {
+      if (signal?.aborted) throw abortError(signal);
+    };
     const work = (async () => {
       await this.#workers.ready();
+      going();
       this.#workers.timeline = timeline;
       // a budget below what the pool holds from earlier calls: give that back first, as a curve does
       const { maxMemory } = options;
       if (maxMemory !== undefined && this.#path.memoryBytes() > maxMemory && this.#path.releasable({ all: true }) > 0) {
         await this.#path.release({ all: true });
+        going();
       }
       return body(progress);
     })();
@@ -283,8 +294,10 @@ export class MsmPool {
       return result;
     } catch (e) {
       if (signal?.aborted) {
-        work.catch(() => {});
         await this.#workers.stop();
+        // the aborted call's own steps settle (its threads are gone, its stream's reads reject on the signal) before
+        // the next call starts: else it would go on over the next call's threads and memory
+        await work.catch(() => {});
         // A browser ends a worker asynchronously: keep this call's memory until the replacements run, by which
         // time the old threads have stopped writing it.
         await this.#workers.ready().catch(() => {});
@@ -324,7 +337,11 @@ export class MsmPool {
     const run = this.#queue.then(async () => {
       if (this.#closed || this.#path.releasable({ all }) <= 0) return;
       await this.#workers.ready().catch(() => {});
-      await this.#path.release({ all });
+      try {
+        await this.#path.release({ all });
+      } catch (e) {
+        if (!this.#closed) throw e; // closed meanwhile: its threads are gone, and no new ones start
+      }
     });
     return this.#enqueue(run);
   }
@@ -339,7 +356,7 @@ export class MsmPool {
     const P = this.#curve.params;
     const checked = checkBasesOptions(P, options);
     const N = countBases(P, checked.formats, pointBytes);
-    const state = { id: this.#nextBasesId++, N, ...checked, freed: false, curve: this.#curve };
+    const state = { id: this.#nextBasesId++, N, ...checked, freed: false, released: false, curve: this.#curve };
     const run = this.#queue.then(() => this.#exclusive({}, () => this.#path.keepBases(state, pointBytes)));
     await this.#enqueue(run);
     return new PoolBases(state, {
@@ -349,7 +366,7 @@ export class MsmPool {
   }
 
   async #preparedMsm(state, scalarBytes, options) {
-    if (state.freed) throw new Error('these prepared bases were freed');
+    if (state.freed) throw new Error('these prepared bases were freed'); // free() was called (its turn may be to come)
     options = checkMsmOptions(options, { async: true });
     const P = this.#curve.params;
     const { k, scalarBytes: native, formats } = checkPreparedScalars(P, state.layout, scalarBytes, options);
@@ -357,7 +374,7 @@ export class MsmPool {
     if (signal?.aborted) throw abortError(signal);
     let run = this.#queue.then(() =>
       this.#exclusive(options, (progress) => {
-        if (state.freed) throw new Error('these prepared bases were freed');
+        if (state.released) throw new Error('these prepared bases were freed');
         return this.#path.preparedMsm(state, native, k, options, progress);
       }),
     );
@@ -368,8 +385,9 @@ export class MsmPool {
   /** Free a table (shared: its memory is reused once the tables made after it are freed too) or the threads' slices. */
   #freeBases(state) {
     if (state.freed) return Promise.resolve();
-    state.freed = true;
+    state.freed = true; // no call after this one; those made before it run first (the queue)
     const run = this.#queue.then(async () => {
+      state.released = true;
       if (!this.#closed) await this.#path.freeBases(state);
     });
     return this.#enqueue(run);
@@ -392,7 +410,7 @@ export class MsmPool {
   async close() {
     this.#closed = true;
     clearTimeout(this.#releaseTimer);
-    await this.#workers?.stop();
+    await this.#workers?.close();
   }
 }
 

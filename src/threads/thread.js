@@ -129,10 +129,20 @@ export class Workers {
     this.list = Array.from({ length: count }, (_, t) => new Thread(initFor(t), t));
   }
 
+  /** Set by close(): ready() starts no thread any more (a release or an abort under way when the pool closed). */
+  closed = false;
+
   /** Replace dead threads, then wait until every thread is ready. */
   async ready() {
+    if (this.closed) throw new Error('the thread pool is closed');
     this.list = this.list.map((thread, t) => (thread.dead ? new Thread(this.#initFor(t), t) : thread));
     await Promise.all(this.list.map((thread) => thread.ready));
+  }
+
+  /** Stop every thread for good. */
+  async close() {
+    this.closed = true;
+    await this.stop();
   }
 
   /** Stop the threads in `which` (all by default); the next ready() starts new ones in their place. */

@@ -190,6 +190,11 @@ export function serveThread(port) {
         at += take;
       }
     },
+    /** Own memory: a stream that failed (a bad point here or on another thread, a source that threw): its memory freed. */
+    streamFree({ id }) {
+      streams.get(id)?.msm.free();
+      streams.delete(id);
+    },
     /** Own memory: the stream's share summed; the thread's memory is free again. */
     streamFinish({ id }) {
       const { msm } = streams.get(id);
