@@ -282,9 +282,18 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     // prepareBases' maxMemory: the bases held in chunks of that budget's plan
     const chunked = await gpu.prepareBases(pointBytes, { maxMemory: chunkShape(gpu.gpuParams, 8, 256).total });
     const timings = {};
-    expect(hex(await chunked.msmBytes(scalarBytes, { timings }))).toBe(hex(curve.msmBytes(pointBytes, scalarBytes)));
+    const want = hex(curve.msmBytes(pointBytes, scalarBytes));
+    expect(hex(await chunked.msmBytes(scalarBytes, { timings }))).toBe(want);
     expect(timings.chunks).toBeGreaterThan(1);
-    chunked.free();
+    // free() while a call on them runs (here after its first chunk), or before a call made earlier has started: those
+    // calls run on the bases to their end (the buffers went at once, and the GPU's rejected submits left a stale sum)
+    const again = await gpu.prepareBases(pointBytes, { maxMemory: chunkShape(gpu.gpuParams, 8, 256).total });
+    const [during, before] = [again.msmBytes(scalarBytes, { onProgress: () => again.free() }), chunked.msmBytes(scalarBytes)];
+    const freeing = chunked.free();
+    expect([hex(await during), hex(await before)]).toEqual([want, want]);
+    await freeing;
+    await expect(chunked.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
+    await expect(again.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
   }, 240_000);
 
   it('calls made together run in order, each with its own input and result; a failing one leaves the next right', async () => {

@@ -166,18 +166,31 @@ export class GpuCurve {
     return this.#state;
   }
 
-  /** Run body(state) after the calls before it; a lost device turns its outcome into GpuDeviceLostError. */
+  /**
+   * Run body(state) after the calls before it; a lost device turns its outcome into GpuDeviceLostError. The GPU's own
+   * errors (a validation error: a buffer destroyed or invalid; out of memory) come only to error scopes, and a submit
+   * they stop leaves the buffers as they were: the call's result is refused when its scopes caught one.
+   */
   #exclusive(options, body) {
     const run = this.#tail.then(async () => {
       const { signal } = options;
       if (signal?.aborted) throw abortError(signal);
       const state = await this.#ready();
       const budget = options.maxMemory ?? this.#options.maxMemory;
+      const { device } = state;
+      device.pushErrorScope('validation');
+      device.pushErrorScope('out-of-memory');
+      const scopes = () => Promise.all([device.popErrorScope(), device.popErrorScope()]).then((errors) => errors.find(Boolean) ?? null, () => null);
+      let popped = false;
       try {
         const result = await body(state, budget);
+        popped = true;
+        const error = await scopes();
         if (state.lost) throw new GpuDeviceLostError(`the GPU device was lost during the MSM (${state.lost.message || state.lost.reason}); the next call gets a new one`);
+        if (error) throw new Error(`the GPU reported an error during the call, so its result is not used: ${error.message}`);
         return result;
       } catch (e) {
+        if (!popped) await scopes(); // (its own error is the one to tell)
         // a device lost mid-call fails what it touched (a map, a validation error): say so, never a result
         if (state.lost && !(e instanceof GpuDeviceLostError)) {
           throw new GpuDeviceLostError(`the GPU device was lost during the MSM (${state.lost.message || state.lost.reason}); the next call gets a new one`, { cause: e });
@@ -362,7 +375,7 @@ export class GpuCurve {
     if (this.#closed) return;
     this.#closed = true;
     await this.#tail;
-    for (const bases of this.#bases) bases.free();
+    for (const bases of [...this.#bases]) bases.release();
     this.#state?.buffers.free();
     if (this.#state?.owned) this.#state.device.destroy();
     this.#state = null;
@@ -372,6 +385,13 @@ export class GpuCurve {
   forgetBases(bases) {
     this.#bases.delete(bases);
   }
+
+  /** @internal run() after the calls made before it (a prepared bases' free()) */
+  afterCalls(run) {
+    const done = this.#tail.then(run);
+    this.#tail = done.catch(() => {});
+    return done;
+  }
 }
 
 /** Bases held on the GPU as converted affine points, a chunk of the plan per buffer pair. */
@@ -379,6 +399,8 @@ class GpuBases {
   #gpu;
   #bytes; // the caller's points until they are uploaded (read when prepareBases' turn comes)
   #held = null; // { state, chunk, points: GPUBuffer[], skip: GPUBuffer[] }
+  #freed = false; // free() was called: later calls throw, earlier ones run
+  #lost = null; // the device that held them was lost (its message)
 
   constructor(gpu, bytes, length, maxMemory) {
     this.#gpu = gpu;
@@ -421,29 +443,41 @@ class GpuBases {
     this.#bytes = null;
     this.#held = { state, chunk: plan.chunk, points, skip };
     if (status !== 0xffffffff) {
-      this.free();
+      this.release(); // (inside the upload's own turn)
       throw inputError('points', status >>> 2, `: ${BAD_POINT_REASON[status & 3]}`);
     }
   }
 
   /** @internal the held buffers on the current device */
   on(state) {
+    if (this.#lost || (this.#held && this.#held.state !== state)) throw new GpuDeviceLostError('the GPU device that held these prepared bases was lost: prepare them again');
     if (!this.#held) throw new Error('these prepared bases were freed');
-    if (this.#held.state !== state) throw new GpuDeviceLostError('the GPU device that held these prepared bases was lost: prepare them again');
     return this.#held;
   }
 
+  /** @internal their device was lost: their buffers went with it */
   invalidate() {
     this.#held = null;
+    this.#lost = true;
+    this.#gpu.forgetBases(this);
   }
 
   msmBytes(scalarBytes, options) {
+    if (this.#freed) return Promise.reject(new Error('these prepared bases were freed'));
     return this.#gpu.basesMsm(this, scalarBytes, options);
   }
 
+  /** Give the GPU memory back, once the calls made before this one are done (later calls throw). */
   free() {
-    if (!this.#held) return;
-    for (const b of [...this.#held.points, ...this.#held.skip]) b.destroy();
+    if (this.#freed) return Promise.resolve();
+    this.#freed = true;
+    return this.#gpu.afterCalls(() => this.release());
+  }
+
+  /** @internal the buffers destroyed now (free()'s turn, a failed upload, close()) */
+  release() {
+    this.#freed = true;
+    if (this.#held) for (const b of [...this.#held.points, ...this.#held.skip]) b.destroy();
     this.#held = null;
     this.#gpu.forgetBases(this);
   }
