@@ -175,6 +175,26 @@ for (const [name, build] of [['bn128', buildBn128], ['bls12381', buildBls12381]]
         await handle.restore();
       }
     });
+
+    if (name === 'bls12381') {
+      it('checkSubgroup: a base on the curve but outside the subgroup of order r is an error naming its index', { timeout: 60_000 }, async () => {
+        const G = ff.G1;
+        const bases = basesOf(G, 4, 9);
+        // (0, 2): on y^2 = x^3 + 4, of order 3; LEM: x = 0, y = 2 in Montgomery form
+        const point = new Uint8Array(2 * G.F.n8);
+        point.set(G.F.e(2), G.F.n8); // ffjavascript's elements are their Montgomery form's bytes
+        bases.set(point, 2 * 2 * G.F.n8);
+        const scalars = scalarsOf(ff.r, 4, 9);
+        const handle = await accelerate(ff, { minPoints: 1, threads: 1, groups: ['G1'], checkSubgroup: true });
+        try {
+          await expect(G.multiExpAffine(bases, scalars)).rejects.toThrow(/^points\[2\] is not in the subgroup of order r$/);
+          const good = basesOf(G, 4, 9);
+          expectSame(G, await G.multiExpAffine(good, scalars), await own.G1.call(G, good, scalars));
+        } finally {
+          await handle.restore();
+        }
+      });
+    }
   });
 }
 
@@ -187,6 +207,9 @@ describe('accelerate: options, curves, restore', () => {
       await expect(accelerate(ff, { minPoints: -1 })).rejects.toThrow(RangeError);
       await expect(accelerate(ff, { threads: 0 })).rejects.toThrow(RangeError);
       await expect(accelerate(ff, { groups: ['G3'] })).rejects.toThrow(TypeError);
+      await expect(accelerate(ff, { groups: ['G1', 'G1'] })).rejects.toThrow(/each once/);
+      await expect(accelerate(ff, { maxMemory: -5 })).rejects.toThrow(/maxMemory must be a positive number of bytes/);
+      await expect(accelerate(ff, { checkSubgroup: 'yes' })).rejects.toThrow(/checkSubgroup must be a boolean/);
       await expect(accelerate(ff, { releaseAfterMs: -5 })).rejects.toThrow(/releaseAfterMs must be milliseconds/);
       await expect(accelerate({ ...ff, G1: ff.G1, G2: ff.G2, name: 'secp256k1' })).rejects.toThrow(/curve 'secp256k1' is not one wasmsm routes \(known: bn128, bls12381\)/);
       await expect(accelerate({ name: 'bn128' })).rejects.toThrow(TypeError);

@@ -21,7 +21,7 @@
 // snarkjs or ffjavascript (they are the user's dependencies) and only the public API of wasmsm.
 
 import { loadCurve, GpuDeviceLostError } from '../../index.js';
-import { bigIntToBytesLE, checkOptionNames } from '../msm/bytes.js';
+import { bigIntToBytesLE, checkMsmOptions, checkOptionNames } from '../msm/bytes.js';
 import { checkGpuOption, openGpuOption } from './gpu-option.js';
 import { keptPairs } from '../groth16/pairs.js';
 
@@ -38,7 +38,7 @@ export const DEFAULT_MIN_POINTS = 256;
  */
 export const DEFAULT_RELEASE_AFTER_MS = 10_000;
 
-const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups', 'releaseAfterMs', 'gpu'];
+const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups', 'releaseAfterMs', 'gpu', 'checkSubgroup'];
 
 /** The route of each ffjavascript curve object accelerated now (one per curve object). */
 const routes = new WeakMap();
@@ -121,9 +121,12 @@ function checkOptions(options) {
   const o = { minPoints: DEFAULT_MIN_POINTS, groups: ['G1', 'G2'], sharedMemory: 'auto', ...options };
   o.releaseAfterMs ??= DEFAULT_RELEASE_AFTER_MS;
   if (!Number.isInteger(o.minPoints) || o.minPoints < 0) throw new RangeError(`minPoints must be an integer >= 0, got ${o.minPoints}`);
-  if (!Array.isArray(o.groups) || o.groups.length === 0 || o.groups.some((g) => g !== 'G1' && g !== 'G2')) {
-    throw new TypeError(`groups must be a non-empty array of 'G1' and 'G2', got ${JSON.stringify(o.groups)}`);
+  if (!Array.isArray(o.groups) || o.groups.length === 0 || o.groups.some((g) => g !== 'G1' && g !== 'G2') || new Set(o.groups).size !== o.groups.length) {
+    throw new TypeError(`groups must be a non-empty array of 'G1' and 'G2', each once, got ${JSON.stringify(o.groups)}`);
   }
+  // here, not at the first routed MSM (partway through a proof)
+  if (o.maxMemory !== undefined) checkMsmOptions({ maxMemory: o.maxMemory });
+  if (o.checkSubgroup !== undefined && typeof o.checkSubgroup !== 'boolean') throw new TypeError('checkSubgroup must be a boolean');
   if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) throw new RangeError(`threads must be a positive integer, got ${o.threads}`);
   o.gpu = checkGpuOption(o.gpu, 'accelerate');
   return o;
@@ -137,7 +140,9 @@ function checkOptions(options) {
  *   releaseAfterMs (idle time before the pools give back the memory MSMs grew; default 10 s, see threads()),
  *   gpu (false; true: G1 on curve.gpu(), GpuUnavailableError here where it cannot open; 'auto': the GPU where it
  *   opens, else the pool; an object: curve.gpu()'s options { device, powerPreference, maxMemory } and optional
- *   (true: as 'auto')) }.
+ *   (true: as 'auto')), checkSubgroup (false; true: a base outside the subgroup of order r is a RangeError with its
+ *   index: the MSMs use GLV, exact for the subgroup's points, which every proof's are; snarkjs's `zkey verify` reads
+ *   a zkey's points as they come) }.
  * Returns a handle: { restore(), close(), terminate(), stats, curve, gpu, gpuError }. A curve already accelerated is
  * a TypeError.
  */
@@ -268,7 +273,7 @@ class Route {
     if (logger) logger.debug(`${logText}: wasmsm ${group} MSM of ${n} points`);
     const gpu = group === 'G1' ? this.gpu : null;
     const run = async () => {
-      const formats = { pointFormat: 'snarkjs', scalarFormat: 'snarkjs', resultFormat: 'snarkjs' };
+      const formats = { pointFormat: 'snarkjs', scalarFormat: 'snarkjs', resultFormat: 'snarkjs', ...(this.o.checkSubgroup && { checkSubgroup: true }) };
       if (gpu) {
         this.stats.gpu++;
         // The GPU takes one array per call: the pages of a BigBuffer (past 1 GiB) are joined, a copy (the pool
