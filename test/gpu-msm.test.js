@@ -15,7 +15,7 @@ import { GpuDeviceLostError, GpuUnavailableError } from '../src/gpu/index.js';
 import { loadKzg } from '../src/adapters/kzg.js';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { GpuMsmRun, chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
+import { GpuBuffers, GpuMsmRun, chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
 import { modSqrt } from '../src/bigint/field.js';
 import { modInverse } from '../src/msm/bytes.js';
 
@@ -116,6 +116,28 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
       expect(hex(await gpu.msmBytes(points, scalars)), `${name} G2 degenerate`).toBe(hex(curve.msmBytes(points, scalars)));
     }
   }, 1_800_000);
+
+  it('the buffers kept between calls stay within the call\'s budget (all given back where growing them would pass it)', () => {
+    const made = [];
+    const device = { createBuffer: ({ label, size }) => ({ label, size, destroyed: false, destroy() { this.destroyed = true; } }) };
+    const spy = (o) => (made.push(device.createBuffer(o)), made.at(-1));
+    const buffers = new GpuBuffers({ createBuffer: spy });
+    const live = () => made.filter((b) => !b.destroyed).reduce((n, b) => n + b.size, 0);
+    buffers.fit({ points: 600, buckets: 100 }, 1000);
+    buffers.get('points', 600);
+    buffers.get('buckets', 100);
+    expect(live()).toBe(700);
+    // the next call: few points, a large window (more buckets): keeping the 600 would hold 600 + 900 > 1000
+    buffers.fit({ points: 50, buckets: 900 }, 1000);
+    expect(live()).toBe(0);
+    buffers.get('points', 50);
+    buffers.get('buckets', 900);
+    expect(live()).toBe(950);
+    // one that fits beside what is held keeps it
+    buffers.fit({ points: 40, buckets: 800 }, 1000);
+    expect(buffers.get('buckets', 800).size).toBe(900);
+    expect(live()).toBe(950);
+  });
 
   it('the window model and the plan: chunks within the budget and the device limits', () => {
     expect(chooseGpuWindow(2 ** 20, 254)).toBeGreaterThanOrEqual(14);
@@ -294,6 +316,17 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     await freeing;
     await expect(chunked.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
     await expect(again.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
+  }, 240_000);
+
+  it('close(): the calls made before it run to their results, later ones reject', async () => {
+    const curve = await loadToyCurve();
+    const gpu = await gpuOf(curve);
+    const inputs = [40, 7].map((n) => [curve.randomPointsBytes(n, { seed: n }), curve.randomScalarsBytes(n, { seed: n + 1 })]);
+    const calls = inputs.map((input) => gpu.msmBytes(...input));
+    const closing = gpu.close();
+    expect((await Promise.all(calls)).map(hex)).toEqual(inputs.map((input) => hex(curve.msmBytes(...input))));
+    await closing;
+    await expect(gpu.msmBytes(...inputs[1])).rejects.toThrow(/the GPU MSM is closed/);
   }, 240_000);
 
   it('calls made together run in order, each with its own input and result; a failing one leaves the next right', async () => {

@@ -3,7 +3,7 @@
 
 import { acquireDevice, describeAdapter } from './device.js';
 import { GpuDeviceLostError, GpuUnavailableError } from './errors.js';
-import { GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm } from './msm.js';
+import { DEFAULT_GPU_MEMORY, GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm } from './msm.js';
 import { affineWords } from './layout.js';
 import {
   BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
@@ -112,7 +112,7 @@ export class GpuCurve {
   #code;
   #state = null; // { device, owned, adapterInfo, kernels, buffers, lost }
   #tail = Promise.resolve();
-  #closed = false;
+  #closed = false; // close() was called: calls made after it reject; those made before it run first
   #bases = new Set();
 
   constructor(curve, code, options, state) {
@@ -157,7 +157,7 @@ export class GpuCurve {
 
   /** The state for a call: a new device when the last one was lost (ours only: a caller's device is theirs). */
   async #ready() {
-    if (this.#closed) throw new Error('the GPU MSM is closed');
+    if (!this.#state) throw new Error('the GPU MSM is closed');
     if (this.#state.lost) {
       if (!this.#state.owned) throw new GpuDeviceLostError(`the GPU device given to gpu() was lost (${this.#state.lost.message || this.#state.lost.reason}); pass a new one`);
       for (const bases of this.#bases) bases.invalidate();
@@ -172,6 +172,7 @@ export class GpuCurve {
    * they stop leaves the buffers as they were: the call's result is refused when its scopes caught one.
    */
   #exclusive(options, body) {
+    if (this.#closed) return Promise.reject(new Error('the GPU MSM is closed'));
     const run = this.#tail.then(async () => {
       const { signal } = options;
       if (signal?.aborted) throw abortError(signal);
@@ -309,6 +310,7 @@ export class GpuCurve {
     });
     // prepared bases are held in chunks of their own plan; a window too large for that chunk does not fit
     if (prepared && plan.chunk !== prepared.chunk) throw new RangeError(`window ${plan.c} needs more GPU memory than a chunk of these prepared bases allows`);
+    if (!prepared) state.buffers.fit(plan.bytes, maxMemory ?? DEFAULT_GPU_MEMORY);
     const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan, { timings });
     if (timings) Object.assign(timings, { chunks: 0, window: plan.c, prepare: performance.now() - started });
     try {
@@ -417,6 +419,7 @@ class GpuBases {
   async convertOn(state, maxMemory, gpu) {
     // the chunk sized for full scalars: the widest MSM these bases will serve
     const plan = planGpuMsm(gpu, Math.max(1, this.length), this.#gpu.scalarBits, { maxMemory, limits: state.device.limits });
+    state.buffers.fit(plan.bytes, maxMemory ?? DEFAULT_GPU_MEMORY);
     const points = [];
     const skip = [];
     const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan);

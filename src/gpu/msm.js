@@ -173,6 +173,18 @@ export class GpuBuffers {
     for (const b of this.#buffers.values()) b.destroy();
     this.#buffers.clear();
   }
+
+  /**
+   * Before a call whose buffers take `need` bytes by name, within `budget`: where what is held (each grown as `need`
+   * asks, the others kept) would pass the budget, it is all given back first (a large chunk, then a large window on
+   * a small input, would otherwise hold both shapes' largest buffers).
+   */
+  fit(need, budget) {
+    let total = 0;
+    for (const [name, b] of this.#buffers) total += Math.max(b.size, need[name] ?? 0);
+    for (const [name, size] of Object.entries(need)) if (!this.#buffers.has(name)) total += size;
+    if (total > budget) this.free();
+  }
 }
 
 /** The input's bytes as u32 words, each coordinate (or scalar) padded to whole words where its size is not. */
