@@ -101,6 +101,11 @@ export function checkParamsShape(json) {
     if (!Number.isInteger(json.w) || json.w < MIN_W || json.w > MAX_W) throw new InputError(`"w" must be an integer in ${MIN_W}..${MAX_W}, got ${JSON.stringify(json.w)}`);
     w = json.w;
   }
+  let reduction;
+  if (json.reduction !== undefined) {
+    if (json.reduction !== 'montgomery' && json.reduction !== 'crandall') throw new InputError(`"reduction" must be "montgomery" or "crandall", got ${JSON.stringify(json.reduction)}`);
+    reduction = json.reduction;
+  }
   const pBits = bitLength(p);
   if (pBits < MIN_P_BITS || pBits > MAX_P_BITS) throw new InputError(`p has ${pBits} bits; supported sizes are ${MIN_P_BITS}..${MAX_P_BITS} bits`);
   if (h < 1n) throw new InputError('"h" (the cofactor) must be at least 1');
@@ -111,6 +116,7 @@ export function checkParamsShape(json) {
     ...Object.fromEntries(Object.entries(coefficientValues).map(([k, v]) => [k, hex(modP(v))])), h: hex(h),
     generator: { x: hex(x), y: hex(y) },
     ...(w === undefined ? {} : { w }),
+    ...(reduction === undefined ? {} : { reduction }),
     ...(json.g2 === undefined ? {} : { g2: g2Field(json.g2) }),
   };
 }
@@ -134,7 +140,7 @@ export async function checkParamsMath(params) {
   }
   let curve;
   try {
-    curve = deriveCurveParams(params, { w: 30 });
+    curve = deriveCurveParams(params); // with its "w" and "reduction", as the build takes them
   } catch (e) {
     if (e instanceof TypeError || e instanceof RangeError) throw new InputError(e.message.replace(/^curve params: /, ''));
     throw e;
@@ -159,6 +165,9 @@ export async function checkParamsMath(params) {
     if (ops.mul({ x, y }, h * r) !== null) {
       throw new InputError(`h * r = ${hex(h * r)} is not the group order: (h * r) * P != O for the curve point P = (${hex(x)}, ${hex(y)}); check the cofactor "h" (is it ${hex(h)}?) and r`);
     }
+  }
+  if (h % r === 0n) {
+    throw new InputError(`h = ${params.h} is a multiple of r = ${params.r}: r^2 then divides the group order, and the curve may have several subgroups of order r, which neither the subgroup test (r P = O) nor GLV tells apart (wasmsm needs r not dividing h)`);
   }
   return curve;
 }

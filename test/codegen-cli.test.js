@@ -77,6 +77,7 @@ beforeAll(async () => {
   out.toy = join(tmp, 'toy64');
   out.toyGlv = join(tmp, 'toy64-glv');
   out.bn254 = join(tmp, 'bn254');
+  out.ed25519 = join(tmp, 'ed25519');
   out.toyNoGlv = join(tmp, 'toy64-no-glv');
   writeFileSync(join(tmp, 'toy64-no-glv.json'), JSON.stringify({ ...TOY_GLV, name: 'toy64-no-glv' }, null, 2));
   writeFileSync(join(tmp, 'bandersnatch-copy.json'), JSON.stringify({ ...readJson(join(repo, 'codegen', 'curves', 'bandersnatch.json')), name: 'bandersnatch-copy' }, null, 2));
@@ -88,6 +89,8 @@ beforeAll(async () => {
     toy: run(['codegen', 'curve', '--params', join(examples, 'toy64.json'), '--out', out.toy, '--runtime', runtime]),
     toyGlv: run(['curve', '--params', join(tmp, 'toy64-glv.json'), '--out', out.toyGlv, '--runtime', runtime]),
     bn254: run(['curve', '--params', join(repo, 'codegen', 'curves', 'bn254.json'), '--out', out.bn254, '--runtime', runtime, '--w', '30', '--no-check']),
+    // its params ask for Crandall's product ("reduction"), as the shipped module has it
+    ed25519: run(['curve', '--params', join(repo, 'codegen', 'curves', 'ed25519.json'), '--out', out.ed25519, '--runtime', runtime, '--w', '30', '--no-check']),
     toyNoGlv: run(['curve', '--params', join(tmp, 'toy64-no-glv.json'), '--out', out.toyNoGlv, '--runtime', runtime, '--no-glv']),
     curve25519: run(['curve', '--params', join(examples, 'curve25519.json'), '--out', out.curve25519, '--runtime', runtime, '--w', '30']),
     bandersnatch: run(['curve', '--params', join(tmp, 'bandersnatch-copy.json'), '--out', out.bandersnatch, '--runtime', runtime, '--w', '29']),
@@ -423,10 +426,35 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
       return x.map((line, i) => i).filter((i) => x[i] !== y[i]);
     };
     expect(diff(shipped.wat, readFileSync(join(out.bn254, 'bn254.wat'), 'utf8'))).toEqual([1]);
+    expect(runs.ed25519.code, runs.ed25519.stderr).toBe(0);
+    const ed = shippedModules().find((m) => m.name === 'ed25519' && m.kernel === undefined);
+    expect(diff(ed.wat, readFileSync(join(out.ed25519, 'ed25519.wat'), 'utf8'))).toEqual([1]);
     expect(diff(shipped.paramsJs, readFileSync(join(out.bn254, 'params.js'), 'utf8'))).toEqual([0]);
     const shippedWgsl = shippedModules().find((m) => m.name === 'bn254' && m.kernel === 'gpu');
     expect(diff(shippedWgsl.wat, readFileSync(join(out.bn254, 'bn254.wgsl'), 'utf8')).length).toBe(1);
   });
+
+  it('a twisted Edwards curve whose p fills its bytes (16 bits: no spare bit for a compressed y\'s sign) is generated and loads: those formats are left out, its MSM equals a double-and-add', async () => {
+    const json = { name: 'te16', model: 'twisted-edwards', p: '65521', r: '8221', a: '1', d: '29', h: '8', generator: { x: '23306', y: '59405' } };
+    const file = join(tmp, 'te16.json');
+    writeFileSync(file, JSON.stringify(json));
+    const dir = join(tmp, 'te16');
+    const r = await run(['curve', '--params', file, '--out', dir, '--runtime', join(repo, 'index.js')]);
+    expect(r.code, r.stderr).toBe(0);
+    const { load } = await import(pathToFileURL(join(dir, 'index.js')).href);
+    const { add, mul: times, ZERO } = edwardsOps({ p: 65521n, a: 1n, d: 29n });
+    const G = { x: 23306n, y: 59405n };
+    const points = [1n, 2n, 5n, 5n, 8220n, 77n].map((k) => times(G, k));
+    const scalars = [3n, 8220n, 1n, 4n, 17n, 0n];
+    const want = points.reduce((acc, P, i) => add(acc, times(P, scalars[i])), ZERO);
+    for (const kernel of KERNELS) {
+      const curve = await load({ kernel });
+      expect(Object.keys(curve.pointFormats)).toContain('native');
+      expect(Object.keys(curve.pointFormats)).not.toContain('arkworks-compressed');
+      expect(curve.msm(points, scalars), kernel).toEqual(want);
+      expect(() => curve.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars), { pointFormat: 'arkworks-compressed' })).toThrow(/needs a spare bit in the top byte of y/);
+    }
+  }, 60_000);
 
   it('the GPU kernels of a generated curve (toy64.wgsl): its gpu() on SwiftShader equals its msmBytes; a Montgomery-form curve gets none', async () => {
     expect(existsSync(join(out.curve25519, 'curve25519.wgsl'))).toBe(false);
@@ -475,6 +503,9 @@ describe('codegen curve: bad params files', () => {
     ['generator off the curve', (j) => (j.generator.y = '0x483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b9'), /: generator is not on the curve/],
     // the next prime after secp256k1's r: prime, inside the Hasse interval, but not the generator's order
     ['wrong order', (j) => (j.r = '0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364159'), /: generator does not have order r/],
+    // y^2 = x^3 + 10 over p = 337: #E = 343 = 7^3, r = 7, h = 49 (several subgroups of order 7)
+    ['h a multiple of r', (j) => withParams(j, { name: 'ft337', p: '337', r: '7', a: '0', b: '10', h: '49', generator: { x: '21', y: '138' } }), /: h = 0x31 is a multiple of r = 0x7: /],
+    ['reduction not a known one', (j) => (j.reduction = 'bogus'), /: "reduction" must be "montgomery" or "crandall", got "bogus"$/],
     ['wrong cofactor', (j) => (j.h = '0x2'), /: h \* r = 0x[0-9a-f]+ cannot be the number of points: it is outside the Hasse interval/],
     ['missing field', (j) => delete j.r, /: missing field "r"$/],
     ['missing fields', (j) => { delete j.a; delete j.b; }, /: missing fields "a", "b"$/],
