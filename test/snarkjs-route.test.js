@@ -4,12 +4,13 @@
 // all-zero scalars, n = 0 and 1, and scalars >= r (left to ffjavascript); then the options, restore() and a Node
 // process that exits by itself. Proofs on real circuits: test/snarkjs-circuits.test.js.
 
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBn128, buildBls12381, BigBuffer } from 'ffjavascript';
 import { accelerate, DEFAULT_MIN_POINTS } from 'wasmsm/snarkjs';
+import { Curve } from '../src/curve.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const hex = (b) => Buffer.from(b).toString('hex');
@@ -199,6 +200,30 @@ for (const [name, build] of [['bn128', buildBn128], ['bls12381', buildBls12381]]
 }
 
 describe('accelerate: options, curves, restore', () => {
+  it('curve.terminate() while accelerate() opens the GPU: the GPU it opened is closed, and no pool starts after', { timeout: 60_000 }, async () => {
+    const ff = await buildBn128(true);
+    const gpus = [];
+    let terminating = null;
+    const onGpu = vi.spyOn(Curve.prototype, 'gpu').mockImplementation(async () => {
+      terminating = ff.terminate(); // the route's terminate (restore(), then ffjavascript's) while the GPU opens
+      await new Promise((resolve) => setTimeout(resolve, 100)); // kernels compiling
+      const gpu = { adapter: 'a stand-in', closed: 0, close: async () => void gpu.closed++ };
+      gpus.push(gpu);
+      return gpu;
+    });
+    const onThreads = vi.spyOn(Curve.prototype, 'threads');
+    try {
+      const handle = await accelerate(ff, { gpu: true, threads: 1 });
+      await terminating;
+      expect(gpus.map((g) => g.closed)).toEqual([1]);
+      expect(onThreads).not.toHaveBeenCalled();
+      expect(handle.gpu).toBe(null);
+    } finally {
+      onGpu.mockRestore();
+      onThreads.mockRestore();
+    }
+  });
+
   it('rejects unknown options, bad values, other curves and a second route on the same curve', { timeout: 60_000 }, async () => {
     const ff = await buildBn128(true);
     try {

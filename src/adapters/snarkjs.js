@@ -238,7 +238,9 @@ class Route {
     if (this.o.gpu && this.o.groups.includes('G1')) await this.openGpu();
     // Every pool now, not at its first MSM: a proof's first G2 MSM should not pay for starting threads. G1 has
     // none where the GPU serves it.
-    await Promise.all(this.o.groups.filter((group) => !(group === 'G1' && this.gpu)).map((group) => this.pool(group)));
+    if (this.active) await Promise.all(this.o.groups.filter((group) => !(group === 'G1' && this.gpu)).map((group) => this.pool(group)));
+    // restored meanwhile (curve.terminate() while the GPU's kernels compiled): what opened since goes too
+    if (!this.active) await this.closeOpened();
   }
 
   /** G1's GPU (its kernels compile now, not in the first MSM); where it cannot open: an error, or the pool ('auto'). */
@@ -327,6 +329,11 @@ class Route {
     if (this.patched.terminate && this.ff.terminate === this.patched.terminate) this.ff.terminate = this.originals.terminate;
     routes.delete(this.ff);
     await this.queue;
+    await this.closeOpened();
+  }
+
+  /** Close the pools and the GPU this route holds. */
+  async closeOpened() {
     const pools = Object.values(this.pools);
     this.pools = {};
     const gpu = this.gpu;
