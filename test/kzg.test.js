@@ -117,6 +117,23 @@ describe('wasmsm/kzg: bad input', () => {
       await expect(loadKzg({ g1_lagrange: g1, encoding: 'fast_v1' }), coordinates).rejects.toThrow(/^setup\.g1_lagrange\[1\] is not x and y in hex/);
     }
     await expect(loadKzg({ g1_lagrange: [fast[0], 7n, fast[2], fast[3]], encoding: 'fast_v1' })).rejects.toThrow(TypeError);
+    // a coordinate >= p: named at its index in the setup (1 and 3 are each other's bit reversal at 4 points: 1 -> 2)
+    const p = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn;
+    for (const i of [1, 3]) {
+      const [x, y] = fast[i].split(' ').map((c) => BigInt(c.startsWith('0x') ? c : `0x${c}`));
+      const g1 = [...fast];
+      g1[i] = `0x${(x + p).toString(16)} 0x${y.toString(16)}`;
+      await expect(loadKzg({ g1_lagrange: g1, encoding: 'fast_v1' })).rejects.toThrow(new RegExp(`^setup\\.g1_lagrange\\[${i}\\]: a coordinate is not in \\[0, p\\)$`));
+    }
+    // a compressed entry that is not a string
+    await expect(loadKzg({ g1_lagrange: [four[0], new Uint8Array(48), four[2], four[3]] })).rejects.toThrow(/^setup\.g1_lagrange\[1\] must be a hex string \(a compressed point\)$/);
+    // "0 0" is infinity in fast_v1, as micro-eth-signer reads it: the same commitment
+    const withInfinity = [...fast];
+    withInfinity[1] = '0 0';
+    const zeroed = await loadKzg({ g1_lagrange: withInfinity, encoding: 'fast_v1' });
+    const four5 = `0x${[5n, 6n, 7n, 8n].map((v) => v.toString(16).padStart(64, '0')).join('')}`;
+    expect(await zeroed.blobToKzgCommitment(four5)).toBe(new KZG({ ...fastSetup, g1_lagrange: withInfinity }).blobToKzgCommitment(four5));
+    await zeroed.close();
     // the setup's own four points load
     const small = await loadKzg({ g1_lagrange: fast, encoding: 'fast_v1' });
     expect(small.length).toBe(4);

@@ -102,6 +102,8 @@ describe('wasmsm/noble: inputs checked as noble checks them', () => {
     expect(Q.isTorsionFree()).toBe(false);
     await expect(msm(Point, [P, Q], [1n, 2n])).rejects.toThrow(RangeError);
     await expect(msm(Point, [P, Q], [1n, 2n])).rejects.toThrow(/points\[1\]/);
+    // an explicit undefined (a wrapper forwarding its own option) is the default, not false
+    await expect(msm(Point, [P, Q], [1n, 2n], { checkSubgroup: undefined })).rejects.toThrow(/points\[1\]/);
   });
 
   it('a mixed-order point on a cofactor curve without GLV (ed25519) is summed exactly, as noble sums it', async () => {

@@ -69,6 +69,7 @@ function setupPoints(curve, setup) {
   if (setup.encoding === undefined) {
     const bytes = new Uint8Array(G1 * n);
     order.forEach((p, i) => {
+      if (typeof p !== 'string') throw new TypeError(`setup.g1_lagrange[${reverseBits(i, bits)}] must be a hex string (a compressed point)`);
       const b = hexToBytes(p, `setup.g1_lagrange[${reverseBits(i, bits)}]`);
       if (b.length !== G1) throw new RangeError(`setup.g1_lagrange[${reverseBits(i, bits)}] is not ${G1} bytes`);
       bytes.set(b, G1 * i);
@@ -83,7 +84,10 @@ function setupPoints(curve, setup) {
     const xy = p.split(' ');
     if (xy.length !== 2 || !xy.every((c) => /^(0x)?[0-9a-fA-F]+$/.test(c))) throw new RangeError(`${what} is not x and y in hex, separated by a space`);
     const [x, y] = xy.map((c) => BigInt(c.startsWith('0x') ? c : `0x${c}`));
-    return { x, y };
+    // checked here, where the setup's own index is known (encodePoints would name the bit-reversed one)
+    if (x >= curve.p || y >= curve.p) throw new RangeError(`${what}: a coordinate is not in [0, p)`);
+    // (0, 0) is micro-eth-signer's infinity in this encoding
+    return x === 0n && y === 0n ? null : { x, y };
   });
   return [encodeSetup(curve, affine, bits), 'native'];
 }

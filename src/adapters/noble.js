@@ -94,7 +94,9 @@ function affine(Point, points) {
 function msmOptions(curve, options, extra = []) {
   checkOptionNames(options, [...MSM_OPTIONS, ...extra], 'options of the noble msm');
   // Only GLV needs points of order r: without it every point on the curve is summed exactly, as noble sums it.
-  return { checkSubgroup: curve.params.h !== 1n && curve.params.glv != null, ...options };
+  // (an explicit checkSubgroup: undefined, as a wrapper forwards it, is the default too, not false)
+  const { checkSubgroup = curve.params.h !== 1n && curve.params.glv != null, ...rest } = options ?? {};
+  return { ...rest, checkSubgroup };
 }
 
 /** The MSM of one noble Point class on a loaded wasmsm curve: msm(points, scalars) is synchronous. */
