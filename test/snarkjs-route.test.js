@@ -235,6 +235,11 @@ describe('accelerate: options, curves, restore', () => {
       await expect(accelerate(ff, { groups: ['G1', 'G1'] })).rejects.toThrow(/each once/);
       await expect(accelerate(ff, { maxMemory: -5 })).rejects.toThrow(/maxMemory must be a positive number of bytes/);
       await expect(accelerate(ff, { checkSubgroup: 'yes' })).rejects.toThrow(/checkSubgroup must be a boolean/);
+      // options given as undefined (a wrapper forwarding its own) take their defaults
+      const unrouted = { G1: ff.G1.multiExpAffine, G2: ff.G2.multiExpAffine };
+      const forwarded = await accelerate(ff, { threads: 1, minPoints: undefined, groups: undefined, maxMemory: undefined });
+      expect([ff.G1.multiExpAffine === unrouted.G1, ff.G2.multiExpAffine === unrouted.G2], 'both groups routed').toEqual([false, false]);
+      await forwarded.restore();
       await expect(accelerate(ff, { releaseAfterMs: -5 })).rejects.toThrow(/releaseAfterMs must be milliseconds/);
       await expect(accelerate({ ...ff, G1: ff.G1, G2: ff.G2, name: 'secp256k1' })).rejects.toThrow(/curve 'secp256k1' is not one wasmsm routes \(known: bn128, bls12381\)/);
       await expect(accelerate({ name: 'bn128' })).rejects.toThrow(TypeError);

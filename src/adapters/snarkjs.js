@@ -118,7 +118,9 @@ function checkFfCurve(ffCurve) {
 
 function checkOptions(options) {
   checkOptionNames(options, OPTIONS, 'accelerate options');
-  const o = { minPoints: DEFAULT_MIN_POINTS, groups: ['G1', 'G2'], sharedMemory: 'auto', ...options };
+  // an option given as undefined (a wrapper forwarding its own) takes the default
+  const given = Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined));
+  const o = { minPoints: DEFAULT_MIN_POINTS, groups: ['G1', 'G2'], sharedMemory: 'auto', ...given };
   o.releaseAfterMs ??= DEFAULT_RELEASE_AFTER_MS;
   if (!Number.isInteger(o.minPoints) || o.minPoints < 0) throw new RangeError(`minPoints must be an integer >= 0, got ${o.minPoints}`);
   if (!Array.isArray(o.groups) || o.groups.length === 0 || o.groups.some((g) => g !== 'G1' && g !== 'G2') || new Set(o.groups).size !== o.groups.length) {
