@@ -78,6 +78,8 @@ export function deriveG2Params(curve, json, glv = null) {
   // Hasse over F_p2: #E'(F_p2) = h r lies in [p^2 + 1 - 2p, p^2 + 1 + 2p].
   const d = h * r - (p * p + 1n);
   if (d * d > 4n * p * p) throw new RangeError('curve params: g2.h * r is not a possible group order over F_p2 (Hasse bound)');
+  // r dividing h: several subgroups of order r on the twist, which r P = O and GLV cannot tell apart (as on G1)
+  if (h % r === 0n) throw new RangeError('curve params: g2.h is a multiple of r: the twist may then have several subgroups of order r (wasmsm needs r not dividing g2.h)');
   if (!isProbablePrime(r)) throw new RangeError('curve params: r is not prime');
   let glvOmega = null;
   if (glv) {
