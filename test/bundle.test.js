@@ -99,3 +99,28 @@ describe('browser bundle of the library', () => {
     for (const c of built.sizes.curves) expect(c.total.gzip).toBeLessThan(c.total.raw);
   });
 });
+
+describe('a bundle for Node', () => {
+  it("bundling wasmsm in (not external): the synchronous MSM works, and a thread pool says that wasmsm must stay external", { timeout: 60_000 }, async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { spawnSync } = await import('node:child_process');
+    const dir = mkdtempSync(join(tmpdir(), 'wasmsm-node-bundle-'));
+    try {
+      const entry = join(dir, 'entry.mjs');
+      writeFileSync(entry, `import { loadCurve } from ${JSON.stringify(join(repo, 'index.js'))};
+const curve = await loadCurve('bn254');
+const points = curve.randomPointsBytes(4, { seed: 1 });
+const scalars = curve.randomScalarsBytes(4, { seed: 2 });
+console.log('sync', curve.msmBytes(points, scalars).length);
+try { await curve.threads({ count: 1 }); console.log('pool started'); } catch (e) { console.log('pool:', e.message); }
+`);
+      await esbuild.build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', outfile: join(dir, 'dist', 'app.mjs'), logLevel: 'silent' });
+      const run = spawnSync(process.execPath, [join(dir, 'dist', 'app.mjs')], { encoding: 'utf8', timeout: 30_000 });
+      expect(run.stdout).toMatch(/^sync 64$/m);
+      expect(run.stdout).toMatch(/^pool: wasmsm's thread pool cannot find its worker \(.*worker-node\.js\): a bundle for Node must keep wasmsm external/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -118,7 +118,10 @@ describe('wasmsm/noble: inputs checked as noble checks them', () => {
   });
 
   it('the same curve given as { curve }', async () => {
-    const fast = await load(Point, { curve: await loadCurve('bls12-381', { kernel: 'int' }) });
+    const given = await loadCurve('bls12-381', { kernel: 'int' });
+    // a kernel cannot choose another build for a curve already loaded
+    await expect(load(Point, { curve: given, kernel: 'fma' })).rejects.toThrow(/options\.kernel does not apply with options\.curve \(a curve loaded in the int build\)/);
+    const fast = await load(Point, { curve: given });
     const { points, scalars } = inputs(Point, 20, 'given curve');
     expect(fast.msm(points, scalars).equals(pippenger(Point, points, scalars))).toBe(true);
   });

@@ -40,6 +40,8 @@ function checkPointClass(Point) {
 async function curveFor(Point, { curve, kernel } = {}) {
   if (curve !== undefined) {
     if (!(curve instanceof Curve)) throw new TypeError('options.curve must be a wasmsm Curve (from loadCurve, curveLoader, or its .g2)');
+    // the given curve is loaded already, in its own build: a kernel option cannot choose another one
+    if (kernel !== undefined) throw new TypeError(`options.kernel does not apply with options.curve (a curve loaded in the ${curve.kernel} build); pass it to loadCurve instead`);
     if (curve.r !== Point.Fn.ORDER) throw new RangeError(`options.curve (${curve.params.name} ${curve.group}) has another group order than the Point class`);
     return curve;
   }

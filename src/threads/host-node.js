@@ -2,6 +2,8 @@
 // the process alive. Chosen over host-browser.js by the "node" condition of package.json "imports".
 import { Worker } from 'node:worker_threads';
 import { availableParallelism, freemem, totalmem } from 'node:os';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 export const defaultThreadCount = () => availableParallelism();
 
@@ -39,6 +41,10 @@ function workerExecArgv() {
 
 export async function startWorker() {
   const url = new URL('./worker-node.js', import.meta.url);
+  // A bundle for Node (esbuild --platform=node, a server build) moves this module but not the worker's files
+  if (url.protocol === 'file:' && !existsSync(fileURLToPath(url))) {
+    throw new Error(`wasmsm's thread pool cannot find its worker (${fileURLToPath(url)}): a bundle for Node must keep wasmsm external (esbuild --external:wasmsm, webpack externals), so that its files stay where they are installed`);
+  }
   const execArgv = workerExecArgv();
   // Inherit the parent's options unless some had to go; Node refuses some process-wide ones when they are
   // passed explicitly (--max-old-space-size, --expose-gc, ...): then start with none.
