@@ -680,6 +680,17 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
     await expect(curve.threads({ count: 2.5 })).rejects.toThrow(RangeError);
     await expect(curve.threads({ sharedMemory: 'yes' })).rejects.toThrow(TypeError);
     await expect(curve.threads(null)).rejects.toThrow(TypeError);
+    // the synchronous MSM's testing knob blockPoints is not taken by a pool's calls (it was accepted and ignored)
+    const pool = await curve.threads({ count: 2 });
+    try {
+      for (const call of [
+        () => pool.msmBytes(pointBytes, scalarBytes, { blockPoints: 1 }),
+        () => pool.msm([], [], { blockPoints: 1 }),
+        () => pool.msmStream([{ points: pointBytes, scalars: scalarBytes }], { blockPoints: 1 }),
+      ]) await expect(call()).rejects.toThrow(/^options\.blockPoints \(a testing knob of the synchronous MSM\) does not apply to a thread pool$/);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('the default thread count is the number of cores', async () => {

@@ -21,6 +21,12 @@ import { Timeline } from './timeline.js';
 
 const MAX_THREADS = 256;
 
+/** A pool call's options: those of the synchronous MSM but blockPoints (a testing knob the pool's lanes do not take). */
+function poolOptions(options) {
+  if (options?.blockPoints !== undefined) throw new TypeError('options.blockPoints (a testing knob of the synchronous MSM) does not apply to a thread pool');
+  return options;
+}
+
 /**
  * Start a pool for `curve`. options.count: threads (default: the machine's cores); options.sharedMemory:
  * 'auto' (shared where the page allows it), true (required: throws where it is not available) or false;
@@ -88,7 +94,7 @@ export class MsmPool {
    *   threads, scalars on this thread before the call queues; the result is converted back here) }
    */
   async msmBytes(pointBytes, scalarBytes, options) {
-    options = checkMsmOptions(options, { async: true });
+    options = poolOptions(checkMsmOptions(options, { async: true }));
     const P = this.#curve.params;
     const formats = resolveFormatOptions(P, options);
     // Scalars are converted and checked here (a byte shuffle); points in another format are decoded by the
@@ -131,7 +137,7 @@ export class MsmPool {
       throw new RangeError(`points and scalars differ in length (${points.length} vs ${scalars.length})`);
     }
     const curve = this.#curve;
-    if (options !== undefined) noFormatOptions(checkMsmOptions(options, { async: true }), 'msm');
+    if (options !== undefined) noFormatOptions(poolOptions(checkMsmOptions(options, { async: true })), 'msm');
     return curve.decodePoint(await this.msmBytes(curve.encodePoints(points), curve.encodeScalars(scalars), options));
   }
 
@@ -142,7 +148,7 @@ export class MsmPool {
    */
   async msmStream(source, options) {
     const P = this.#curve.params;
-    const checked = checkStreamOptions(P, options);
+    const checked = checkStreamOptions(P, poolOptions(options));
     options = checked.options;
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
@@ -367,7 +373,7 @@ export class MsmPool {
 
   async #preparedMsm(state, scalarBytes, options) {
     if (state.freed) throw new Error('these prepared bases were freed'); // free() was called (its turn may be to come)
-    options = checkMsmOptions(options, { async: true });
+    options = poolOptions(checkMsmOptions(options, { async: true }));
     const P = this.#curve.params;
     const { k, scalarBytes: native, formats } = checkPreparedScalars(P, state.layout, scalarBytes, options);
     const { signal } = options;
@@ -437,7 +443,7 @@ class PoolBases {
 
   /** The BigInt form: bigint scalars; resolves to { x, y } or null. */
   async msm(scalars, options) {
-    if (options !== undefined) noFormatOptions(checkMsmOptions(options, { async: true }), 'msm');
+    if (options !== undefined) noFormatOptions(poolOptions(checkMsmOptions(options, { async: true })), 'msm');
     const curve = this.#state.curve;
     return curve.decodePoint(await this.msmBytes(curve.encodeScalars(scalars), options));
   }
