@@ -402,7 +402,7 @@ class GpuBases {
   #bytes; // the caller's points until they are uploaded (read when prepareBases' turn comes)
   #held = null; // { state, chunk, points: GPUBuffer[], skip: GPUBuffer[] }
   #freed = false; // free() was called: later calls throw, earlier ones run
-  #lost = null; // the device that held them was lost (its message)
+  #lost = false; // the device that held them was lost (their buffers went with it)
 
   constructor(gpu, bytes, length, maxMemory) {
     this.#gpu = gpu;
