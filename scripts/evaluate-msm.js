@@ -72,18 +72,23 @@ const args = parseCli('evaluate-msm', HELP, {
   'gpu-threads': { type: 'string' },
 });
 const curves = args.curve.split(',').map((s) => s.trim());
-const sizes = args.sizes.split(',').map(Number);
-const runs = Number(args.runs);
-const window = args.window === undefined ? undefined : Number(args.window);
+/** Decimal integers only ('' and '0x2' are not 0 and 2): a list item left empty by a comma is an error. */
+const integerOf = (text) => (/^\d+$/.test(text.trim()) ? Number(text) : NaN);
+const sizes = args.sizes.split(',').map(integerOf);
+const runs = integerOf(args.runs);
+const window = args.window === undefined ? undefined : integerOf(args.window);
 for (const c of curves) if (!curveNames.includes(c)) fail(`unknown curve ${c}; known: ${curveNames.join(', ')}`);
-if (sizes.some((k) => !Number.isInteger(k) || k < 0 || k > 26)) fail('--sizes takes integers 0..26');
+if (sizes.some((k) => !Number.isInteger(k) || k < 0 || k > 26)) fail('--sizes takes integers 0..26, separated by commas');
 if (!Number.isInteger(runs) || runs < 1) fail('--runs takes a positive integer');
-const checkSize = args['check-size'] === undefined ? Math.min(...sizes) : Number(args['check-size']);
-const threadCounts = args.threads === undefined ? null : [...new Set([1, ...args.threads.split(',').map(Number)])];
+if (window !== undefined && !(Number.isInteger(window) && window >= 2 && window <= 24)) fail('--window takes an integer 2..24');
+const checkSize = args['check-size'] === undefined ? Math.min(...sizes) : integerOf(args['check-size']);
+// 0 skips the check; any other value must be one of the sizes (else the check would be skipped without a word)
+if (checkSize !== 0 && !sizes.includes(checkSize)) fail(`--check-size takes 0 (no check) or one of --sizes (${sizes.join(', ')}), got ${args['check-size']}`);
+const threadCounts = args.threads === undefined ? null : [...new Set([1, ...args.threads.split(',').map(integerOf)])];
 if (threadCounts?.some((t) => !Number.isInteger(t) || t < 1 || t > 256)) fail('--threads takes integers 1..256');
 if (!threadCounts && (args.path !== undefined || args['no-sync'])) fail('--path and --no-sync need --threads');
 if (args.prepared && (threadCounts || args.compare)) fail('--prepared runs on one thread, without --threads or --compare');
-const budgetsMiB = args['max-memory'] === undefined ? null : args['max-memory'].split(',').map(Number);
+const budgetsMiB = args['max-memory'] === undefined ? null : args['max-memory'].split(',').map((m) => (m.trim() === '' ? NaN : Number(m)));
 if (budgetsMiB?.some((m) => !(m > 0))) fail('--max-memory takes positive numbers of MiB');
 if (budgetsMiB && (args.prepared || args.compare)) fail('--max-memory runs without --prepared and --compare');
 const PATHS = { shared: ['shared'], messages: ['messages'], both: ['shared', 'messages'] };
@@ -95,6 +100,11 @@ if (!groups) fail('--group takes g1, g2 or both');
 const KERNEL_CHOICES = { auto: ['auto'], int: ['int'], fma: ['fma'], both: ['int', 'fma'] };
 const kernels = KERNEL_CHOICES[args.kernel];
 if (!kernels) fail('--kernel takes auto, int, fma or both');
+// --gpu runs its own rows (G1, the default build, the whole input): the CPU modes' options do not reach it
+const CPU_ONLY = ['group', 'kernel', 'window', 'max-memory', 'prepared', 'compare', 'path', 'no-sync'];
+const givenCpuOnly = CPU_ONLY.filter((o) => (o === 'group' ? args.group.toLowerCase() !== 'g1' : o === 'kernel' ? args.kernel !== 'auto' : args[o] !== undefined && args[o] !== false));
+if (args.gpu && givenCpuOnly.length) fail(`--gpu does not take ${givenCpuOnly.map((o) => `--${o}`).join(', ')}`);
+if (!args.gpu && (args['gpu-variants'] !== undefined || args['gpu-threads'] !== undefined)) fail('--gpu-variants and --gpu-threads need --gpu');
 
 /**
  * What the modes run, in order: each curve's selected groups, [{ name, group, label, curve }], where curve is
@@ -119,9 +129,16 @@ for (const name of curves) for (const kernel of kernels) {
   }
 }
 
+/** A usage error: exit 2. */
 function fail(message) {
   console.error(`evaluate-msm: ${message}`);
   process.exit(2);
+}
+
+/** A result that differs from another computation of it: exit 1, as every check does. */
+function mismatch(message) {
+  console.error(`evaluate-msm: ${message}`);
+  process.exit(1);
 }
 
 /** Entries of `timings` that are not phase times (ms): the window, the scalar bits, counts of windows, threads and chunks. */
@@ -243,7 +260,7 @@ async function runPrepared() {
         const t0 = performance.now();
         const bases = curve.prepareBases(points, { precompute });
         const setupMs = performance.now() - t0;
-        if (!sameBytes(bases.msmBytes(scalars), first)) fail(`${name} 2^${k}: prepared result (precompute ${precompute}) differs from msmBytes`);
+        if (!sameBytes(bases.msmBytes(scalars), first)) mismatch(`${name} 2^${k}: prepared result (precompute ${precompute}) differs from msmBytes`);
         variants.push({ prepared: true, precompute, bases, setupMs, run: (opts) => bases.msmBytes(scalars, { ...(precompute ? {} : { window }), ...opts }) });
       }
       for (const v of variants) {
@@ -425,7 +442,7 @@ async function runMemory() {
               if (!first) {
                 first = got;
                 check = await nobleCheck(curve, name, k, points, scalars, first);
-              } else if (!sameBytes(got, first)) fail(`${name} 2^${k}: the result with maxMemory ${v.mib} MiB differs from the one without`);
+              } else if (!sameBytes(got, first)) mismatch(`${name} 2^${k}: the result with maxMemory ${v.mib} MiB differs from the one without`);
             }
           }
           const base = median(variants[0].times);
@@ -472,7 +489,7 @@ else if (threadCounts) await runThreaded();
 else if (args.prepared) await runPrepared();
 else await runSingleThread();
 /** --group both: each G2 row's median over that of the G1 row of the same curve, kernel, size and variant. */
-const rowKey = (r, fields) => JSON.stringify([r.curve, r.logN, r.threads, r.path, r.prepared ?? null, r.precompute ?? null, ...fields.map((f) => r[f])]);
+const rowKey = (r, fields) => JSON.stringify([r.curve, r.logN, r.threads, r.path, r.prepared ?? null, r.precompute ?? null, r.maxMemoryMiB ?? null, ...fields.map((f) => r[f])]);
 if (groups.length > 1) {
   const g1Ms = new Map(results.filter((r) => r.group === 'G1').map((r) => [rowKey(r, ['kernel']), r.medianMs]));
   for (const r of results) if (r.group === 'G2' && g1Ms.has(rowKey(r, ['kernel']))) r.g2OverG1 = r.medianMs / g1Ms.get(rowKey(r, ['kernel']));

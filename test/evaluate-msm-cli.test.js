@@ -1,0 +1,31 @@
+// scripts/evaluate-msm.js (the README's quick start) refuses what it cannot do as asked, before any work: an empty
+// --sizes item (it ran 2^0 and checked that instead), a --check-size that is no size (the check was skipped without a
+// word), a --window out of range (a stack trace after the inputs were made), and options --gpu would ignore. Exit 2,
+// one line naming the option. (Its runs and checks: `npm run evaluate-msm`.)
+
+import { describe, it, expect } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const script = fileURLToPath(new URL('../scripts/evaluate-msm.js', import.meta.url));
+const run = (args) => spawnSync(process.execPath, [script, '--curve', 'bn254', '--runs', '1', ...args], { encoding: 'utf8', timeout: 30_000 });
+
+describe('evaluate-msm: usage errors', () => {
+  const CASES = [
+    [['--sizes', '8,'], /--sizes takes integers 0\.\.26, separated by commas/],
+    [['--sizes', '0x8'], /--sizes takes integers/],
+    [['--sizes', '8', '--check-size', '13'], /--check-size takes 0 \(no check\) or one of --sizes \(8\), got 13/],
+    [['--sizes', '8', '--window', '40'], /--window takes an integer 2\.\.24/],
+    [['--sizes', '8', '--gpu', '--group', 'g2'], /--gpu does not take --group/],
+    [['--sizes', '8', '--gpu', '--max-memory', '16'], /--gpu does not take --max-memory/],
+    [['--sizes', '8', '--gpu-threads', '16:14'], /--gpu-variants and --gpu-threads need --gpu/],
+  ];
+  for (const [args, message] of CASES) {
+    it(`${args.join(' ')}: exit 2, named`, () => {
+      const r = run(args);
+      expect(r.status, r.stdout + r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe('');
+    });
+  }
+});
