@@ -135,9 +135,9 @@ function fail(message) {
   process.exit(2);
 }
 
-/** A result that differs from another computation of it: exit 1, as every check does. */
+/** A result that differs from another computation of it: exit 1 (on a line of its own after the progress line). */
 function mismatch(message) {
-  console.error(`evaluate-msm: ${message}`);
+  console.error(`\nevaluate-msm: ${message}`);
   process.exit(1);
 }
 
@@ -165,10 +165,7 @@ async function nobleCheck(curve, name, k, points, scalars, first) {
   if (k !== checkSize) return 'not checked';
   progress(`${name} 2^${k}: checking against @noble/curves...`);
   const want = await nobleMsm(curve.params, points, scalars);
-  if (!samePoint(want, curve.decodePoint(first))) {
-    console.error(`\nevaluate-msm: ${name} 2^${k}: result differs from @noble/curves`);
-    process.exit(1);
-  }
+  if (!samePoint(want, curve.decodePoint(first))) mismatch(`${name} 2^${k}: result differs from @noble/curves`);
   return 'matches @noble/curves';
 }
 
@@ -195,10 +192,7 @@ async function timeFfjavascript(ff, curve, name, k, points, scalars, first) {
   const group = curve.params.group;
   const { bases, scalars: ffScalars } = toFfjavascriptInputs(ff, curve.params, points, scalars);
   const theirs = await ffjavascriptMsm(ff, bases, ffScalars, group);
-  if (!samePoint(theirs, curve.decodePoint(first))) {
-    console.error(`\nevaluate-msm: ${name} 2^${k}: result differs from ffjavascript`);
-    process.exit(1);
-  }
+  if (!samePoint(theirs, curve.decodePoint(first))) mismatch(`${name} 2^${k}: result differs from ffjavascript`);
   const ffTimes = [];
   for (let r = 0; r < runs; r++) {
     const t0 = performance.now();
@@ -354,10 +348,7 @@ async function runThreaded() {
                 const t0 = performance.now();
                 const got = await pool.msmBytes(points, scalars, { window, timings });
                 const ms = performance.now() - t0;
-                if (!sameBytes(got, first)) {
-                  console.error(`\nevaluate-msm: ${name} 2^${k}: the pool (${path}, ${T} threads) differs from the single-thread msmBytes`);
-                  process.exit(1);
-                }
+                if (!sameBytes(got, first)) mismatch(`${name} 2^${k}: the pool (${path}, ${T} threads) differs from the single-thread msmBytes`);
                 if (r < 0) continue; // warm-up
                 times.push(ms);
                 windowUsed = timings.window ?? null;
