@@ -5,13 +5,14 @@
 // timestamps around each pass where the adapter has them; else each phase runs alone, its total above the median). Every GPU result is checked against the
 // pool's, and the pool's against @noble/curves at --check-size. --gpu-variants w:shape,... also times kernels of other
 // limb sizes and product shapes (built here from codegen/, as bench/gpu-field.js does) on the same inputs, and
-// --gpu-threads a:r,... the shipped kernels with 2^a accumulate and 2^r reduce threads (src/gpu/msm.js GPU_THREADS).
+// --gpu-threads a:r,... the shipped kernels with 2^a accumulate and 2^r reduce threads (src/gpu/msm.js GPU_THREADS),
+// and --gpu-no-glv the shipped kernels without the GLV split (src/gpu/msm.js GPU_GLV) where the curve has it.
 
 import { cpus } from 'node:os';
 import { loadCurve } from '../index.js';
 import { nobleMsm } from './peers.js';
 import { median, printTable, runtimeName, sameBytes } from './lib.js';
-import { GPU_THREADS } from '../src/gpu/msm.js';
+import { GPU_GLV, GPU_THREADS } from '../src/gpu/msm.js';
 
 const PHASES = ['prepare', 'upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'scalarCheck', 'wait', 'download', 'total'];
 
@@ -19,8 +20,14 @@ const PHASES = ['prepare', 'upload', 'convert', 'digits', 'sort', 'accumulate', 
 async function variantOf(curve, name, w, mul) {
   const { buildGpuModule } = await import('../codegen/modules/gpu-module.js');
   const { readCurveParams } = await import('../codegen/modules/shipped.js');
-  const { wgsl, gpu } = buildGpuModule(readCurveParams(name), { scalarBytes: curve.params.scalarBytes, w, mul });
-  const view = { params: { ...curve.params, gpu }, name: curve.name, group: curve.group, scalarBytes: curve.scalarBytes, pointBytes: curve.pointBytes };
+  const { deriveCurveParams } = await import('../codegen/params/curve.js');
+  const { deriveGlvParams } = await import('../codegen/params/glv.js');
+  const json = readCurveParams(name);
+  // with the GLV split where the shipped kernels have it, as codegen/modules/curve-module.js builds them
+  const glv = curve.params.gpu.glv ? deriveGlvParams(deriveCurveParams(json), { rounding: 'nearest', degreeTwo: true }) : null;
+  const { wgsl, gpu } = buildGpuModule(json, { scalarBytes: curve.params.scalarBytes, glv, w, mul });
+  // (the rest from the curve itself: the host's combination of the window sums runs in its Wasm)
+  const view = Object.create(curve, { params: { value: { ...curve.params, gpu } } });
   const { openGpu } = await import('../src/gpu/index.js');
   return (options) => openGpu(view, async () => ({ default: wgsl }), options);
 }
@@ -57,7 +64,7 @@ async function timeGpu(open, points, scalars, runs, expected, label) {
 }
 
 /** Run the GPU rows; returns { machine, results } (printed unless json). */
-export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, variants = [], shapes = [], json = false, progress = () => {} }) {
+export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, variants = [], shapes = [], noGlv = false, json = false, progress = () => {} }) {
   const results = [];
   for (const name of curves) {
     const curve = await loadCurve(name);
@@ -89,7 +96,9 @@ export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, var
         check = 'pool matches @noble/curves';
       }
       const poolMs = median(poolTimes);
-      const kinds = [{ label: `w = ${curve.params.gpu.w} (shipped)`, open: () => curve.gpu() }];
+      const glv = curve.params.gpu.glv ? ', GLV' : '';
+      const kinds = [{ label: `w = ${curve.params.gpu.w}${glv} (shipped)`, open: () => curve.gpu() }];
+      if (noGlv && glv) kinds.push({ label: `w = ${curve.params.gpu.w}, no GLV`, open: () => curve.gpu(), glv: false });
       for (const { w, mul } of variants) kinds.push({ label: `w = ${w}, ${mul}`, open: await variantOf(curve, name, w, mul) });
       for (const { accumulate, reduce } of shapes) {
         kinds.push({ label: `threads 2^${Math.log2(accumulate)}/2^${Math.log2(reduce)}`, open: () => curve.gpu(), threads: { accumulate, reduce } });
@@ -98,7 +107,11 @@ export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, var
       for (const kind of kinds) {
         progress(`${name} 2^${k}: GPU ${kind.label}...`);
         Object.assign(GPU_THREADS, kind.threads ?? shipped);
-        const g = await timeGpu(kind.open, points, scalars, runs, expected, `${name} 2^${k} ${kind.label}`).finally(() => Object.assign(GPU_THREADS, shipped));
+        GPU_GLV.enabled = kind.glv ?? true;
+        const g = await timeGpu(kind.open, points, scalars, runs, expected, `${name} 2^${k} ${kind.label}`).finally(() => {
+          Object.assign(GPU_THREADS, shipped);
+          GPU_GLV.enabled = true;
+        });
         results.push({
           curve: name, logN: k, n, kernels: kind.label, adapter: g.adapter, openMs: g.openMs, threads, poolMs,
           medianMs: median(g.times), minMs: Math.min(...g.times), maxMs: Math.max(...g.times), preparedMs: median(g.preparedTimes),

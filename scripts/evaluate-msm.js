@@ -50,6 +50,7 @@ const HELP = `usage: npm run evaluate-msm -- [options]
                   description, prepared bases, and the split between transfers and phases (scripts/evaluate-gpu.js)
   --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, e.g. 13:loop,16:unrolled
   --gpu-threads   with --gpu: also time the shipped kernels with 2^a accumulate and 2^r reduce threads, e.g. 17:15,16:17
+  --gpu-no-glv    with --gpu: also time the shipped kernels without the GLV split, on the curves that have it
   --json          print the results as JSON instead of a table`;
 
 const args = parseCli('evaluate-msm', HELP, {
@@ -70,6 +71,7 @@ const args = parseCli('evaluate-msm', HELP, {
   gpu: { type: 'boolean', default: false },
   'gpu-variants': { type: 'string' },
   'gpu-threads': { type: 'string' },
+  'gpu-no-glv': { type: 'boolean' },
 });
 const curves = args.curve.split(',').map((s) => s.trim());
 /** Decimal integers only ('' and '0x2' are not 0 and 2): a list item left empty by a comma is an error. */
@@ -104,7 +106,7 @@ if (!kernels) fail('--kernel takes auto, int, fma or both');
 const CPU_ONLY = ['group', 'kernel', 'window', 'max-memory', 'prepared', 'compare', 'path', 'no-sync'];
 const givenCpuOnly = CPU_ONLY.filter((o) => (o === 'group' ? args.group.toLowerCase() !== 'g1' : o === 'kernel' ? args.kernel !== 'auto' : args[o] !== undefined && args[o] !== false));
 if (args.gpu && givenCpuOnly.length) fail(`--gpu does not take ${givenCpuOnly.map((o) => `--${o}`).join(', ')}`);
-if (!args.gpu && (args['gpu-variants'] !== undefined || args['gpu-threads'] !== undefined)) fail('--gpu-variants and --gpu-threads need --gpu');
+if (!args.gpu && (args['gpu-variants'] !== undefined || args['gpu-threads'] !== undefined || args['gpu-no-glv'])) fail('--gpu-variants, --gpu-threads and --gpu-no-glv need --gpu');
 
 /**
  * What the modes run, in order: each curve's selected groups, [{ name, group, label, curve }], where curve is
@@ -471,7 +473,7 @@ if (args.gpu) {
     return { accumulate: 2 ** a, reduce: 2 ** r };
   });
   const threads = threadCounts ? Math.max(...threadCounts) : cpus().length;
-  await evaluateGpu({ curves, sizes, runs, threads, checkSize, variants, shapes, json: args.json, progress });
+  await evaluateGpu({ curves, sizes, runs, threads, checkSize, variants, shapes, noGlv: args['gpu-no-glv'], json: args.json, progress });
   if (!args.json) process.stderr.write(`\r${''.padEnd(70)}\r`);
   process.exit(0);
 }

@@ -18,7 +18,8 @@ describe('evaluate-msm: usage errors', () => {
     [['--sizes', '8', '--window', '40'], /--window takes an integer 2\.\.24/],
     [['--sizes', '8', '--gpu', '--group', 'g2'], /--gpu does not take --group/],
     [['--sizes', '8', '--gpu', '--max-memory', '16'], /--gpu does not take --max-memory/],
-    [['--sizes', '8', '--gpu-threads', '16:14'], /--gpu-variants and --gpu-threads need --gpu/],
+    [['--sizes', '8', '--gpu-threads', '16:14'], /--gpu-variants, --gpu-threads and --gpu-no-glv need --gpu/],
+    [['--sizes', '8', '--gpu-no-glv'], /--gpu-variants, --gpu-threads and --gpu-no-glv need --gpu/],
   ];
   for (const [args, message] of CASES) {
     it(`${args.join(' ')}: exit 2, named`, () => {

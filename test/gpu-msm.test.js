@@ -4,7 +4,7 @@
 // no adapter, and a device destroyed mid-call. SwiftShader proves results, never speed.
 
 import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
-import { skipGpuSuite, testDevice, testGpu } from './gpu.js';
+import { TOY_GLV, skipGpuSuite, testDevice, testGpu } from './gpu.js';
 import { LONG_TESTS, makeRng } from './harness.js';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
@@ -15,7 +15,9 @@ import { GpuDeviceLostError, GpuUnavailableError } from '../src/gpu/index.js';
 import { loadKzg } from '../src/adapters/kzg.js';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { GpuBuffers, GpuMsmRun, chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
+import { GPU_GLV, GpuBuffers, GpuMsmRun, chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
+import { GLV_ENTRY_POINT } from '../src/gpu/layout.js';
+import { findGlvConstants } from '../src/bigint/glv.js';
 import { modSqrt } from '../src/bigint/field.js';
 import { modInverse } from '../src/msm/bytes.js';
 
@@ -27,8 +29,8 @@ const loadedR = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff000000
  * word size differs from the shipped ones (3-byte coordinates, 4-byte scalars). */
 const TOY = { name: 'toy', p: '0xfffffd', a: '0x3', b: '0x1a', r: '0x100183f', h: '0x1', generator: { x: '0x1', y: '0x3d06cf' } };
 
-async function loadToyCurve() {
-  const { runtime, wat, wgsl } = generateCurve(TOY, { gpu: true, glv: false });
+async function loadToyCurve(json = TOY, { glv = false } = {}) {
+  const { runtime, wat, wgsl } = generateCurve(json, { gpu: true, glv });
   const bytes = await compileWat(wat, 'toy.wat');
   const load = curveLoader(runtime, async () => ({ default: Buffer.from(bytes).toString('base64') }), null, null, async () => ({ default: wgsl }));
   return load();
@@ -153,6 +155,19 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect(cut.chunks).toBeGreaterThan(1);
     for (const b of Object.values(cut.bytes)) expect(b).toBeLessThanOrEqual(limits.maxStorageBufferBindingSize);
     expect(() => planGpuMsm(shape, 10, 254, { limits, maxMemory: 1000 })).toThrow(/at least \d+ bytes/);
+    // GLV: windows over the halves' bits, entries of twice the points, the points' buffer twice as large, the halves
+    const glvShape = { ...shape, glv: { halfBits: 127, H: 4, recordWords: 5 } };
+    const split = planGpuMsm(glvShape, 2 ** 16, 254, { limits, glv: true });
+    expect(split.glv).toBe(true);
+    expect(split.K).toBe(Math.floor(127 / split.c) + 1);
+    expect(split.c).toBe(chooseGpuWindow(2 ** 17, 127));
+    expect(split.bytes.points).toBe(2 * whole.bytes.points);
+    expect(split.bytes.halves).toBe(2 ** 17 * 5 * 4);
+    expect(split.bytes.entries).toBe(2 ** 17 * split.K * 4);
+    expect(whole.bytes.halves).toBeUndefined();
+    const splitCut = planGpuMsm(glvShape, 2 ** 20, 254, { limits, maxMemory: budget, glv: true });
+    expect(splitCut.total).toBeLessThanOrEqual(budget);
+    expect(splitCut.chunks).toBeGreaterThan(1);
   });
 
   // every shipped curve: random input and the degenerate cases, against the CPU MSM
@@ -316,6 +331,82 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     await freeing;
     await expect(chunked.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
     await expect(again.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
+  }, 240_000);
+
+  it('GLV (bn254, secp256k1, a generated curve): P and phi(P) in one bucket, the split off and on alike, prepared bases with and without the images, chunks', async () => {
+    const decomposed = vi.spyOn(GpuMsmRun.prototype, 'dispatch');
+    const splits = () => decomposed.mock.calls.filter(([entryPoint]) => entryPoint === GLV_ENTRY_POINT).length;
+    try {
+      for (const name of ['bn254', 'secp256k1', 'toy-glv']) {
+        const curve = name === 'toy-glv' ? await loadToyCurve(TOY_GLV, { glv: true }) : await loadCurve(name);
+        const gpu = await gpuOf(curve);
+        expect(gpu.gpuParams.glv, name).not.toBeNull();
+        const { beta, lambda } = findGlvConstants(curve.params);
+        // phi(P) = (beta x, y) = lambda P: with k = lambda, P's halves are (0, 1), so phi(P) lands in bucket 1 of
+        // window 0 with the input's own phi(P) (scalar 1: a doubling) and -phi(P) (a cancellation)
+        const P = curve.randomPoints(1, { seed: 11 })[0];
+        const phi = { x: (beta * P.x) % curve.p, y: P.y };
+        const minusPhi = { x: phi.x, y: (curve.p - phi.y) % curve.p };
+        const cases = [
+          [[P, phi], [lambda, 1n]],
+          [[P, phi, minusPhi], [lambda, 1n, 1n]],
+          [[P, minusPhi], [lambda, 1n]], // the sum is infinity
+          [[P, phi, P], [curve.r - lambda, 1n, 5n]],
+        ];
+        for (const [points, scalars] of cases) {
+          const [pb, sb] = [curve.encodePoints(points), curve.encodeScalars(scalars)];
+          const before = splits();
+          expect(hex(await gpu.msmBytes(pb, sb)), `${name} ${scalars}`).toBe(hex(curve.msmBytes(pb, sb)));
+          expect(splits(), 'the scalars were split').toBe(before + 1);
+        }
+        // the split off (GPU_GLV, as evaluate-msm --gpu-glv both runs it) gives the same sums
+        const n = 70;
+        const points = curve.randomPointsBytes(n, { seed: 12 });
+        const scalars = curve.randomScalarsBytes(n, { seed: 13 });
+        const want = hex(curve.msmBytes(points, scalars));
+        expect(hex(await gpu.msmBytes(points, scalars))).toBe(want);
+        let before = splits();
+        let plain;
+        GPU_GLV.enabled = false;
+        try {
+          expect(hex(await gpu.msmBytes(points, scalars))).toBe(want);
+          plain = await gpu.prepareBases(points); // held without the images phi(P)
+        } finally {
+          GPU_GLV.enabled = true;
+        }
+        expect(splits()).toBe(before);
+        // prepared without the images: summed without the split; with them: split where the scalars are long
+        expect(hex(await plain.msmBytes(scalars))).toBe(want);
+        expect(splits()).toBe(before);
+        const withImages = await gpu.prepareBases(points);
+        expect(hex(await withImages.msmBytes(scalars))).toBe(want);
+        expect(splits()).toBe(before + 1);
+        const prefix = scalars.subarray(0, 33 * curve.scalarBytes);
+        expect(hex(await withImages.msmBytes(prefix))).toBe(hex(curve.msmBytes(points.subarray(0, 33 * curve.pointBytes), prefix)));
+        // short scalars (no shorter halves): not split, on the same bases
+        before = splits();
+        const short = curve.encodeScalars(Array.from({ length: n }, (_, i) => BigInt(i * 977) % (1n << BigInt(gpu.gpuParams.glv.halfBits))));
+        expect(hex(await withImages.msmBytes(short))).toBe(hex(curve.msmBytes(points, short)));
+        expect(hex(await gpu.msmBytes(points, short))).toBe(hex(curve.msmBytes(points, short)));
+        expect(splits()).toBe(before);
+        await plain.free();
+        await withImages.free();
+        // sizes that are no power of two, windows from 1, and chunks
+        const rng = makeRng(`gpu glv ${name}`);
+        for (const size of [1, 2, 5, 100, 333]) {
+          const [ps, ss] = [curve.randomPointsBytes(size, { seed: size }), curve.randomScalarsBytes(size, { seed: size + 1 })];
+          const expected = hex(curve.msmBytes(ps, ss));
+          const window = 1 + rng.int(12);
+          expect(hex(await gpu.msmBytes(ps, ss, { window })), `${name} n = ${size}, c = ${window}`).toBe(expected);
+          const timings = {};
+          const maxMemory = chunkShape(gpu.gpuParams, Math.ceil(size / 3), gpu.gpuParams.glv.halfBits, undefined, true).total;
+          expect(hex(await gpu.msmBytes(ps, ss, { maxMemory, timings })), `${name} n = ${size} in chunks`).toBe(expected);
+          if (size >= 5) expect(timings.chunks, `${name} n = ${size}`).toBeGreaterThan(1);
+        }
+      }
+    } finally {
+      decomposed.mockRestore();
+    }
   }, 240_000);
 
   it('close(): the calls made before it run to their results, later ones reject', async () => {

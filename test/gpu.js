@@ -7,6 +7,12 @@ import { existsSync } from 'node:fs';
 /** The Vulkan driver of Debian's chromium: SwiftShader, Vulkan on the CPU (scripts/test-runtimes.js takes it too). */
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
+/**
+ * A generated curve with the GLV split on the GPU: y^2 = x^3 + 2 over a 23-bit p = 1 mod 3, of prime order r = 1 mod 3
+ * (3-byte scalars in one word, halves of 11 bits). test/gpu-glv.test.js and test/gpu-msm.test.js.
+ */
+export const TOY_GLV = Object.freeze({ name: 'toy-glv', p: '0x400063', a: '0x0', b: '0x2', r: '0x3ff1d5', h: '0x1', generator: Object.freeze({ x: '0x2', y: '0xcfdc0' }) });
+
 let gpuPromise = null;
 
 /**

@@ -1,7 +1,9 @@
 // The MSM's compute entry points in WGSL, over the field (fp_) and curve (g_) kernels of codegen/wgsl/README.md.
 // One entry point per phase step; src/gpu/msm.js runs them in order over storage buffers:
 //   convertPoints  input words -> affine Montgomery points, each checked (< p, on the curve); skip flags
-//   countDigits    signed c-bit digits of every (point, window), a histogram of buckets
+//   decomposeScalars  (curves with GLV, codegen/kernels/wgsl-glv.js) each scalar's two halves, where prm.glv is set
+//   countDigits    signed c-bit digits of every (point, window), a histogram of buckets (of every half and its
+//                  image phi(P) where prm.glv is set)
 //   scanBlocks, addBlockOffsets   exclusive prefix sum of the histogram: where each bucket starts
 //   scatterDigits  the counting sort: (point index, sign) entries in bucket order
 //   accumulate     each thread sums a segment of S entries, a bucket at a time (mixed additions)
@@ -40,10 +42,12 @@ const loadPoint = (name, buffer) => `fn ${name}(i: u32) -> Point {
 /**
  * The MSM's entry points over the coordinates of the `coord_` layer (F_p for G1, F_p2 for G2: codegen/wgsl/README.md)
  * and the group's `g_` kernels, for points of `curve.model` and scalars of `curve.scalarBytes`.
- * @param {{ model?: string, scalarBytes: number }} curve
+ * @param {{ model?: string, scalarBytes: number, glv?: boolean }} curve glv: the module has codegen/kernels/wgsl-glv.js's
+ *   GLV_BETA, GLV_H, GLV_RECORD and decomposeScalars, and these entry points take its halves where prm.glv is set
  */
 export function msmWgsl(curve) {
   const edwards = (curve.model ?? 'short-weierstrass') === 'twisted-edwards';
+  const glv = !!curve.glv;
   const scalarWords = Math.ceil(curve.scalarBytes / 4);
   return `
 // ---------------------------------------------------------------------------------------------------------------
@@ -55,7 +59,9 @@ ${MSM_PARAM_FIELDS.map((f) => `  ${f}: u32,`).join('\n')}
 // mode: sumPoints' step (src/gpu/layout.js SUM_MODES); count: points or threads of the pass; c: window bits; windows: K; buckets: L = 2^(c-1) per window; segment: S entries
 // per accumulate thread; groupSize: M buckets per reduce thread, groups: G = ceil(L / M); runIn, runOut, run: sumRuns'
 // entries per window before and after, R added per thread; first: 1 when combine starts the result; base: the
-// first point's index in the whole input (for error codes)
+// first point's index in the whole input (for error codes); glv: 1 when the digits are GLV halves (decomposeScalars';
+// count is then 2 points, the halves of prm.points scalars) and convertPoints writes each phi(P) too; images: where
+// phi(P_0) is in the points' buffer (the points converted into it: prepared bases hold more than a call may sum)
 @group(0) @binding(0) var<uniform> prm: MsmParams;
 
 const WORKGROUP: u32 = ${WORKGROUP}u;
@@ -108,7 +114,15 @@ ${edwards ? '' : `  // all zero: the point at infinity, which adds nothing
     cv_points[i * AFFINE_WORDS + j] = xl[j];
     cv_points[i * AFFINE_WORDS + COORD_N + j] = yl[j];
   }
-  // the neutral element of an Edwards curve adds nothing either
+${glv ? `  // with GLV, phi(P) = (beta x, y) at index images + i (images = count), for the second half of the scalar
+  if (prm.glv != 0u) {
+    let bx = coord_toLimbs(fp_mul(Q.x, GLV_BETA));
+    for (var j = 0u; j < COORD_N; j++) {
+      cv_points[(prm.images + i) * AFFINE_WORDS + j] = bx[j];
+      cv_points[(prm.images + i) * AFFINE_WORDS + COORD_N + j] = yl[j];
+    }
+  }
+` : ''}  // the neutral element of an Edwards curve adds nothing either
   cv_skip[i] = select(0u, 1u, g_isNeutralAffine(Q));
 }
 
@@ -119,15 +133,38 @@ ${edwards ? '' : `  // all zero: the point at infinity, which adds nothing
 @group(0) @binding(4) var<storage, read> dg_offsets: array<u32>;
 @group(0) @binding(5) var<storage, read_write> dg_entries: array<u32>;
 
-/** bits [at, at + c) of scalar i (c <= 31; bits past the scalar's words read as zero) */
+${glv ? `/** bits [at, at + c) of scalar i, or with prm.glv of half i's |k| (c <= 31; bits past its words read as zero) */
 fn scalarBits(i: u32, at: u32) -> u32 {
+  var stride = SCALAR_WORDS;
+  var words = SCALAR_WORDS;
+  if (prm.glv != 0u) {
+    stride = GLV_RECORD;
+    words = GLV_H;
+  }` : `/** bits [at, at + c) of scalar i (c <= 31; bits past the scalar's words read as zero) */
+fn scalarBits(i: u32, at: u32) -> u32 {
+  let stride = SCALAR_WORDS;
+  let words = SCALAR_WORDS;`}
   let word = at / 32u;
   let shift = at % 32u;
   var v = 0u;
-  if (word < SCALAR_WORDS) { v = dg_scalars[i * SCALAR_WORDS + word] >> shift; }
-  if (shift + prm.c > 32u && word + 1u < SCALAR_WORDS) { v |= dg_scalars[i * SCALAR_WORDS + word + 1u] << (32u - shift); }
+  if (word < words) { v = dg_scalars[i * stride + word] >> shift; }
+  if (shift + prm.c > 32u && word + 1u < words) { v |= dg_scalars[i * stride + word + 1u] << (32u - shift); }
   return v & ((1u << prm.c) - 1u);
 }
+
+${glv ? `/** With prm.glv, digit source i of [0, 2 points) is half i / points of scalar i % points: its point's skip flag,
+ * its point (P, or phi(P) at images + i % points), and a negative half negates that point in every bucket. */
+fn isSkipped(i: u32) -> bool {
+  return dg_skip[select(i, i - prm.points, prm.glv != 0u && i >= prm.points)] != 0u;
+}
+fn pointIndex(i: u32) -> u32 {
+  return select(i, prm.images + i - prm.points, prm.glv != 0u && i >= prm.points);
+}
+fn halfSign(i: u32) -> u32 {
+  return select(0u, dg_scalars[i * GLV_RECORD + GLV_H], prm.glv != 0u);
+}` : `fn isSkipped(i: u32) -> bool { return dg_skip[i] != 0u; }
+fn pointIndex(i: u32) -> u32 { return i; }
+fn halfSign(i: u32) -> u32 { return 0u; }`}
 
 // Digits in [-(L - 1), L] with L = 2^(c-1): a window value above L borrows 2^c from the next window. K c > the
 // scalars' bits, so the top window never carries out. Digit d != 0 goes to bucket |d| - 1 of its window, negated
@@ -136,7 +173,7 @@ fn scalarBits(i: u32, at: u32) -> u32 {
 @compute @workgroup_size(WORKGROUP)
 fn countDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let i = invocation(wg, nwg, lid, WORKGROUP);
-  if (i >= prm.count || dg_skip[i] != 0u) { return; }
+  if (i >= prm.count || isSkipped(i)) { return; }
   var carry = 0u;
   for (var k = 0u; k < prm.windows; k++) {
     let raw = scalarBits(i, k * prm.c) + carry;
@@ -149,7 +186,8 @@ fn countDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: v
 @compute @workgroup_size(WORKGROUP)
 fn scatterDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let i = invocation(wg, nwg, lid, WORKGROUP);
-  if (i >= prm.count || dg_skip[i] != 0u) { return; }
+  if (i >= prm.count || isSkipped(i)) { return; }
+  let sign = halfSign(i);
   var carry = 0u;
   for (var k = 0u; k < prm.windows; k++) {
     let raw = scalarBits(i, k * prm.c) + carry;
@@ -160,7 +198,7 @@ fn scatterDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
       let bucket = k * prm.buckets + magnitude - 1u;
       // dg_counts, cleared after the scan, is each bucket's cursor here
       let at = dg_offsets[bucket] + atomicAdd(&dg_counts[bucket], 1u);
-      dg_entries[at] = (i << 1u) | select(0u, 1u, negative);
+      dg_entries[at] = (pointIndex(i) << 1u) | (select(0u, 1u, negative) ^ sign);
     }
   }
 }

@@ -8,6 +8,7 @@ import { fieldWgsl, fpCoordWgsl } from '../kernels/wgsl-field.js';
 import { curveWgsl } from '../kernels/wgsl-curve.js';
 import { field2Wgsl } from '../kernels/wgsl-field2.js';
 import { msmWgsl } from '../kernels/wgsl-msm.js';
+import { glvWgsl, gpuGlvShape } from '../kernels/wgsl-glv.js';
 import { wgslHeader } from '../wgsl/index.js';
 
 /** The limb size and product shape of the shipped GPU kernels (w = 12..16 and both shapes work; bench/gpu-field.js measures them). */
@@ -16,11 +17,12 @@ export const GPU_MUL_SHAPE = 'loop';
 
 /**
  * @param json a curve's params (codegen/curves/*.json as parsed): p, model, a, b / a, d; for G2 its g2 section
- * @param {{ scalarBytes: number, group?: 'G1' | 'G2', w?: number, mul?: 'unrolled' | 'loop', generator?: string }} options
- *   group 'G2': the same MSM over the sextic twist, coordinates in F_p2 (kernels/wgsl-field2.js)
- * @returns {{ wgsl: string, gpu: { w, n, coords } }}
+ * @param {{ scalarBytes: number, group?: 'G1' | 'G2', glv?: object | null, w?: number, mul?: 'unrolled' | 'loop', generator?: string }} options
+ *   group 'G2': the same MSM over the sextic twist, coordinates in F_p2 (kernels/wgsl-field2.js); glv: the curve's GLV
+ *   params (deriveGlvParams, 'nearest'), split on the GPU in G1 where the endomorphism is (x, y) -> (beta x, y)
+ * @returns {{ wgsl: string, gpu: { w, n, coords, glv } }} glv: the halves' shape (kernels/wgsl-glv.js), or null
  */
-export function buildGpuModule(json, { scalarBytes, group = 'G1', w = GPU_LIMB_BITS, mul = GPU_MUL_SHAPE, generator = 'codegen/modules/gpu-module.js' }) {
+export function buildGpuModule(json, { scalarBytes, group = 'G1', glv = null, w = GPU_LIMB_BITS, mul = GPU_MUL_SHAPE, generator = 'codegen/modules/gpu-module.js' }) {
   const field = deriveFieldParams({ p: BigInt(json.p), w, kernel: 'gpu' });
   const model = json.model ?? 'short-weierstrass';
   const g2 = group === 'G2';
@@ -33,6 +35,8 @@ export function buildGpuModule(json, { scalarBytes, group = 'G1', w = GPU_LIMB_B
   });
   const coordinates = g2 ? field2Wgsl(field, { nonResidue: BigInt(json.g2.nonResidue) }) : fpCoordWgsl();
   const curve = g2 ? curveWgsl(json, field, { field: 'fp2', g2: json.g2 }) : curveWgsl(json, field);
-  const wgsl = `${header}\n${fieldWgsl(field, { mul })}\n${coordinates}\n${curve}\n${msmWgsl({ model, scalarBytes })}`;
-  return { wgsl, gpu: Object.freeze({ w: field.w, n: field.n, coords: 4 }) };
+  const glvShape = g2 ? null : gpuGlvShape(glv);
+  const split = glvShape ? glvWgsl(glv, field, { scalarWords: Math.ceil(scalarBytes / 4) }) : '';
+  const wgsl = `${header}\n${fieldWgsl(field, { mul })}\n${coordinates}\n${curve}\n${msmWgsl({ model, scalarBytes, glv: !!glvShape })}${split}`;
+  return { wgsl, gpu: Object.freeze({ w: field.w, n: field.n, coords: 4, glv: glvShape }) };
 }

@@ -3,7 +3,7 @@
 
 import { acquireDevice, describeAdapter } from './device.js';
 import { GpuDeviceLostError, GpuUnavailableError } from './errors.js';
-import { DEFAULT_GPU_MEMORY, GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm } from './msm.js';
+import { DEFAULT_GPU_MEMORY, GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm, useGlv } from './msm.js';
 import { affineWords } from './layout.js';
 import {
   BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
@@ -32,15 +32,15 @@ function checkCallOptions(options) {
   return options;
 }
 
-/** The GPU module's shape for the runner: limbs, coordinates, words per coordinate and per scalar. */
+/** The GPU module's shape for the runner: limbs, coordinates, words per coordinate and per scalar, GLV's halves. */
 function gpuShape(params) {
-  const { n, w, coords } = params.gpu;
+  const { n, w, coords, glv = null } = params.gpu;
   const degree = params.field.degree ?? 1; // 2 for G2: a coordinate is c0 | c1
   const componentBytes = params.field.base?.bytes ?? params.field.bytes;
   return Object.freeze({
     n, w, coords, degree, componentBytes, componentWords: Math.ceil(componentBytes / 4),
     limbs: degree * n, // u32 limbs of one coordinate in the GPU buffers (COORD_N)
-    scalarBytes: params.scalarBytes, scalarWords: Math.ceil(params.scalarBytes / 4),
+    scalarBytes: params.scalarBytes, scalarWords: Math.ceil(params.scalarBytes / 4), glv,
   });
 }
 
@@ -136,18 +136,18 @@ export class GpuCurve {
   }
 
   static async open(curve, code, options = {}) {
-    const state = await GpuCurve.#connect(code, options);
+    const state = await GpuCurve.#connect(code, options, !!curve.params.gpu.glv);
     return new GpuCurve(curve, code, options, state);
   }
 
-  static async #connect(code, options) {
+  static async #connect(code, options, glv) {
     const { device, owned, adapterInfo } = await acquireDevice(options);
     const state = { device, owned, adapterInfo, lost: null, kernels: null, buffers: new GpuBuffers(device) };
     device.lost.then((info) => {
       state.lost = info;
     });
     try {
-      state.kernels = await GpuKernels.compile(device, code);
+      state.kernels = await GpuKernels.compile(device, code, glv);
     } catch (e) {
       if (owned) device.destroy();
       throw e;
@@ -161,7 +161,7 @@ export class GpuCurve {
     if (this.#state.lost) {
       if (!this.#state.owned) throw new GpuDeviceLostError(`the GPU device given to gpu() was lost (${this.#state.lost.message || this.#state.lost.reason}); pass a new one`);
       for (const bases of this.#bases) bases.invalidate();
-      this.#state = await GpuCurve.#connect(this.#code, this.#options);
+      this.#state = await GpuCurve.#connect(this.#code, this.#options, !!this.gpuParams.glv);
     }
     return this.#state;
   }
@@ -304,9 +304,11 @@ export class GpuCurve {
     // no valid input gets here with bits > rBits: that scalar's error comes before the plan's
     if (checkScalars && (n === 0 || (bits === 0 && !points) || bits > params.rBits)) checkScalarRange(params, scalars, n);
     if (n === 0 || (bits === 0 && !points)) return neutralBytes(params);
-    // prepared bases: their chunk is fixed and their memory held, so only the device's limits bound the plan
+    // prepared bases: their chunk is fixed and their memory held, so only the device's limits bound the plan; GLV
+    // where they hold the images phi(P)
+    const glv = useGlv(gpu, bits) && (!prepared || prepared.glv);
     const plan = planGpuMsm(gpu, prepared ? prepared.chunk : n, Math.max(1, bits), {
-      window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory,
+      window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory, glv,
     });
     // prepared bases are held in chunks of their own plan; a window too large for that chunk does not fit
     if (prepared && plan.chunk !== prepared.chunk) throw new RangeError(`window ${plan.c} needs more GPU memory than a chunk of these prepared bases allows`);
@@ -330,7 +332,7 @@ export class GpuCurve {
       const first = k * plan.chunk;
       const count = Math.min(plan.chunk, n - first);
       if (prepared) {
-        await run.sum(scalars, first, count, k === 0, prepared.points[k], prepared.skip[k]);
+        await run.sum(scalars, first, count, k === 0, prepared.points[k], prepared.skip[k], prepared.counts[k]);
       } else {
         await run.convert(points, first, count);
         await run.sum(scalars, first, count, k === 0);
@@ -396,11 +398,11 @@ export class GpuCurve {
   }
 }
 
-/** Bases held on the GPU as converted affine points, a chunk of the plan per buffer pair. */
+/** Bases held on the GPU as converted affine points (with GLV, each phi(P) after them), a chunk of the plan per buffer pair. */
 class GpuBases {
   #gpu;
   #bytes; // the caller's points until they are uploaded (read when prepareBases' turn comes)
-  #held = null; // { state, chunk, points: GPUBuffer[], skip: GPUBuffer[] }
+  #held = null; // { state, chunk, glv, points: GPUBuffer[], skip: GPUBuffer[], counts: the points in each }
   #freed = false; // free() was called: later calls throw, earlier ones run
   #lost = false; // the device that held them was lost (their buffers went with it)
 
@@ -417,21 +419,24 @@ class GpuBases {
 
   /** @internal upload and convert the bases on this device, once */
   async convertOn(state, maxMemory, gpu) {
-    // the chunk sized for full scalars: the widest MSM these bases will serve
-    const plan = planGpuMsm(gpu, Math.max(1, this.length), this.#gpu.scalarBits, { maxMemory, limits: state.device.limits });
+    // the chunk sized for full scalars: the widest MSM these bases will serve (with GLV: each phi(P) held too)
+    const bits = this.#gpu.scalarBits;
+    const plan = planGpuMsm(gpu, Math.max(1, this.length), bits, { maxMemory, limits: state.device.limits, glv: useGlv(gpu, bits) });
     state.buffers.fit(plan.bytes, maxMemory ?? DEFAULT_GPU_MEMORY);
     const points = [];
     const skip = [];
+    const counts = [];
     const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan);
     let status;
     try {
       run.start();
       for (let first = 0; first < this.length; first += plan.chunk) {
         const count = Math.min(plan.chunk, this.length - first);
-        const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, count * 4 * affineWords(gpu)), usage: STORAGE });
+        const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, (plan.glv ? 2 : 1) * count * 4 * affineWords(gpu)), usage: STORAGE });
         const s = state.device.createBuffer({ label: 'bases skip', size: Math.max(16, count * 4), usage: STORAGE });
         points.push(p);
         skip.push(s);
+        counts.push(count);
         await run.convert(this.#bytes, first, count, { points: p, skip: s });
         run.submit();
         await state.device.queue.onSubmittedWorkDone();
@@ -444,7 +449,7 @@ class GpuBases {
       throw e;
     }
     this.#bytes = null;
-    this.#held = { state, chunk: plan.chunk, points, skip };
+    this.#held = { state, chunk: plan.chunk, glv: plan.glv, points, skip, counts };
     if (status !== 0xffffffff) {
       this.release(); // (inside the upload's own turn)
       throw inputError('points', status >>> 2, `: ${BAD_POINT_REASON[status & 3]}`);

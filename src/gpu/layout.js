@@ -8,13 +8,15 @@ export const SCAN_BLOCK = 256;
 
 /** The uniform struct's fields, in order (u32 each). */
 export const MSM_PARAM_FIELDS = Object.freeze([
-  'count', 'c', 'windows', 'buckets', 'segment', 'groupSize', 'groups', 'runIn', 'runOut', 'run', 'first', 'base', 'mode',
+  'count', 'c', 'windows', 'buckets', 'segment', 'groupSize', 'groups', 'runIn', 'runOut', 'run', 'first', 'base', 'mode', 'glv', 'points', 'images',
 ]);
 
 /** Entry point names, in the order a chunk runs them; sumPoints runs in the modes of SUM_MODES. */
 export const MSM_ENTRY_POINTS = Object.freeze([
   'convertPoints', 'countDigits', 'scanBlocks', 'addBlockOffsets', 'scatterDigits', 'accumulate', 'sumPoints',
 ]);
+/** The entry point of a module with GLV (gpu.glv: codegen/kernels/wgsl-glv.js), run before countDigits. */
+export const GLV_ENTRY_POINT = 'decomposeScalars';
 
 /** The u32 words of one point in the GPU buffers: affine (x, y) and the accumulator (G_COORDS coordinates of `limbs` words). */
 export const affineWords = (gpu) => 2 * gpu.limbs;

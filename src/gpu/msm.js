@@ -4,7 +4,7 @@
 // kept from call to call; the K window sums (in the accumulator's coordinates) come back, and the host combines them.
 // Every phase is variable time.
 
-import { MSM_ENTRY_POINTS, MSM_PARAM_FIELDS, SCAN_BLOCK, SUM_MODES, WORKGROUP, affineWords, pointWords } from './layout.js';
+import { GLV_ENTRY_POINT, MSM_ENTRY_POINTS, MSM_PARAM_FIELDS, SCAN_BLOCK, SUM_MODES, WORKGROUP, affineWords, pointWords } from './layout.js';
 
 // GPUBufferUsage and GPUMapMode by value: Dawn in Node does not put them on globalThis
 const MAP_READ = 0x1;
@@ -28,6 +28,12 @@ export const DEFAULT_GPU_MEMORY = 2 ** 30;
  * sumRuns adds RUN sums a thread.
  */
 export const GPU_THREADS = { accumulate: 2 ** 16, reduce: 2 ** 14 };
+/**
+ * GLV on the GPU where the module has it (gpu.glv): each scalar split in two halves of about half its bits, the second
+ * on phi(P) = (beta x, y), so half the windows (half the buckets to reduce) over twice the points (the same number of
+ * bucket entries). Benchmarks turn it off to compare (evaluate-msm --gpu --gpu-glv both).
+ */
+export const GPU_GLV = { enabled: true };
 const RUN = 16;
 /** Point indices travel as index << 1 | sign, and error codes as index << 2 | reason, in u32. */
 export const MAX_GPU_POINTS = 2 ** 30 - 1;
@@ -63,13 +69,16 @@ function scanLevels(count) {
 
 /**
  * The shape of one chunk of `chunk` points: window c, K windows of L buckets, segment S, reduce groups of M, and
- * every buffer's bytes. gpu: the module's shape (src/gpu/index.js gpuShape: limbs per coordinate, words, ...).
+ * every buffer's bytes. gpu: the module's shape (src/gpu/index.js gpuShape: limbs per coordinate, words, ...). glv:
+ * the scalars split in halves (gpu.glv; bits is then their halfBits): the digits of 2 chunk points (each P and its
+ * phi(P)), the points' buffer twice as large, and the halves' records.
  */
-export function chunkShape(gpu, chunk, bits, window) {
-  const c = window ?? chooseGpuWindow(chunk, bits);
+export function chunkShape(gpu, chunk, bits, window, glv = false) {
+  const split = glv ? 2 : 1;
+  const c = window ?? chooseGpuWindow(split * chunk, bits);
   const K = Math.floor(bits / c) + 1;
   const L = 2 ** (c - 1);
-  const entries = chunk * K;
+  const entries = split * chunk * K;
   const segment = Math.min(256, Math.max(4, ceilDiv(entries, GPU_THREADS.accumulate)));
   const segments = Math.max(1, ceilDiv(entries, segment));
   const groupSize = Math.min(L, nextPow2(ceilDiv(K * L, GPU_THREADS.reduce)));
@@ -79,7 +88,7 @@ export function chunkShape(gpu, chunk, bits, window) {
   const bytes = {
     input: chunk * 2 * gpu.degree * gpu.componentWords * 4,
     scalars: chunk * gpu.scalarWords * 4,
-    points: chunk * 4 * affineWords(gpu),
+    points: split * chunk * 4 * affineWords(gpu),
     skip: chunk * 4,
     entries: entries * 4,
     cursors: K * L * 4,
@@ -90,23 +99,32 @@ export function chunkShape(gpu, chunk, bits, window) {
     result: K * PW, // the window sums, added up over the chunks
     status: 16,
   };
+  if (glv) bytes.halves = 2 * chunk * 4 * gpu.glv.recordWords;
   levels.forEach((count, i) => (bytes[`scan${i}`] = count * 4));
   // host-visible: the uploads' staging buffers (within the device's largest buffer, outside the GPU budget)
   const staging = { stagePoints: bytes.input, stageScalars: bytes.scalars };
   for (const b of [bytes, staging]) for (const k of Object.keys(b)) b[k] = Math.max(16, Math.ceil(b[k] / 16) * 16);
   const total = Object.values(bytes).reduce((a, b) => a + b, 0);
-  return { chunk, c, K, L, segment, segments, groupSize, groups, levels, bytes: { ...bytes, ...staging }, total };
+  return { chunk, glv, c, K, L, segment, segments, groupSize, groups, levels, bytes: { ...bytes, ...staging }, total };
+}
+
+/** Whether an MSM of scalars of `bits` bits splits them by GLV: where the module can and the halves are shorter. */
+export function useGlv(gpu, bits) {
+  return !!gpu.glv && GPU_GLV.enabled && bits > gpu.glv.halfBits;
 }
 
 /**
  * The plan of an MSM of n points: the largest chunk (n, halved until it fits) whose buffers fit the device's
  * limits and the budget. The caller's window holds for every chunk. RangeError when not even one point fits.
+ * glv: split the scalars (useGlv), windows then over gpu.glv.halfBits.
  */
-export function planGpuMsm(gpu, n, bits, { maxMemory = DEFAULT_GPU_MEMORY, window, limits }) {
+export function planGpuMsm(gpu, n, bits, { maxMemory = DEFAULT_GPU_MEMORY, window, limits, glv = false }) {
   const fits = (shape) => shape.total <= maxMemory &&
     Object.values(shape.bytes).every((b) => b <= limits.maxStorageBufferBindingSize && b <= limits.maxBufferSize);
-  for (let chunk = Math.max(1, n); ; chunk = Math.ceil(chunk / 2)) {
-    const shape = chunkShape(gpu, chunk, bits, window);
+  // with GLV, entries carry the indices of 2 chunk points (index << 1 | sign): within MAX_GPU_POINTS
+  const most = glv ? Math.floor(MAX_GPU_POINTS / 2) : MAX_GPU_POINTS;
+  for (let chunk = Math.min(most, Math.max(1, n)); ; chunk = Math.ceil(chunk / 2)) {
+    const shape = chunkShape(gpu, chunk, glv ? gpu.glv.halfBits : bits, window, glv);
     if (fits(shape)) return { ...shape, chunks: Math.max(1, Math.ceil(n / chunk)) };
     if (chunk === 1) {
       throw new RangeError(`the GPU MSM needs at least ${shape.total} bytes for one point with window ${shape.c} (maxMemory ${maxMemory}, ` +
@@ -119,25 +137,28 @@ export function planGpuMsm(gpu, n, bits, { maxMemory = DEFAULT_GPU_MEMORY, windo
 export class GpuKernels {
   static #compiled = new WeakMap(); // device -> Map(code -> Promise<GpuKernels>)
 
-  /** The kernels of `code` on `device`, compiled on first use and shared by every GpuCurve on that device. */
-  static compile(device, code) {
+  /**
+   * The kernels of `code` on `device`, compiled on first use and shared by every GpuCurve on that device. glv: the
+   * module has decomposeScalars (gpu.glv).
+   */
+  static compile(device, code, glv = false) {
     let byCode = GpuKernels.#compiled.get(device);
     if (!byCode) GpuKernels.#compiled.set(device, (byCode = new Map()));
     if (!byCode.has(code)) {
-      const made = GpuKernels.#compileNow(device, code);
+      const made = GpuKernels.#compileNow(device, code, glv ? [...MSM_ENTRY_POINTS, GLV_ENTRY_POINT] : MSM_ENTRY_POINTS);
       made.catch(() => byCode.delete(code));
       byCode.set(code, made);
     }
     return byCode.get(code);
   }
 
-  static async #compileNow(device, code) {
+  static async #compileNow(device, code, entryPoints) {
     const module = device.createShaderModule({ code });
     const info = await module.getCompilationInfo?.();
     const errors = (info?.messages ?? []).filter((m) => m.type === 'error');
     if (errors.length) throw new Error(`the GPU MSM's WGSL does not compile: ${errors.slice(0, 5).map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
     const pipelines = {};
-    await Promise.all(MSM_ENTRY_POINTS.map(async (entryPoint) => {
+    await Promise.all(entryPoints.map(async (entryPoint) => {
       pipelines[entryPoint] = await device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint } });
     }));
     return new GpuKernels(device, pipelines);
@@ -332,7 +353,9 @@ export class GpuMsmRun {
     await this.upload('stagePoints', this.buffer('input'), words);
     this.timeHost('upload', started);
     await this.phase('convert', () => {
-      this.dispatch('convertPoints', { count, base: first }, [this.buffer('input'), target.points, target.skip, this.buffer('status')], count);
+      // (with GLV each phi(P) too, at count + i)
+      const glv = this.plan.glv ? 1 : 0;
+      this.dispatch('convertPoints', { count, base: first, glv, images: count }, [this.buffer('input'), target.points, target.skip, this.buffer('status')], count);
     });
     // the points' copy and conversion start while the host fills the scalars' staging buffer
     this.submit();
@@ -341,9 +364,11 @@ export class GpuMsmRun {
   /**
    * The phases after conversion for one chunk of `count` points (in `points` / `skip`), scalars first..first+count
    * of scalarBytes: digits, sort, accumulate, reduce, and the window sums added to the earlier chunks' in `result`.
+   * With GLV the digits are those of the scalars' halves, over the points P and phi(P) (convert wrote both; images:
+   * the points converted into `points`, where phi(P_0) is, which prepared bases may hold more of than count).
    */
-  async sum(scalarBytes, first, count, isFirst, points = this.buffer('points'), skip = this.buffer('skip')) {
-    const { c, K, L, segment, groupSize, groups, levels } = this.plan;
+  async sum(scalarBytes, first, count, isFirst, points = this.buffer('points'), skip = this.buffer('skip'), images = count) {
+    const { c, K, L, segment, groupSize, groups, levels, glv } = this.plan;
     const started = performance.now();
     const words = toWords(scalarBytes, count, this.gpu.scalarBytes, this.gpu.scalarWords, first);
     await this.upload('stageScalars', this.buffer('scalars'), words);
@@ -351,9 +376,13 @@ export class GpuMsmRun {
     const shape = { c, windows: K, buckets: L, segment, groupSize, groups };
     const counts = this.buffer('scan0');
     const cursors = this.buffer('cursors');
+    // the digits' source and their count: the scalars, or with GLV the 2 count halves
+    const digits = glv ? { ...shape, count: 2 * count, points: count, images, glv: 1 } : { ...shape, count };
+    const source = glv ? this.buffer('halves') : this.buffer('scalars');
     await this.phase('digits', () => {
+      if (glv) this.dispatch(GLV_ENTRY_POINT, { count }, [this.buffer('scalars'), source], count);
       this.encoder.clearBuffer(counts);
-      this.dispatch('countDigits', { ...shape, count }, [this.buffer('scalars'), skip, counts], count);
+      this.dispatch('countDigits', digits, [source, skip, counts], digits.count);
     });
     await this.phase('sort', () => {
       // exclusive prefix sum of the K L + 1 counts, level by level, then each level's block offsets added back
@@ -365,10 +394,10 @@ export class GpuMsmRun {
         this.dispatch('addBlockOffsets', { count: levels[i] }, [this.buffer(`scan${i}`), this.buffer(`scan${i + 1}`)], levels[i], SCAN_BLOCK);
       }
       this.encoder.clearBuffer(cursors);
-      this.dispatch('scatterDigits', { ...shape, count }, [this.buffer('scalars'), skip, cursors, counts, this.buffer('entries')], count);
+      this.dispatch('scatterDigits', digits, [source, skip, cursors, counts, this.buffer('entries')], digits.count);
     });
     await this.phase('accumulate', () => {
-      const segments = ceilDiv(count * K, segment);
+      const segments = ceilDiv(digits.count * K, segment);
       this.dispatch('accumulate', shape, [counts, this.buffer('entries'), points, this.buffer('buckets'), this.buffer('parts')], segments);
       this.dispatch('sumPoints', { ...shape, mode: SUM_MODES.joinSegments }, [counts, this.buffer('parts'), this.buffer('buckets')], K * L);
     });

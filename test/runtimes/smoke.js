@@ -129,10 +129,11 @@ if (groth16At > 0) {
 }
 
 if (process.argv.includes('--gpu')) {
-  // one curve: the runtime's WebGPU is under test here (test/gpu-msm.test.js covers the curves); SwiftShader compiles
-  // every curve's kernels for seconds
-  await check('GPU MSM (curve.gpu()): Ed-on-BLS12-377 equals the synchronous msmBytes', async () => {
-    for (const [name, n] of [['ed-on-bls12-377', 40]]) {
+  // two curves: the runtime's WebGPU (its own WGSL compiler in Deno) is under test here (test/gpu-msm.test.js covers
+  // the curves), an Edwards one and BN254's, which splits its scalars (GLV); SwiftShader compiles each curve's kernels
+  // for seconds
+  await check('GPU MSM (curve.gpu()): Ed-on-BLS12-377 and BN254 (GLV) equal the synchronous msmBytes', async () => {
+    for (const [name, n] of [['ed-on-bls12-377', 40], ['bn254', 40]]) {
       const curve = await loadCurve(name);
       const gpu = await curve.gpu();
       try {

@@ -68,6 +68,11 @@ export default Object.freeze({
     w: 13,
     n: 30,
     coords: 4,
+    glv: Object.freeze({
+      halfBits: 126,
+      H: 4,
+      recordWords: 5,
+    }),
   }),
   fr: Object.freeze({
     kernel: "int",

@@ -90,6 +90,7 @@ export default Object.freeze({
       w: 13,
       n: 20,
       coords: 4,
+      glv: null,
     }),
   }),
   fma: Object.freeze({
@@ -168,6 +169,11 @@ export default Object.freeze({
     w: 13,
     n: 20,
     coords: 4,
+    glv: Object.freeze({
+      halfBits: 127,
+      H: 4,
+      recordWords: 5,
+    }),
   }),
   fr: Object.freeze({
     kernel: "int",

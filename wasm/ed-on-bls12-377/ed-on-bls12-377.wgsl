@@ -892,11 +892,16 @@ struct MsmParams {
   first: u32,
   base: u32,
   mode: u32,
+  glv: u32,
+  points: u32,
+  images: u32,
 }
 // mode: sumPoints' step (src/gpu/layout.js SUM_MODES); count: points or threads of the pass; c: window bits; windows: K; buckets: L = 2^(c-1) per window; segment: S entries
 // per accumulate thread; groupSize: M buckets per reduce thread, groups: G = ceil(L / M); runIn, runOut, run: sumRuns'
 // entries per window before and after, R added per thread; first: 1 when combine starts the result; base: the
-// first point's index in the whole input (for error codes)
+// first point's index in the whole input (for error codes); glv: 1 when the digits are GLV halves (decomposeScalars';
+// count is then 2 points, the halves of prm.points scalars) and convertPoints writes each phi(P) too; images: where
+// phi(P_0) is in the points' buffer (the points converted into it: prepared bases hold more than a call may sum)
 @group(0) @binding(0) var<uniform> prm: MsmParams;
 
 const WORKGROUP: u32 = 64u;
@@ -960,13 +965,19 @@ fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
 
 /** bits [at, at + c) of scalar i (c <= 31; bits past the scalar's words read as zero) */
 fn scalarBits(i: u32, at: u32) -> u32 {
+  let stride = SCALAR_WORDS;
+  let words = SCALAR_WORDS;
   let word = at / 32u;
   let shift = at % 32u;
   var v = 0u;
-  if (word < SCALAR_WORDS) { v = dg_scalars[i * SCALAR_WORDS + word] >> shift; }
-  if (shift + prm.c > 32u && word + 1u < SCALAR_WORDS) { v |= dg_scalars[i * SCALAR_WORDS + word + 1u] << (32u - shift); }
+  if (word < words) { v = dg_scalars[i * stride + word] >> shift; }
+  if (shift + prm.c > 32u && word + 1u < words) { v |= dg_scalars[i * stride + word + 1u] << (32u - shift); }
   return v & ((1u << prm.c) - 1u);
 }
+
+fn isSkipped(i: u32) -> bool { return dg_skip[i] != 0u; }
+fn pointIndex(i: u32) -> u32 { return i; }
+fn halfSign(i: u32) -> u32 { return 0u; }
 
 // Digits in [-(L - 1), L] with L = 2^(c-1): a window value above L borrows 2^c from the next window. K c > the
 // scalars' bits, so the top window never carries out. Digit d != 0 goes to bucket |d| - 1 of its window, negated
@@ -975,7 +986,7 @@ fn scalarBits(i: u32, at: u32) -> u32 {
 @compute @workgroup_size(WORKGROUP)
 fn countDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let i = invocation(wg, nwg, lid, WORKGROUP);
-  if (i >= prm.count || dg_skip[i] != 0u) { return; }
+  if (i >= prm.count || isSkipped(i)) { return; }
   var carry = 0u;
   for (var k = 0u; k < prm.windows; k++) {
     let raw = scalarBits(i, k * prm.c) + carry;
@@ -988,7 +999,8 @@ fn countDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: v
 @compute @workgroup_size(WORKGROUP)
 fn scatterDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let i = invocation(wg, nwg, lid, WORKGROUP);
-  if (i >= prm.count || dg_skip[i] != 0u) { return; }
+  if (i >= prm.count || isSkipped(i)) { return; }
+  let sign = halfSign(i);
   var carry = 0u;
   for (var k = 0u; k < prm.windows; k++) {
     let raw = scalarBits(i, k * prm.c) + carry;
@@ -999,7 +1011,7 @@ fn scatterDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
       let bucket = k * prm.buckets + magnitude - 1u;
       // dg_counts, cleared after the scan, is each bucket's cursor here
       let at = dg_offsets[bucket] + atomicAdd(&dg_counts[bucket], 1u);
-      dg_entries[at] = (i << 1u) | select(0u, 1u, negative);
+      dg_entries[at] = (pointIndex(i) << 1u) | (select(0u, 1u, negative) ^ sign);
     }
   }
 }

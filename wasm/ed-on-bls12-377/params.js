@@ -73,6 +73,7 @@ export default Object.freeze({
     w: 13,
     n: 20,
     coords: 4,
+    glv: null,
   }),
   fr: Object.freeze({
     kernel: "int",

@@ -882,11 +882,16 @@ struct MsmParams {
   first: u32,
   base: u32,
   mode: u32,
+  glv: u32,
+  points: u32,
+  images: u32,
 }
 // mode: sumPoints' step (src/gpu/layout.js SUM_MODES); count: points or threads of the pass; c: window bits; windows: K; buckets: L = 2^(c-1) per window; segment: S entries
 // per accumulate thread; groupSize: M buckets per reduce thread, groups: G = ceil(L / M); runIn, runOut, run: sumRuns'
 // entries per window before and after, R added per thread; first: 1 when combine starts the result; base: the
-// first point's index in the whole input (for error codes)
+// first point's index in the whole input (for error codes); glv: 1 when the digits are GLV halves (decomposeScalars';
+// count is then 2 points, the halves of prm.points scalars) and convertPoints writes each phi(P) too; images: where
+// phi(P_0) is in the points' buffer (the points converted into it: prepared bases hold more than a call may sum)
 @group(0) @binding(0) var<uniform> prm: MsmParams;
 
 const WORKGROUP: u32 = 64u;
@@ -939,6 +944,14 @@ fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
     cv_points[i * AFFINE_WORDS + j] = xl[j];
     cv_points[i * AFFINE_WORDS + COORD_N + j] = yl[j];
   }
+  // with GLV, phi(P) = (beta x, y) at index images + i (images = count), for the second half of the scalar
+  if (prm.glv != 0u) {
+    let bx = coord_toLimbs(fp_mul(Q.x, GLV_BETA));
+    for (var j = 0u; j < COORD_N; j++) {
+      cv_points[(prm.images + i) * AFFINE_WORDS + j] = bx[j];
+      cv_points[(prm.images + i) * AFFINE_WORDS + COORD_N + j] = yl[j];
+    }
+  }
   // the neutral element of an Edwards curve adds nothing either
   cv_skip[i] = select(0u, 1u, g_isNeutralAffine(Q));
 }
@@ -950,14 +963,32 @@ fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
 @group(0) @binding(4) var<storage, read> dg_offsets: array<u32>;
 @group(0) @binding(5) var<storage, read_write> dg_entries: array<u32>;
 
-/** bits [at, at + c) of scalar i (c <= 31; bits past the scalar's words read as zero) */
+/** bits [at, at + c) of scalar i, or with prm.glv of half i's |k| (c <= 31; bits past its words read as zero) */
 fn scalarBits(i: u32, at: u32) -> u32 {
+  var stride = SCALAR_WORDS;
+  var words = SCALAR_WORDS;
+  if (prm.glv != 0u) {
+    stride = GLV_RECORD;
+    words = GLV_H;
+  }
   let word = at / 32u;
   let shift = at % 32u;
   var v = 0u;
-  if (word < SCALAR_WORDS) { v = dg_scalars[i * SCALAR_WORDS + word] >> shift; }
-  if (shift + prm.c > 32u && word + 1u < SCALAR_WORDS) { v |= dg_scalars[i * SCALAR_WORDS + word + 1u] << (32u - shift); }
+  if (word < words) { v = dg_scalars[i * stride + word] >> shift; }
+  if (shift + prm.c > 32u && word + 1u < words) { v |= dg_scalars[i * stride + word + 1u] << (32u - shift); }
   return v & ((1u << prm.c) - 1u);
+}
+
+/** With prm.glv, digit source i of [0, 2 points) is half i / points of scalar i % points: its point's skip flag,
+ * its point (P, or phi(P) at images + i % points), and a negative half negates that point in every bucket. */
+fn isSkipped(i: u32) -> bool {
+  return dg_skip[select(i, i - prm.points, prm.glv != 0u && i >= prm.points)] != 0u;
+}
+fn pointIndex(i: u32) -> u32 {
+  return select(i, prm.images + i - prm.points, prm.glv != 0u && i >= prm.points);
+}
+fn halfSign(i: u32) -> u32 {
+  return select(0u, dg_scalars[i * GLV_RECORD + GLV_H], prm.glv != 0u);
 }
 
 // Digits in [-(L - 1), L] with L = 2^(c-1): a window value above L borrows 2^c from the next window. K c > the
@@ -967,7 +998,7 @@ fn scalarBits(i: u32, at: u32) -> u32 {
 @compute @workgroup_size(WORKGROUP)
 fn countDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let i = invocation(wg, nwg, lid, WORKGROUP);
-  if (i >= prm.count || dg_skip[i] != 0u) { return; }
+  if (i >= prm.count || isSkipped(i)) { return; }
   var carry = 0u;
   for (var k = 0u; k < prm.windows; k++) {
     let raw = scalarBits(i, k * prm.c) + carry;
@@ -980,7 +1011,8 @@ fn countDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: v
 @compute @workgroup_size(WORKGROUP)
 fn scatterDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let i = invocation(wg, nwg, lid, WORKGROUP);
-  if (i >= prm.count || dg_skip[i] != 0u) { return; }
+  if (i >= prm.count || isSkipped(i)) { return; }
+  let sign = halfSign(i);
   var carry = 0u;
   for (var k = 0u; k < prm.windows; k++) {
     let raw = scalarBits(i, k * prm.c) + carry;
@@ -991,7 +1023,7 @@ fn scatterDigits(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
       let bucket = k * prm.buckets + magnitude - 1u;
       // dg_counts, cleared after the scan, is each bucket's cursor here
       let at = dg_offsets[bucket] + atomicAdd(&dg_counts[bucket], 1u);
-      dg_entries[at] = (i << 1u) | select(0u, 1u, negative);
+      dg_entries[at] = (pointIndex(i) << 1u) | (select(0u, 1u, negative) ^ sign);
     }
   }
 }
@@ -1283,4 +1315,161 @@ fn sumPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec
   }
   if (mode == 1u) { acc0 = acc1; }
   storeDst(out, acc0);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// GLV on the GPU (codegen/kernels/wgsl-glv.js)
+// k = k0 + k1 lambda (mod r), |k0|, |k1| < 2^128; lambda * (x, y) = (beta x, y), beta = 0x12ccca834acdba712caad5dc57aab1b01d1f8bd237ad31491dad5ebdfdfe4ab9
+
+const GLV_BETA: Fp = Fp(
+  0x13cbu, 0xd0au, 0x1146u, 0x1fb5u, 0x223u, 0xdabu, 0x62au, 0x110du,
+  0x16cu, 0x9ebu, 0x199au, 0xf48u, 0x1cc8u, 0x1b6au, 0xa99u, 0x10ecu,
+  0x1a17u, 0xed3u, 0x12u, 0x3bu
+); // beta R mod p
+const GLV_H: u32 = 4u; // u32 words of |k_i|
+const GLV_RECORD: u32 = 5u; // words of one half's record: |k_i|, then its sign
+
+@group(0) @binding(1) var<storage, read> dc_scalars: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dc_halves: array<u32>;
+
+/** c_1^ = floor((k g_1 + 2^255) / 2^256) in 8 limbs (c_1^ <= 0x93cd3a2c8198e2690c7c095a00000001) */
+fn glv_c1(k: array<u32, 16>) -> array<u32, 8> {
+  var g = array<u32, 9>(
+    3u, 0u, 0x2568u, 0x31f0u, 0x89a4u, 0x663u, 0xe8b2u, 0x4f34u,
+    2u
+  );
+  var t: array<u32, 25>; // k g_1, row by row
+  for (var i = 0u; i < 16u; i++) {
+    var carry = 0u;
+    for (var j = 0u; j < 9u; j++) {
+      let s = t[i + j] + k[i] * g[j] + carry;
+      t[i + j] = s & 0xffffu;
+      carry = s >> 16u;
+    }
+    t[i + 9u] = carry;
+  }
+  var c: array<u32, 8>;
+  var carry = t[15u] >> 15u; // bit 255: rounds to the nearest
+  for (var j = 0u; j < 8u; j++) {
+    let s = t[16u + j] + carry;
+    c[j] = s & 0xffffu;
+    carry = s >> 16u;
+  }
+  return c;
+}
+
+/** c_2^ = floor((k g_2 + 2^255) / 2^256) in 8 limbs (c_2^ <= 0x49e69d1640a899538cb1279300000000) */
+fn glv_c2(k: array<u32, 16>) -> array<u32, 8> {
+  var g = array<u32, 9>(
+    0xffffu, 0xffffu, 0x9e4bu, 0x32c4u, 0x654eu, 0x2a2u, 0x7459u, 0x279au,
+    1u
+  );
+  var t: array<u32, 25>; // k g_2, row by row
+  for (var i = 0u; i < 16u; i++) {
+    var carry = 0u;
+    for (var j = 0u; j < 9u; j++) {
+      let s = t[i + j] + k[i] * g[j] + carry;
+      t[i + j] = s & 0xffffu;
+      carry = s >> 16u;
+    }
+    t[i + 9u] = carry;
+  }
+  var c: array<u32, 8>;
+  var carry = t[15u] >> 15u; // bit 255: rounds to the nearest
+  for (var j = 0u; j < 8u; j++) {
+    let s = t[16u + j] + carry;
+    c[j] = s & 0xffffu;
+    carry = s >> 16u;
+  }
+  return c;
+}
+
+/** The record at `at` from v (two's complement mod 2^160): |v| in GLV_H words, then 1 if v < 0 */
+fn glv_store(at: u32, v: array<u32, 10>) {
+  let negative = v[9u] >> 15u;
+  let flip = select(0u, 0xffffu, negative != 0u);
+  var carry = negative; // -v = (v xor (2^160 - 1)) + 1
+  var a: array<u32, 10>;
+  for (var j = 0u; j < 10u; j++) {
+    let s = (v[j] ^ flip) + carry;
+    a[j] = s & 0xffffu;
+    carry = s >> 16u;
+  }
+  for (var j = 0u; j < GLV_H; j++) { dc_halves[at + j] = a[2u * j] | (a[2u * j + 1u] << 16u); }
+  dc_halves[at + GLV_H] = negative;
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn decomposeScalars(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let i = invocation(wg, nwg, lid, WORKGROUP);
+  if (i >= prm.count) { return; }
+  var k: array<u32, 16>;
+  for (var j = 0u; j < SCALAR_WORDS; j++) {
+    let w = dc_scalars[i * SCALAR_WORDS + j];
+    k[2u * j] = w & 0xffffu;
+    k[2u * j + 1u] = w >> 16u;
+  }
+  let c1 = glv_c1(k);
+  let c2 = glv_c2(k);
+  var k0: array<u32, 10>;
+  for (var j = 0u; j < 10u; j++) { k0[j] = k[j]; }
+  {
+    var x = array<u32, 10>(
+      0xffffu, 0xffffu, 0x1e38u, 0x8035u, 0xb6eau, 0xbf0fu, 0x62e9u, 0xb619u,
+      0xffffu, 0xffffu
+    );
+    for (var i = 0u; i < 8u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 10u; j++) {
+        let s = k0[i + j] + c1[i] * x[j] + carry;
+        k0[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  {
+    var x = array<u32, 10>(
+      0u, 0u, 0xd86du, 0x734eu, 0x66acu, 0xbf57u, 0x62e9u, 0xb619u,
+      0xffffu, 0xffffu
+    );
+    for (var i = 0u; i < 8u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 10u; j++) {
+        let s = k0[i + j] + c2[i] * x[j] + carry;
+        k0[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  var k1: array<u32, 10>;
+  {
+    var x = array<u32, 10>(
+      0u, 0u, 0x2793u, 0x8cb1u, 0x9953u, 0x40a8u, 0x9d16u, 0x49e6u,
+      0u, 0u
+    );
+    for (var i = 0u; i < 8u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 10u; j++) {
+        let s = k1[i + j] + c1[i] * x[j] + carry;
+        k1[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  {
+    var x = array<u32, 10>(
+      0xffffu, 0xffffu, 0xf6a5u, 0xf383u, 0x1d96u, 0x7e67u, 0xc5d3u, 0x6c32u,
+      0xffffu, 0xffffu
+    );
+    for (var i = 0u; i < 8u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 10u; j++) {
+        let s = k1[i + j] + c2[i] * x[j] + carry;
+        k1[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  glv_store(i * GLV_RECORD, k0);
+  glv_store((prm.count + i) * GLV_RECORD, k1);
 }

@@ -69,6 +69,11 @@ export default Object.freeze({
     w: 13,
     n: 20,
     coords: 4,
+    glv: Object.freeze({
+      halfBits: 128,
+      H: 4,
+      recordWords: 5,
+    }),
   }),
   fr: Object.freeze({
     kernel: "int",
