@@ -359,7 +359,7 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
           expect(hex(await gpu.msmBytes(pb, sb)), `${name} ${scalars}`).toBe(hex(curve.msmBytes(pb, sb)));
           expect(splits(), 'the scalars were split').toBe(before + 1);
         }
-        // the split off (GPU_GLV, as evaluate-msm --gpu-glv both runs it) gives the same sums
+        // the split off (GPU_GLV, as evaluate-msm --gpu-no-glv runs it) gives the same sums
         const n = 70;
         const points = curve.randomPointsBytes(n, { seed: 12 });
         const scalars = curve.randomScalarsBytes(n, { seed: 13 });

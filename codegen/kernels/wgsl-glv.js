@@ -1,6 +1,7 @@
 // The GLV split on the GPU: k = k0 + k1 lambda (mod r) with |k0|, |k1| < 2^halfBits, by the formula and the proven
 // bounds of codegen/params/glv.js (the Wasm kernel's, codegen/kernels/scalar-glv.js), and the image phi(P) =
-// (beta x, y) that the second half multiplies. WGSL has no 64-bit integers, so the big numbers are little-endian
+// (beta x, y) that the second half multiplies (in G2, over F_p2, (omega x, y) with omega in F_p the cube root of 1 that
+// acts as the same lambda: codegen/params/g2.js glvOmega). WGSL has no 64-bit integers, so the big numbers are little-endian
 // limbs of 16 bits in u32: a limb product is at most (2^16 - 1)^2 = 2^32 - 2^17 + 1, and a column step adds to it a
 // limb and a carry, each at most 2^16 - 1, so every step's sum is at most 2^32 - 1 and never wraps.
 //
@@ -28,10 +29,11 @@ export function gpuGlvShape(glv) {
 }
 
 /**
- * WGSL: GLV_BETA, GLV_H, GLV_RECORD, and the entry point decomposeScalars (bindings 1 scalars, 2 halves) for a curve
- * of G1 over F_p. glv: from deriveGlvParams with rounding 'nearest' (as the Wasm build's); field: the GPU field params.
+ * WGSL: GLV_BETA, GLV_H, GLV_RECORD, glv_imageX and the entry point decomposeScalars (bindings 1 scalars, 2 halves).
+ * glv: from deriveGlvParams with rounding 'nearest' (as the Wasm build's); field: the GPU field params; omega: G2's
+ * cube root of 1 (coordinates in F_p2), or none for G1 (beta, coordinates in F_p).
  */
-export function glvWgsl(glv, field, { scalarWords }) {
+export function glvWgsl(glv, field, { scalarWords, omega = null }) {
   if (!gpuGlvShape(glv)) throw new RangeError('the GPU GLV split needs the endomorphism (x, y) -> (beta x, y)');
   if (glv.rounding !== 'nearest' || glv.m % 32 !== 0) throw new RangeError('the GPU GLV split takes the nearest rounding with m a multiple of 32');
   const { m, T, H } = glv;
@@ -95,11 +97,16 @@ fn glv_c${i}(k: array<u32, ${KL}>) -> array<u32, ${CL}> {
   return `
 // ---------------------------------------------------------------------------------------------------------------
 // GLV on the GPU (codegen/kernels/wgsl-glv.js)
-${comment(`k = k0 + k1 lambda (mod r), |k0|, |k1| < 2^${glv.halfBits}; lambda * (x, y) = (beta x, y), beta = 0x${glv.beta.toString(16)}`)}
+${comment(`k = k0 + k1 lambda (mod r), |k0|, |k1| < 2^${glv.halfBits}; lambda * (x, y) = (${omega === null ? `beta x, y), beta = 0x${glv.beta.toString(16)}` : `omega x, y) in G2, omega = 0x${omega.toString(16)}`}`)}
 
-const GLV_BETA: Fp = ${wgslFp(field, glv.beta)}; // beta R mod p
+const GLV_BETA: Fp = ${wgslFp(field, omega ?? glv.beta)}; // ${omega === null ? 'beta' : 'omega'} R mod p
 const GLV_H: u32 = ${H}u; // u32 words of |k_i|
 const GLV_RECORD: u32 = ${H + 1}u; // words of one half's record: |k_i|, then its sign
+
+/** The x of phi(P): ${omega === null ? 'beta x' : 'omega x, componentwise (omega in F_p)'}, [0, 2p) -> [0, 2p) */
+fn glv_imageX(x: Coord) -> Coord {
+  return ${omega === null ? 'fp_mul(x, GLV_BETA)' : 'Fp2(fp_mul(x.c0, GLV_BETA), fp_mul(x.c1, GLV_BETA))'};
+}
 
 @group(0) @binding(1) var<storage, read> dc_scalars: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dc_halves: array<u32>;

@@ -116,7 +116,7 @@ ${edwards ? '' : `  // all zero: the point at infinity, which adds nothing
   }
 ${glv ? `  // with GLV, phi(P) = (beta x, y) at index images + i (images = count), for the second half of the scalar
   if (prm.glv != 0u) {
-    let bx = coord_toLimbs(fp_mul(Q.x, GLV_BETA));
+    let bx = coord_toLimbs(glv_imageX(Q.x));
     for (var j = 0u; j < COORD_N; j++) {
       cv_points[(prm.images + i) * AFFINE_WORDS + j] = bx[j];
       cv_points[(prm.images + i) * AFFINE_WORDS + COORD_N + j] = yl[j];

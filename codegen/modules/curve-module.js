@@ -219,7 +219,7 @@ export function generateCurve(json, { w, glv: useGlv = true, generator = 'codege
   if (gpu) {
     try {
       const g1 = buildGpuModule(json, { scalarBytes: runtime.scalarBytes, glv, generator });
-      const g2Module = runtime.g2 ? buildGpuModule(json, { scalarBytes: runtime.g2.scalarBytes, group: 'G2', generator }) : null;
+      const g2Module = runtime.g2 ? buildGpuModule(json, { scalarBytes: runtime.g2.scalarBytes, group: 'G2', glv, glvOmega: g2?.glvOmega ?? null, generator }) : null;
       ({ wgsl } = g1);
       runtime.gpu = g1.gpu;
       if (g2Module) {

@@ -306,7 +306,7 @@ export class GpuCurve {
     if (n === 0 || (bits === 0 && !points)) return neutralBytes(params);
     // prepared bases: their chunk is fixed and their memory held, so only the device's limits bound the plan; GLV
     // where they hold the images phi(P)
-    const glv = useGlv(gpu, bits) && (!prepared || prepared.glv);
+    const glv = useGlv(gpu, bits, n) && (!prepared || prepared.glv);
     const plan = planGpuMsm(gpu, prepared ? prepared.chunk : n, Math.max(1, bits), {
       window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory, glv,
     });
@@ -421,7 +421,7 @@ class GpuBases {
   async convertOn(state, maxMemory, gpu) {
     // the chunk sized for full scalars: the widest MSM these bases will serve (with GLV: each phi(P) held too)
     const bits = this.#gpu.scalarBits;
-    const plan = planGpuMsm(gpu, Math.max(1, this.length), bits, { maxMemory, limits: state.device.limits, glv: useGlv(gpu, bits) });
+    const plan = planGpuMsm(gpu, Math.max(1, this.length), bits, { maxMemory, limits: state.device.limits, glv: useGlv(gpu, bits, this.length) });
     state.buffers.fit(plan.bytes, maxMemory ?? DEFAULT_GPU_MEMORY);
     const points = [];
     const skip = [];

@@ -30,8 +30,9 @@ export const DEFAULT_GPU_MEMORY = 2 ** 30;
 export const GPU_THREADS = { accumulate: 2 ** 16, reduce: 2 ** 14 };
 /**
  * GLV on the GPU where the module has it (gpu.glv): each scalar split in two halves of about half its bits, the second
- * on phi(P) = (beta x, y), so half the windows (half the buckets to reduce) over twice the points (the same number of
- * bucket entries). Benchmarks turn it off to compare (evaluate-msm --gpu --gpu-glv both).
+ * on phi(P) = (beta x, y), so half the windows (half the buckets to reduce) over twice the points (about the same
+ * number of bucket entries), where the window model counts fewer additions that way. Benchmarks turn it off to compare
+ * (evaluate-msm --gpu --gpu-no-glv).
  */
 export const GPU_GLV = { enabled: true };
 const RUN = 16;
@@ -42,21 +43,22 @@ const ceilDiv = (a, b) => Math.ceil(a / b);
 const nextPow2 = (x) => 2 ** Math.ceil(Math.log2(Math.max(1, x)));
 
 /**
- * Window bits for m points of `bits`-bit scalars: the c minimizing the additions, m K mixed additions to fill the
- * buckets and about 2 K L full ones (each about 1.3 mixed) to reduce them.
+ * The window model: for m points of `bits`-bit scalars, the c minimizing the additions, m K mixed additions to fill
+ * the buckets and about 2 K L full ones (each about 1.3 mixed) to reduce them; { c, cost } (cost in mixed additions).
  */
-export function chooseGpuWindow(m, bits) {
-  let best = 1;
-  let bestCost = Infinity;
+function windowModel(m, bits) {
+  let best = { c: 1, cost: Infinity };
   for (let c = 1; c <= 20; c++) {
     const K = Math.floor(bits / c) + 1;
     const cost = K * (m + 2.6 * 2 ** (c - 1));
-    if (cost < bestCost) {
-      bestCost = cost;
-      best = c;
-    }
+    if (cost < best.cost) best = { c, cost };
   }
   return best;
+}
+
+/** Window bits for m points of `bits`-bit scalars (the window model's). */
+export function chooseGpuWindow(m, bits) {
+  return windowModel(m, bits).c;
 }
 
 /** The scan's levels: counts[0] = K L + 1 histogram entries, each next level one sum per block of the one before. */
@@ -108,9 +110,14 @@ export function chunkShape(gpu, chunk, bits, window, glv = false) {
   return { chunk, glv, c, K, L, segment, segments, groupSize, groups, levels, bytes: { ...bytes, ...staging }, total };
 }
 
-/** Whether an MSM of scalars of `bits` bits splits them by GLV: where the module can and the halves are shorter. */
-export function useGlv(gpu, bits) {
-  return !!gpu.glv && GPU_GLV.enabled && bits > gpu.glv.halfBits;
+/**
+ * Whether an MSM of n points with scalars of `bits` bits splits them by GLV: where the module can, the halves are
+ * shorter, and the window model counts fewer additions over 2 n points of halfBits (with 128-bit halves of 255-bit
+ * scalars, Pallas's, a window's rounding can take back what the split saves: at 2^20 about even).
+ */
+export function useGlv(gpu, bits, n) {
+  if (!gpu.glv || !GPU_GLV.enabled || bits <= gpu.glv.halfBits) return false;
+  return windowModel(2 * n, gpu.glv.halfBits).cost < windowModel(n, bits).cost;
 }
 
 /**

@@ -1426,6 +1426,14 @@ fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
     cv_points[i * AFFINE_WORDS + j] = xl[j];
     cv_points[i * AFFINE_WORDS + COORD_N + j] = yl[j];
   }
+  // with GLV, phi(P) = (beta x, y) at index images + i (images = count), for the second half of the scalar
+  if (prm.glv != 0u) {
+    let bx = coord_toLimbs(glv_imageX(Q.x));
+    for (var j = 0u; j < COORD_N; j++) {
+      cv_points[(prm.images + i) * AFFINE_WORDS + j] = bx[j];
+      cv_points[(prm.images + i) * AFFINE_WORDS + COORD_N + j] = yl[j];
+    }
+  }
   // the neutral element of an Edwards curve adds nothing either
   cv_skip[i] = select(0u, 1u, g_isNeutralAffine(Q));
 }
@@ -1437,10 +1445,14 @@ fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
 @group(0) @binding(4) var<storage, read> dg_offsets: array<u32>;
 @group(0) @binding(5) var<storage, read_write> dg_entries: array<u32>;
 
-/** bits [at, at + c) of scalar i (c <= 31; bits past the scalar's words read as zero) */
+/** bits [at, at + c) of scalar i, or with prm.glv of half i's |k| (c <= 31; bits past its words read as zero) */
 fn scalarBits(i: u32, at: u32) -> u32 {
-  let stride = SCALAR_WORDS;
-  let words = SCALAR_WORDS;
+  var stride = SCALAR_WORDS;
+  var words = SCALAR_WORDS;
+  if (prm.glv != 0u) {
+    stride = GLV_RECORD;
+    words = GLV_H;
+  }
   let word = at / 32u;
   let shift = at % 32u;
   var v = 0u;
@@ -1449,9 +1461,17 @@ fn scalarBits(i: u32, at: u32) -> u32 {
   return v & ((1u << prm.c) - 1u);
 }
 
-fn isSkipped(i: u32) -> bool { return dg_skip[i] != 0u; }
-fn pointIndex(i: u32) -> u32 { return i; }
-fn halfSign(i: u32) -> u32 { return 0u; }
+/** With prm.glv, digit source i of [0, 2 points) is half i / points of scalar i % points: its point's skip flag,
+ * its point (P, or phi(P) at images + i % points), and a negative half negates that point in every bucket. */
+fn isSkipped(i: u32) -> bool {
+  return dg_skip[select(i, i - prm.points, prm.glv != 0u && i >= prm.points)] != 0u;
+}
+fn pointIndex(i: u32) -> u32 {
+  return select(i, prm.images + i - prm.points, prm.glv != 0u && i >= prm.points);
+}
+fn halfSign(i: u32) -> u32 {
+  return select(0u, dg_scalars[i * GLV_RECORD + GLV_H], prm.glv != 0u);
+}
 
 // Digits in [-(L - 1), L] with L = 2^(c-1): a window value above L borrows 2^c from the next window. K c > the
 // scalars' bits, so the top window never carries out. Digit d != 0 goes to bucket |d| - 1 of its window, negated
@@ -1777,4 +1797,152 @@ fn sumPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec
   }
   if (mode == 1u) { acc0 = acc1; }
   storeDst(out, acc0);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// GLV on the GPU (codegen/kernels/wgsl-glv.js)
+// k = k0 + k1 lambda (mod r), |k0|, |k1| < 2^127; lambda * (x, y) = (omega x, y) in G2, omega = 0x5f19672fdf76ce51ba69c6076a0f77eaddb3a93be6f89688de17d813620a00022e01fffffffefffe
+
+const GLV_BETA: Fp = Fp(
+  0x19fcu, 0x14e9u, 0x1798u, 0x130du, 0x1845u, 0x547u, 0xe9au, 0x1decu,
+  0x76au, 0x1bf1u, 0x1d12u, 0xa24u, 0x125fu, 0x1457u, 0x134fu, 0x18b9u,
+  0x1503u, 0x1f0eu, 0x1d1cu, 0xfc9u, 0x1019u, 0x1a3du, 0x1433u, 0xc3fu,
+  0x1208u, 0xc46u, 0x1536u, 0x79cu, 0xdc5u, 7u
+); // omega R mod p
+const GLV_H: u32 = 4u; // u32 words of |k_i|
+const GLV_RECORD: u32 = 5u; // words of one half's record: |k_i|, then its sign
+
+/** The x of phi(P): omega x, componentwise (omega in F_p), [0, 2p) -> [0, 2p) */
+fn glv_imageX(x: Coord) -> Coord {
+  return Fp2(fp_mul(x.c0, GLV_BETA), fp_mul(x.c1, GLV_BETA));
+}
+
+@group(0) @binding(1) var<storage, read> dc_scalars: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dc_halves: array<u32>;
+
+/** c_1^ = floor((k g_1 + 2^255) / 2^256) in 8 limbs (c_1^ <= 0xac45a4010001a4020000000100000000) */
+fn glv_c1(k: array<u32, 16>) -> array<u32, 8> {
+  var g = array<u32, 9>(
+    0xee30u, 0xf6cfu, 0xe522u, 0x63f6u, 0xaaddu, 0xe01fu, 0xecf1u, 0x7c6bu,
+    1u
+  );
+  var t: array<u32, 25>; // k g_1, row by row
+  for (var i = 0u; i < 16u; i++) {
+    var carry = 0u;
+    for (var j = 0u; j < 9u; j++) {
+      let s = t[i + j] + k[i] * g[j] + carry;
+      t[i + j] = s & 0xffffu;
+      carry = s >> 16u;
+    }
+    t[i + 9u] = carry;
+  }
+  var c: array<u32, 8>;
+  var carry = t[15u] >> 15u; // bit 255: rounds to the nearest
+  for (var j = 0u; j < 8u; j++) {
+    let s = t[16u + j] + carry;
+    c[j] = s & 0xffffu;
+    carry = s >> 16u;
+  }
+  return c;
+}
+
+/** c_2^ = floor((k g_2 + 2^255) / 2^256) in 1 limbs (c_2^ <= 0x1) */
+fn glv_c2(k: array<u32, 16>) -> array<u32, 1> {
+  var g = array<u32, 1>(2u);
+  var t: array<u32, 17>; // k g_2, row by row
+  for (var i = 0u; i < 16u; i++) {
+    var carry = 0u;
+    for (var j = 0u; j < 1u; j++) {
+      let s = t[i + j] + k[i] * g[j] + carry;
+      t[i + j] = s & 0xffffu;
+      carry = s >> 16u;
+    }
+    t[i + 1u] = carry;
+  }
+  var c: array<u32, 1>;
+  var carry = t[15u] >> 15u; // bit 255: rounds to the nearest
+  for (var j = 0u; j < 1u; j++) {
+    let s = t[16u + j] + carry;
+    c[j] = s & 0xffffu;
+    carry = s >> 16u;
+  }
+  return c;
+}
+
+/** The record at `at` from v (two's complement mod 2^128): |v| in GLV_H words, then 1 if v < 0 */
+fn glv_store(at: u32, v: array<u32, 8>) {
+  let negative = v[7u] >> 15u;
+  let flip = select(0u, 0xffffu, negative != 0u);
+  var carry = negative; // -v = (v xor (2^128 - 1)) + 1
+  var a: array<u32, 8>;
+  for (var j = 0u; j < 8u; j++) {
+    let s = (v[j] ^ flip) + carry;
+    a[j] = s & 0xffffu;
+    carry = s >> 16u;
+  }
+  for (var j = 0u; j < GLV_H; j++) { dc_halves[at + j] = a[2u * j] | (a[2u * j + 1u] << 16u); }
+  dc_halves[at + GLV_H] = negative;
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn decomposeScalars(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let i = invocation(wg, nwg, lid, WORKGROUP);
+  if (i >= prm.count) { return; }
+  var k: array<u32, 16>;
+  for (var j = 0u; j < SCALAR_WORDS; j++) {
+    let w = dc_scalars[i * SCALAR_WORDS + j];
+    k[2u * j] = w & 0xffffu;
+    k[2u * j + 1u] = w >> 16u;
+  }
+  let c1 = glv_c1(k);
+  let c2 = glv_c2(k);
+  var k0: array<u32, 8>;
+  for (var j = 0u; j < 8u; j++) { k0[j] = k[j]; }
+  {
+    var x = array<u32, 8>(1u, 0u, 0xffffu, 0xffffu, 0x5bfdu, 0xfffeu, 0x5bfeu, 0x53bau);
+    for (var i = 0u; i < 8u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 8u; j++) {
+        let s = k0[i + j] + c1[i] * x[j] + carry;
+        k0[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  {
+    var x = array<u32, 8>(0xffffu, 0xffffu, 0xffffu, 0xffffu, 0xffffu, 0xffffu, 0xffffu, 0xffffu);
+    for (var i = 0u; i < 1u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 8u; j++) {
+        let s = k0[i + j] + c2[i] * x[j] + carry;
+        k0[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  var k1: array<u32, 8>;
+  {
+    var x = array<u32, 8>(1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    for (var i = 0u; i < 8u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 8u; j++) {
+        let s = k1[i + j] + c1[i] * x[j] + carry;
+        k1[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  {
+    var x = array<u32, 8>(0u, 0u, 0xffffu, 0xffffu, 0x5bfdu, 0xfffeu, 0x5bfeu, 0x53bau);
+    for (var i = 0u; i < 1u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 8u; j++) {
+        let s = k1[i + j] + c2[i] * x[j] + carry;
+        k1[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  glv_store(i * GLV_RECORD, k0);
+  glv_store((prm.count + i) * GLV_RECORD, k1);
 }

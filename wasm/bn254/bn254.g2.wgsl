@@ -1093,6 +1093,14 @@ fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
     cv_points[i * AFFINE_WORDS + j] = xl[j];
     cv_points[i * AFFINE_WORDS + COORD_N + j] = yl[j];
   }
+  // with GLV, phi(P) = (beta x, y) at index images + i (images = count), for the second half of the scalar
+  if (prm.glv != 0u) {
+    let bx = coord_toLimbs(glv_imageX(Q.x));
+    for (var j = 0u; j < COORD_N; j++) {
+      cv_points[(prm.images + i) * AFFINE_WORDS + j] = bx[j];
+      cv_points[(prm.images + i) * AFFINE_WORDS + COORD_N + j] = yl[j];
+    }
+  }
   // the neutral element of an Edwards curve adds nothing either
   cv_skip[i] = select(0u, 1u, g_isNeutralAffine(Q));
 }
@@ -1104,10 +1112,14 @@ fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
 @group(0) @binding(4) var<storage, read> dg_offsets: array<u32>;
 @group(0) @binding(5) var<storage, read_write> dg_entries: array<u32>;
 
-/** bits [at, at + c) of scalar i (c <= 31; bits past the scalar's words read as zero) */
+/** bits [at, at + c) of scalar i, or with prm.glv of half i's |k| (c <= 31; bits past its words read as zero) */
 fn scalarBits(i: u32, at: u32) -> u32 {
-  let stride = SCALAR_WORDS;
-  let words = SCALAR_WORDS;
+  var stride = SCALAR_WORDS;
+  var words = SCALAR_WORDS;
+  if (prm.glv != 0u) {
+    stride = GLV_RECORD;
+    words = GLV_H;
+  }
   let word = at / 32u;
   let shift = at % 32u;
   var v = 0u;
@@ -1116,9 +1128,17 @@ fn scalarBits(i: u32, at: u32) -> u32 {
   return v & ((1u << prm.c) - 1u);
 }
 
-fn isSkipped(i: u32) -> bool { return dg_skip[i] != 0u; }
-fn pointIndex(i: u32) -> u32 { return i; }
-fn halfSign(i: u32) -> u32 { return 0u; }
+/** With prm.glv, digit source i of [0, 2 points) is half i / points of scalar i % points: its point's skip flag,
+ * its point (P, or phi(P) at images + i % points), and a negative half negates that point in every bucket. */
+fn isSkipped(i: u32) -> bool {
+  return dg_skip[select(i, i - prm.points, prm.glv != 0u && i >= prm.points)] != 0u;
+}
+fn pointIndex(i: u32) -> u32 {
+  return select(i, prm.images + i - prm.points, prm.glv != 0u && i >= prm.points);
+}
+fn halfSign(i: u32) -> u32 {
+  return select(0u, dg_scalars[i * GLV_RECORD + GLV_H], prm.glv != 0u);
+}
 
 // Digits in [-(L - 1), L] with L = 2^(c-1): a window value above L borrows 2^c from the next window. K c > the
 // scalars' bits, so the top window never carries out. Digit d != 0 goes to bucket |d| - 1 of its window, negated
@@ -1444,4 +1464,151 @@ fn sumPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec
   }
   if (mode == 1u) { acc0 = acc1; }
   storeDst(out, acc0);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// GLV on the GPU (codegen/kernels/wgsl-glv.js)
+// k = k0 + k1 lambda (mod r), |k0|, |k1| < 2^127; lambda * (x, y) = (omega x, y) in G2, omega = 0x30644e72e131a0295e6dd9e7e0acccb0c28f069fbb966e3de4bd44e5607cfd48
+
+const GLV_BETA: Fp = Fp(
+  0x1a6cu, 0x526u, 0x13c6u, 0xbefu, 0x638u, 0x167au, 0x23fu, 0x1f9au,
+  0x1458u, 0x616u, 0x1011u, 0x1e8au, 0xfd4u, 0xc03u, 0x571u, 0x1f82u,
+  0x11cdu, 0x6cu, 0x1eadu, 0x46u
+); // omega R mod p
+const GLV_H: u32 = 4u; // u32 words of |k_i|
+const GLV_RECORD: u32 = 5u; // words of one half's record: |k_i|, then its sign
+
+/** The x of phi(P): omega x, componentwise (omega in F_p), [0, 2p) -> [0, 2p) */
+fn glv_imageX(x: Coord) -> Coord {
+  return Fp2(fp_mul(x.c0, GLV_BETA), fp_mul(x.c1, GLV_BETA));
+}
+
+@group(0) @binding(1) var<storage, read> dc_scalars: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dc_halves: array<u32>;
+
+/** c_1^ = floor((k g_1 + 2^255) / 2^256) in 4 limbs (c_1^ <= 0x89d3256894d213e3) */
+fn glv_c1(k: array<u32, 16>) -> array<u32, 4> {
+  var g = array<u32, 5>(0xb3d7u, 0xc7e0u, 0x232eu, 0xd91du, 2u);
+  var t: array<u32, 21>; // k g_1, row by row
+  for (var i = 0u; i < 16u; i++) {
+    var carry = 0u;
+    for (var j = 0u; j < 5u; j++) {
+      let s = t[i + j] + k[i] * g[j] + carry;
+      t[i + j] = s & 0xffffu;
+      carry = s >> 16u;
+    }
+    t[i + 5u] = carry;
+  }
+  var c: array<u32, 4>;
+  var carry = t[15u] >> 15u; // bit 255: rounds to the nearest
+  for (var j = 0u; j < 4u; j++) {
+    let s = t[16u + j] + carry;
+    c[j] = s & 0xffffu;
+    carry = s >> 16u;
+  }
+  return c;
+}
+
+/** c_2^ = floor((k g_2 + 2^255) / 2^256) in 8 limbs (c_2^ <= 0x6f4d8248eeb859fc8211bbeb7d4f1128) */
+fn glv_c2(k: array<u32, 16>) -> array<u32, 8> {
+  var g = array<u32, 9>(
+    0xb18eu, 0x391eu, 0xd9d4u, 0x7a7bu, 0xd2cfu, 0xa773u, 0xf014u, 0x4cceu,
+    2u
+  );
+  var t: array<u32, 25>; // k g_2, row by row
+  for (var i = 0u; i < 16u; i++) {
+    var carry = 0u;
+    for (var j = 0u; j < 9u; j++) {
+      let s = t[i + j] + k[i] * g[j] + carry;
+      t[i + j] = s & 0xffffu;
+      carry = s >> 16u;
+    }
+    t[i + 9u] = carry;
+  }
+  var c: array<u32, 8>;
+  var carry = t[15u] >> 15u; // bit 255: rounds to the nearest
+  for (var j = 0u; j < 8u; j++) {
+    let s = t[16u + j] + carry;
+    c[j] = s & 0xffffu;
+    carry = s >> 16u;
+  }
+  return c;
+}
+
+/** The record at `at` from v (two's complement mod 2^128): |v| in GLV_H words, then 1 if v < 0 */
+fn glv_store(at: u32, v: array<u32, 8>) {
+  let negative = v[7u] >> 15u;
+  let flip = select(0u, 0xffffu, negative != 0u);
+  var carry = negative; // -v = (v xor (2^128 - 1)) + 1
+  var a: array<u32, 8>;
+  for (var j = 0u; j < 8u; j++) {
+    let s = (v[j] ^ flip) + carry;
+    a[j] = s & 0xffffu;
+    carry = s >> 16u;
+  }
+  for (var j = 0u; j < GLV_H; j++) { dc_halves[at + j] = a[2u * j] | (a[2u * j + 1u] << 16u); }
+  dc_halves[at + GLV_H] = negative;
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn decomposeScalars(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let i = invocation(wg, nwg, lid, WORKGROUP);
+  if (i >= prm.count) { return; }
+  var k: array<u32, 16>;
+  for (var j = 0u; j < SCALAR_WORDS; j++) {
+    let w = dc_scalars[i * SCALAR_WORDS + j];
+    k[2u * j] = w & 0xffffu;
+    k[2u * j + 1u] = w >> 16u;
+  }
+  let c1 = glv_c1(k);
+  let c2 = glv_c2(k);
+  var k0: array<u32, 8>;
+  for (var j = 0u; j < 8u; j++) { k0[j] = k[j]; }
+  {
+    var x = array<u32, 8>(0xec1du, 0x6b2du, 0xda97u, 0x762cu, 0xffffu, 0xffffu, 0xffffu, 0xffffu);
+    for (var i = 0u; i < 4u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 8u; j++) {
+        let s = k0[i + j] + c1[i] * x[j] + carry;
+        k0[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  {
+    var x = array<u32, 8>(0xdaf5u, 0xeddeu, 0x1eabu, 0xf41bu, 0xa602u, 0x1147u, 0x7db7u, 0x90b2u);
+    for (var i = 0u; i < 8u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 8u; j++) {
+        let s = k0[i + j] + c2[i] * x[j] + carry;
+        k0[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  var k1: array<u32, 8>;
+  {
+    var x = array<u32, 8>(0x1128u, 0x7d4fu, 0xbbebu, 0x8211u, 0x59fcu, 0xeeb8u, 0x8248u, 0x6f4du);
+    for (var i = 0u; i < 4u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 8u; j++) {
+        let s = k1[i + j] + c1[i] * x[j] + carry;
+        k1[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  {
+    var x = array<u32, 8>(0xec1du, 0x6b2du, 0xda97u, 0x762cu, 0xffffu, 0xffffu, 0xffffu, 0xffffu);
+    for (var i = 0u; i < 8u; i++) {
+      var carry = 0u;
+      for (var j = 0u; i + j < 8u; j++) {
+        let s = k1[i + j] + c2[i] * x[j] + carry;
+        k1[i + j] = s & 0xffffu;
+        carry = s >> 16u;
+      }
+    }
+  }
+  glv_store(i * GLV_RECORD, k0);
+  glv_store((prm.count + i) * GLV_RECORD, k1);
 }

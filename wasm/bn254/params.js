@@ -90,7 +90,11 @@ export default Object.freeze({
       w: 13,
       n: 20,
       coords: 4,
-      glv: null,
+      glv: Object.freeze({
+        halfBits: 127,
+        H: 4,
+        recordWords: 5,
+      }),
     }),
   }),
   fma: Object.freeze({

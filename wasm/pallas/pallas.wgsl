@@ -946,7 +946,7 @@ fn convertPoints(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg:
   }
   // with GLV, phi(P) = (beta x, y) at index images + i (images = count), for the second half of the scalar
   if (prm.glv != 0u) {
-    let bx = coord_toLimbs(fp_mul(Q.x, GLV_BETA));
+    let bx = coord_toLimbs(glv_imageX(Q.x));
     for (var j = 0u; j < COORD_N; j++) {
       cv_points[(prm.images + i) * AFFINE_WORDS + j] = bx[j];
       cv_points[(prm.images + i) * AFFINE_WORDS + COORD_N + j] = yl[j];
@@ -1328,6 +1328,11 @@ const GLV_BETA: Fp = Fp(
 ); // beta R mod p
 const GLV_H: u32 = 4u; // u32 words of |k_i|
 const GLV_RECORD: u32 = 5u; // words of one half's record: |k_i|, then its sign
+
+/** The x of phi(P): beta x, [0, 2p) -> [0, 2p) */
+fn glv_imageX(x: Coord) -> Coord {
+  return fp_mul(x, GLV_BETA);
+}
 
 @group(0) @binding(1) var<storage, read> dc_scalars: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dc_halves: array<u32>;
