@@ -8,7 +8,7 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { TOY_GLV, skipGpuSuite, testDevice, runCompute } from './gpu.js';
+import { EDWARDS_J0, TOY_GLV, skipGpuSuite, testDevice, runCompute } from './gpu.js';
 import { makeRng } from './harness.js';
 import { curveNames } from '../index.js';
 import { loadCurve } from '../index.js';
@@ -25,8 +25,6 @@ import { bn254 } from '@noble/curves/bn254.js';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { glvWgsl, gpuGlvShape } from '../codegen/kernels/wgsl-glv.js';
 import { generateCurve } from '../codegen/modules/curve-module.js';
-import { compileWat } from '../codegen/compile.js';
-import { curveLoader } from '../src/curve.js';
 
 const curveJson = (name) => JSON.parse(readFileSync(new URL(`../codegen/curves/${name}.json`, import.meta.url), 'utf8'));
 
@@ -66,11 +64,6 @@ fn invocation(wg: vec3u, nwg: vec3u, lid: u32, size: u32) -> u32 { return (wg.y 
 
 const GLV_CURVES = curveNames.filter((name) => gpuGlvShape(glvOf(name).glv) && (curveJson(name).model ?? 'short-weierstrass') === 'short-weierstrass');
 
-/**
- * A twisted Edwards curve whose short Weierstrass image has a = 0 (p and r = 1 mod 3): deriveGlvParams finds (beta x,
- * y) there, which the GPU, holding Edwards coordinates, must not apply (a review's case: every MSM was refused).
- */
-const EDWARDS_J0 = { name: 'te-j0', model: 'twisted-edwards', p: '0x100141', a: '0x5', d: '0x2a767', r: '0x155fb', h: '0xc', generator: { x: '0xd150b', y: '0xb00a5' } };
 
 describe('the GPU modules\' GLV shape', () => {
   it('G1 of the curves with (beta x, y) has it, and G2 of bn254 and bls12-381 ((omega x, y)); the degree-2 map and Edwards curves have none', async () => {
@@ -174,20 +167,4 @@ fn imageX(@builtin(workgroup_id) wg: vec3u) {
       }));
     }, 120_000);
   }
-
-  it('an Edwards curve whose Weierstrass image has the map: the GPU MSM equals the CPU one (not split)', async () => {
-    const { runtime, wat, wgsl } = generateCurve(EDWARDS_J0, { gpu: true });
-    const bytes = await compileWat(wat, 'te-j0.wat');
-    const curve = await curveLoader(runtime, async () => ({ default: Buffer.from(bytes).toString('base64') }), null, null, async () => ({ default: wgsl }))();
-    const gpu = await curve.gpu({ device });
-    try {
-      for (const n of [1, 40]) {
-        const points = curve.randomPointsBytes(n, { seed: n });
-        const scalars = curve.randomScalarsBytes(n, { seed: n + 1 });
-        expect(Buffer.from(await gpu.msmBytes(points, scalars)).toString('hex'), `n = ${n}`).toBe(Buffer.from(curve.msmBytes(points, scalars)).toString('hex'));
-      }
-    } finally {
-      await gpu.close();
-    }
-  }, 120_000);
 });

@@ -4,7 +4,7 @@
 // no adapter, and a device destroyed mid-call. SwiftShader proves results, never speed.
 
 import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
-import { TOY_GLV, skipGpuSuite, testDevice, testGpu } from './gpu.js';
+import { EDWARDS_J0, TOY_GLV, skipGpuSuite, testDevice, testGpu } from './gpu.js';
 import { LONG_TESTS, makeRng } from './harness.js';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
@@ -333,7 +333,7 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     await expect(again.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
   }, 240_000);
 
-  it('GLV (bn254, secp256k1, a generated curve): P and phi(P) in one bucket, the split off and on alike, prepared bases with and without the images, chunks', async () => {
+  it('GLV (bn254, secp256k1, a generated curve; not an Edwards one): P and phi(P) in one bucket, the split off and on alike, prepared bases with and without the images, chunks', async () => {
     const decomposed = vi.spyOn(GpuMsmRun.prototype, 'dispatch');
     const splits = () => decomposed.mock.calls.filter(([entryPoint]) => entryPoint === GLV_ENTRY_POINT).length;
     try {
@@ -403,6 +403,14 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
           expect(hex(await gpu.msmBytes(ps, ss, { maxMemory, timings })), `${name} n = ${size} in chunks`).toBe(expected);
           if (size >= 5) expect(timings.chunks, `${name} n = ${size}`).toBeGreaterThan(1);
         }
+      }
+      // an Edwards curve whose Weierstrass image has the map: never split (the GPU holds Edwards coordinates)
+      const edwards = await loadToyCurve(EDWARDS_J0, { glv: true });
+      const gpu = await gpuOf(edwards);
+      expect(gpu.gpuParams.glv).toBeNull();
+      for (const n of [1, 40]) {
+        const [points, scalars] = [edwards.randomPointsBytes(n, { seed: n }), edwards.randomScalarsBytes(n, { seed: n + 1 })];
+        expect(hex(await gpu.msmBytes(points, scalars)), `te-j0 n = ${n}`).toBe(hex(edwards.msmBytes(points, scalars)));
       }
     } finally {
       decomposed.mockRestore();

@@ -13,6 +13,12 @@ export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
  */
 export const TOY_GLV = Object.freeze({ name: 'toy-glv', p: '0x400063', a: '0x0', b: '0x2', r: '0x3ff1d5', h: '0x1', generator: Object.freeze({ x: '0x2', y: '0xcfdc0' }) });
 
+/**
+ * A twisted Edwards curve whose short Weierstrass image has a = 0 (p and r = 1 mod 3): deriveGlvParams finds (beta x,
+ * y) there, which the GPU, holding Edwards coordinates, must not apply (a review's case: every MSM was refused).
+ */
+export const EDWARDS_J0 = Object.freeze({ name: 'te-j0', model: 'twisted-edwards', p: '0x100141', a: '0x5', d: '0x2a767', r: '0x155fb', h: '0xc', generator: Object.freeze({ x: '0xd150b', y: '0xb00a5' }) });
+
 let gpuPromise = null;
 
 /**
