@@ -20,7 +20,7 @@ import { deriveGlvParams, glvDecomposeReference } from '../codegen/params/glv.js
 import { fieldWgsl, fpCoordWgsl } from '../codegen/kernels/wgsl-field.js';
 import { field2Wgsl } from '../codegen/kernels/wgsl-field2.js';
 import { deriveG2Params } from '../codegen/params/g2.js';
-import { fpLimbs } from '../codegen/wgsl/constants.js';
+import { fpLimbs, wgslFp } from '../codegen/wgsl/constants.js';
 import { bn254 } from '@noble/curves/bn254.js';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { glvWgsl, gpuGlvShape } from '../codegen/kernels/wgsl-glv.js';
@@ -73,6 +73,17 @@ describe('the GPU modules\' GLV shape', () => {
       const { glv } = glvOf(name);
       expect(curve.params.gpu.glv, name).toEqual(GLV_CURVES.includes(name) ? { halfBits: glv.halfBits, H: glv.H, recordWords: glv.H + 1 } : null);
       if (curve.g2) expect(curve.g2.params.gpu.glv, `${name} G2`).toEqual(curve.params.gpu.glv);
+      // the shipped modules' constant: beta R mod p in G1, omega R mod p in G2 (omega, not beta, acts as lambda there)
+      if (!GLV_CURVES.includes(name)) continue;
+      const { json } = glvOf(name);
+      const field = deriveFieldParams({ p: BigInt(json.p), w: curve.params.gpu.w, kernel: 'gpu' });
+      const shipped = (file) => readFileSync(new URL(`../wasm/${name}/${file}`, import.meta.url), 'utf8');
+      expect(shipped(`${name}.wgsl`), name).toContain(`const GLV_BETA: Fp = ${wgslFp(field, glv.beta)};`);
+      if (curve.g2) {
+        const { glvOmega } = deriveG2Params(deriveCurveParams(json), json.g2, glv);
+        expect(glvOmega, name).not.toBe(glv.beta);
+        expect(shipped(`${name}.g2.wgsl`), `${name} G2`).toContain(`const GLV_BETA: Fp = ${wgslFp(field, glvOmega)};`);
+      }
     }
     expect(() => glvWgsl(glvOf('bandersnatch').glv, null, { scalarWords: 8 })).toThrow(/beta x, y/);
     expect(gpuGlvShape(glvOf(EDWARDS_J0).glv)).not.toBeNull(); // the map exists on its Weierstrass image...

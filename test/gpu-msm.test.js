@@ -15,7 +15,7 @@ import { GpuDeviceLostError, GpuUnavailableError } from '../src/gpu/index.js';
 import { loadKzg } from '../src/adapters/kzg.js';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { GPU_GLV, GpuBuffers, GpuMsmRun, chooseGpuWindow, chunkShape, planGpuMsm } from '../src/gpu/msm.js';
+import { GPU_GLV, GpuBuffers, GpuMsmRun, chooseGpuWindow, chunkShape, planGpuMsm, useGlv } from '../src/gpu/msm.js';
 import { GLV_ENTRY_POINT } from '../src/gpu/layout.js';
 import { findGlvConstants } from '../src/bigint/glv.js';
 import { modSqrt } from '../src/bigint/field.js';
@@ -165,6 +165,11 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect(split.bytes.halves).toBe(2 ** 17 * 5 * 4);
     expect(split.bytes.entries).toBe(2 ** 17 * split.K * 4);
     expect(whole.bytes.halves).toBeUndefined();
+    // the split where the window model counts fewer additions (Pallas's 128-bit halves of 255-bit scalars: not from
+    // about 0.5 to 1.7 million points), and over prepared bases holding the images (no n) whenever the halves are shorter
+    const pallas = { ...shape, glv: { halfBits: 128, H: 4, recordWords: 5 } };
+    expect([2 ** 10, 2 ** 16, 2 ** 18, 2 ** 20, 2 ** 21].map((n) => useGlv(pallas, 255, n))).toEqual([true, true, true, false, true]);
+    expect([useGlv(pallas, 255), useGlv(pallas, 128), useGlv(pallas, 128, 2 ** 10), useGlv(shape, 254, 2 ** 10)]).toEqual([true, false, false, false]);
     const splitCut = planGpuMsm(glvShape, 2 ** 20, 254, { limits, maxMemory: budget, glv: true });
     expect(splitCut.total).toBeLessThanOrEqual(budget);
     expect(splitCut.chunks).toBeGreaterThan(1);

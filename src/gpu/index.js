@@ -305,8 +305,8 @@ export class GpuCurve {
     if (checkScalars && (n === 0 || (bits === 0 && !points) || bits > params.rBits)) checkScalarRange(params, scalars, n);
     if (n === 0 || (bits === 0 && !points)) return neutralBytes(params);
     // prepared bases: their chunk is fixed and their memory held, so only the device's limits bound the plan; GLV
-    // where they hold the images phi(P)
-    const glv = useGlv(gpu, bits, n) && (!prepared || prepared.glv);
+    // where they hold the images phi(P) (whatever the model says of n: useGlv)
+    const glv = prepared ? prepared.glv && useGlv(gpu, bits) : useGlv(gpu, bits, n);
     const plan = planGpuMsm(gpu, prepared ? prepared.chunk : n, Math.max(1, bits), {
       window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory, glv,
     });

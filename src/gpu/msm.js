@@ -112,12 +112,14 @@ export function chunkShape(gpu, chunk, bits, window, glv = false) {
 
 /**
  * Whether an MSM of n points with scalars of `bits` bits splits them by GLV: where the module can, the halves are
- * shorter, and the window model counts fewer additions over 2 n points of halfBits (with 128-bit halves of 255-bit
- * scalars, Pallas's, a window's rounding can take back what the split saves: at 2^20 about even).
+ * shorter, and (n given) the window model counts fewer additions over 2 n points of halfBits; a window's rounding up
+ * can take back what the split saves (Pallas's 128-bit halves of 255-bit scalars from about 0.5 to 1.7 million points).
+ * Prepared bases that hold the images split whenever the halves are shorter (n not given): a call on a prefix of them
+ * plans over their chunk, which a plan without the split (a larger window) may not fit.
  */
 export function useGlv(gpu, bits, n) {
   if (!gpu.glv || !GPU_GLV.enabled || bits <= gpu.glv.halfBits) return false;
-  return windowModel(2 * n, gpu.glv.halfBits).cost < windowModel(n, bits).cost;
+  return n === undefined || windowModel(2 * n, gpu.glv.halfBits).cost < windowModel(n, bits).cost;
 }
 
 /**
