@@ -96,11 +96,20 @@ export interface CurveParams<C = bigint> {
   readonly fma?: Partial<Omit<CurveParams<C>, 'g2' | 'fma' | 'wide'>> & { readonly g2?: Partial<CurveParams<Fp2>> };
   /** Shipped curves: what the wide build changes, likewise. */
   readonly wide?: Partial<Omit<CurveParams<C>, 'g2' | 'fma' | 'wide'>> & { readonly g2?: Partial<CurveParams<Fp2>> };
-  /** The GPU kernels' limb shape (wasm/<curve>/<curve>.wgsl): w bits in each of n u32 limbs, coords field elements per accumulator point. */
+  /**
+   * The GPU kernels' limb shape (wasm/<curve>/<curve>.wgsl): w bits in each of n u32 limbs, coords field elements per
+   * accumulator point; glv: the GLV split's halves (halfBits, H u32 words of a half, recordWords per record), or null
+   * where the kernels have no split.
+   */
   readonly gpu?: {
     readonly w: number;
     readonly n: number;
     readonly coords: number;
+    readonly glv: {
+      readonly halfBits: number;
+      readonly H: number;
+      readonly recordWords: number;
+    } | null;
   };
   /**
    * Shipped curves: the scalar field's module (wasm/<curve>/<curve>.fr.wat, curve.fr()): r's limb shape, bytes per
