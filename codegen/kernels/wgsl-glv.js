@@ -1,9 +1,9 @@
 // The GLV split on the GPU: k = k0 + k1 lambda (mod r) with |k0|, |k1| < 2^halfBits, by the formula and the proven
 // bounds of codegen/params/glv.js (the Wasm kernel's, codegen/kernels/scalar-glv.js), and the image phi(P) =
-// (beta x, y) that the second half multiplies (in G2, over F_p2, (omega x, y) with omega in F_p the cube root of 1 that
-// acts as the same lambda: codegen/params/g2.js glvOmega). WGSL has no 64-bit integers, so the big numbers are little-endian
-// limbs of 16 bits in u32: a limb product is at most (2^16 - 1)^2 = 2^32 - 2^17 + 1, and a column step adds to it a
-// limb and a carry, each at most 2^16 - 1, so every step's sum is at most 2^32 - 1 and never wraps.
+// (beta x, y) that the second half multiplies (in G2, over F_p2, (omega x, y) with omega in F_p the cube root of 1
+// that acts as the same lambda: codegen/params/g2.js glvOmega). WGSL has no 64-bit integers, so the big numbers are
+// little-endian limbs of 16 bits in u32: a limb product is at most (2^16 - 1)^2 = 2^32 - 2^17 + 1, and a column step
+// adds to it a limb and a carry, each at most 2^16 - 1, so every step's sum is at most 2^32 - 1 and never wraps.
 //
 //   c_i^ = floor((k g_i + 2^(m-1)) / 2^m) = (k g_i >> m) + bit m - 1 of k g_i   (the 'nearest' rounding; m = 32 j)
 //   k0 = k + c_1^ A1 + c_2^ A2,  k1 = c_1^ B1 + c_2^ B2   (mod 2^(32 T), two's complement: |k_i| < 2^(32 T - 1))
