@@ -1,6 +1,6 @@
 // deriveFieldParams and the Montgomery carry plan, checked against independent computations: the limb count,
 // R, mu and the limbs from first principles, and the carry plan by our own worst-case bound walk over the
-// plan's columns (not by calling the planner).
+// plan's columns (not by calling the planner); and deriveG2Params' refusal of a G2 cofactor that r divides.
 
 import { describe, it, expect } from 'vitest';
 import { deriveFieldParams, describeFieldParams, toLimbs, fromLimbs, MIN_LIMB_BITS, MAX_LIMB_BITS } from '../codegen/params/field.js';
@@ -9,6 +9,7 @@ import { limbProductsPerMul } from '../codegen/kernels/field-mul.js';
 import { defaultQStep } from '../codegen/kernels/field-mul-pairs.js';
 import { modInv } from '../src/bigint/field.js';
 import { LIMB_SIZES, primeMatrix, curvePrimes, makeRng, limbCount, hex } from './harness.js';
+import { deriveG2Params } from '../codegen/params/g2.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 const MATRIX = primeMatrix();
@@ -356,5 +357,18 @@ describe('limb products per Montgomery product, by shape', () => {
         expect(limbProductsPerMul(P, 'pairs'), `${name} w=${w}`).toBe(expected);
       }
     }
+  });
+});
+
+describe('deriveG2Params', () => {
+  // A toy twist y^2 = x^3 + (3 + u) over F_p2, p = 103 (u^2 = -1): its group has 10804 = 2^2 37 73 points, and G below
+  // has order 73. With h = 148 (the true cofactor) the params are accepted; h = 146 = 2 r puts h r = 10658 inside the
+  // Hasse interval too, but r divides it: the twist could then hold several subgroups of order r, which neither
+  // r P = O nor GLV tells apart, so it is refused, naming the field.
+  const curve = { p: 103n, r: 73n, a: 0n };
+  const g2 = (h) => ({ nonResidue: '-1', b: ['3', '1'], h, generator: { x: ['67', '29'], y: ['92', '66'] } });
+  it('refuses a g2.h that r divides (inside the Hasse interval), accepts the true cofactor', () => {
+    expect(deriveG2Params(curve, g2('148')).h).toBe(148n);
+    expect(() => deriveG2Params(curve, g2('146'))).toThrow(/g2\.h is a multiple of r/);
   });
 });
