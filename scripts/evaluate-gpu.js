@@ -6,11 +6,10 @@
 // pool's, and the pool's against @noble/curves at --check-size. --gpu-variants w:shape,... also times kernels of other
 // limb sizes and product shapes (built here from codegen/, as bench/gpu-field.js does) on the same inputs, and
 // --gpu-threads a:r,... the shipped kernels with 2^a accumulate and 2^r reduce threads (src/gpu/msm.js GPU_THREADS),
-// and --gpu-no-glv the shipped kernels without the GLV split (src/gpu/msm.js GPU_GLV) where the curve has it.
+// and --gpu-no-glv the shipped kernels without the GLV split (src/gpu/msm.js GPU_GLV) where the curve has it. The
+// kinds' runs are interleaved (run r of each, then run r + 1), so that the GPU's clocks fall alike on every row.
 
 import { cpus } from 'node:os';
-import { loadCurve } from '../index.js';
-import { nobleMsm } from './peers.js';
 import { median, printTable, runtimeName, sameBytes } from './lib.js';
 import { GPU_GLV, GPU_THREADS } from '../src/gpu/msm.js';
 
@@ -32,48 +31,82 @@ async function variantOf(curve, name, w, mul) {
   return (options) => openGpu(view, async () => ({ default: wgsl }), options);
 }
 
-async function timeGpu(open, points, scalars, runs, expected, label) {
-  const t0 = performance.now();
-  const gpu = await open();
-  const openMs = performance.now() - t0;
+/** Runs fn with the kind's module-wide switches (GPU_THREADS, GPU_GLV) set, then the shipped ones again. */
+async function withKind(kind, fn) {
+  const shipped = { ...GPU_THREADS };
+  Object.assign(GPU_THREADS, kind.threads ?? shipped);
+  GPU_GLV.enabled = kind.glv ?? true;
   try {
-    const times = [];
-    for (let r = -1; r < runs; r++) {
-      const t = performance.now();
-      const got = await gpu.msmBytes(points, scalars);
-      if (r >= 0) times.push(performance.now() - t);
-      if (!sameBytes(got, expected)) throw new Error(`${label}: the GPU result differs from the pool's`);
-    }
-    const timings = {};
-    const t = performance.now();
-    await gpu.msmBytes(points, scalars, { timings });
-    timings.total = performance.now() - t;
-    const bases = await gpu.prepareBases(points);
-    const preparedTimes = [];
-    for (let r = -1; r < runs; r++) {
-      const t = performance.now();
-      const got = await bases.msmBytes(scalars);
-      if (r >= 0) preparedTimes.push(performance.now() - t);
-      if (!sameBytes(got, expected)) throw new Error(`${label}: the GPU result over prepared bases differs from the pool's`);
-    }
-    bases.free();
-    return { adapter: gpu.adapter, openMs, times, preparedTimes, timings };
+    return await fn();
   } finally {
-    await gpu.close();
+    Object.assign(GPU_THREADS, shipped);
+    GPU_GLV.enabled = true;
   }
 }
 
-/** Run the GPU rows; returns { machine, results } (printed unless json). */
-export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, variants = [], shapes = [], noGlv = false, json = false, progress = () => {} }) {
+/**
+ * Times every kind on the same inputs, its runs interleaved with the other kinds' (run r of each kind, then run r + 1),
+ * so that a GPU's clocks and the host's state fall alike on every row; each result checked against `expected`.
+ */
+async function timeKinds(kinds, points, scalars, runs, expected, label, progress) {
+  const opened = [];
+  try {
+    for (const kind of kinds) {
+      progress(`${label}: opening GPU ${kind.label}...`);
+      const t0 = performance.now();
+      const gpu = await withKind(kind, () => kind.open());
+      opened.push({ kind, gpu, openMs: performance.now() - t0, times: [], preparedTimes: [] });
+    }
+    const check = (got, o, what) => {
+      if (!sameBytes(got, expected)) throw new Error(`${label} ${o.kind.label}: the GPU result${what} differs from the pool's`);
+    };
+    progress(`${label}: ${runs} interleaved runs of ${kinds.length} GPU kinds...`);
+    for (let r = -1; r < runs; r++) {
+      for (const o of opened) {
+        const t = performance.now();
+        const got = await withKind(o.kind, () => o.gpu.msmBytes(points, scalars));
+        if (r >= 0) o.times.push(performance.now() - t);
+        check(got, o, '');
+      }
+    }
+    for (const o of opened) {
+      o.timings = {};
+      const t = performance.now();
+      await withKind(o.kind, () => o.gpu.msmBytes(points, scalars, { timings: o.timings }));
+      o.timings.total = performance.now() - t;
+    }
+    for (const o of opened) o.bases = await withKind(o.kind, () => o.gpu.prepareBases(points));
+    for (let r = -1; r < runs; r++) {
+      for (const o of opened) {
+        const t = performance.now();
+        const got = await withKind(o.kind, () => o.bases.msmBytes(scalars));
+        if (r >= 0) o.preparedTimes.push(performance.now() - t);
+        check(got, o, ' over prepared bases');
+      }
+    }
+    return opened.map(({ kind, gpu, openMs, times, preparedTimes, timings }) => ({ kind, adapter: gpu.adapter, openMs, times, preparedTimes, timings }));
+  } finally {
+    for (const o of opened) {
+      o.bases?.free();
+      await o.gpu.close();
+    }
+  }
+}
+
+/**
+ * Run the GPU rows; returns { machine, results } (printed unless json). targets: [{ name, label, curve }] as
+ * evaluate-msm's (curve: the group object, the curve itself for G1 or curve.g2); nobleCheck(curve, label, k, points,
+ * scalars, result): evaluate-msm's check against @noble/curves at its check size.
+ */
+export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants = [], shapes = [], noGlv = false, json = false, progress = () => {} }) {
   const results = [];
-  for (const name of curves) {
-    const curve = await loadCurve(name);
+  for (const { name, label: curveLabel, curve } of targets) {
     for (const k of sizes) {
       const n = 2 ** k;
-      progress(`${name} 2^${k}: generating ${n} points and scalars (seeded)...`);
+      progress(`${curveLabel} 2^${k}: generating ${n} points and scalars (seeded)...`);
       const points = curve.randomPointsBytes(n, { seed: 1000 + k });
       const scalars = curve.randomScalarsBytes(n, { seed: 2000 + k });
-      progress(`${name} 2^${k}: the pool of ${threads} threads...`);
+      progress(`${curveLabel} 2^${k}: the pool of ${threads} threads...`);
       const pool = await curve.threads({ count: threads });
       const poolTimes = [];
       let expected;
@@ -87,14 +120,7 @@ export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, var
       } finally {
         await pool.close();
       }
-      let check = 'not checked';
-      if (k === checkSize) {
-        progress(`${name} 2^${k}: checking against @noble/curves...`);
-        const want = await nobleMsm(curve.params, points, scalars);
-        const got = curve.decodePoint(expected);
-        if (!(want === null ? got === null : got !== null && want.x === got.x && want.y === got.y)) throw new Error(`${name} 2^${k}: the pool differs from @noble/curves`);
-        check = 'pool matches @noble/curves';
-      }
+      const check = await nobleCheck(curve, curveLabel, k, points, scalars, expected);
       const poolMs = median(poolTimes);
       const glv = curve.params.gpu.glv ? ', GLV' : '';
       const kinds = [{ label: `w = ${curve.params.gpu.w}${glv} (shipped)`, open: () => curve.gpu() }];
@@ -103,17 +129,9 @@ export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, var
       for (const { accumulate, reduce } of shapes) {
         kinds.push({ label: `threads 2^${Math.log2(accumulate)}/2^${Math.log2(reduce)}`, open: () => curve.gpu(), threads: { accumulate, reduce } });
       }
-      const shipped = { ...GPU_THREADS };
-      for (const kind of kinds) {
-        progress(`${name} 2^${k}: GPU ${kind.label}...`);
-        Object.assign(GPU_THREADS, kind.threads ?? shipped);
-        GPU_GLV.enabled = kind.glv ?? true;
-        const g = await timeGpu(kind.open, points, scalars, runs, expected, `${name} 2^${k} ${kind.label}`).finally(() => {
-          Object.assign(GPU_THREADS, shipped);
-          GPU_GLV.enabled = true;
-        });
+      for (const g of await timeKinds(kinds, points, scalars, runs, expected, `${curveLabel} 2^${k}`, progress)) {
         results.push({
-          curve: name, logN: k, n, kernels: kind.label, adapter: g.adapter, openMs: g.openMs, threads, poolMs,
+          curve: curveLabel, logN: k, n, kernels: g.kind.label, adapter: g.adapter, openMs: g.openMs, threads, poolMs,
           medianMs: median(g.times), minMs: Math.min(...g.times), maxMs: Math.max(...g.times), preparedMs: median(g.preparedTimes),
           vsPool: poolMs / median(g.times), window: g.timings.window, chunks: g.timings.chunks, phaseClock: g.timings.phaseClock,
           phasesMs: Object.fromEntries(PHASES.map((p) => [p, g.timings[p] ?? 0])), check,
@@ -135,7 +153,7 @@ export async function evaluateGpu({ curves, sizes, runs, threads, checkSize, var
     );
     console.log(`* one run with timings (ms): the phases by ${results[0]?.phaseClock ?? '-'}; upload, wait (the host until the GPU's work is done) and download by the host's clock`);
     console.log('check: every GPU result (msmBytes and prepared bases) equals the pool\'s');
-    for (const r of results) if (r.check !== 'not checked') console.log(`check: ${r.curve} 2^${r.logN}: ${r.check}`);
+    for (const r of results) if (r.check !== 'not checked') console.log(`check: ${r.curve} 2^${r.logN}: the pool ${r.check}`);
   }
   return { machine, results };
 }

@@ -47,8 +47,9 @@ const HELP = `usage: npm run evaluate-msm -- [options]
                   speedup over the integer ones (fmaSpeedup in --json)
   --gpu           the GPU MSM (curve.gpu(): WebGPU, in Node through the optional webgpu package) next to the thread
                   pool on the same inputs (--threads T: the pool's size, default every core), with the adapter's
-                  description, prepared bases, and the split between transfers and phases (scripts/evaluate-gpu.js)
-  --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, e.g. 13:loop,16:unrolled
+                  description, prepared bases, and the split between transfers and phases (scripts/evaluate-gpu.js);
+                  --group g2 or both runs G2 too (curve.g2.gpu())
+  --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, e.g. 13:loop,16:unrolled (G1)
   --gpu-threads   with --gpu: also time the shipped kernels with 2^a accumulate and 2^r reduce threads, e.g. 17:15,16:17
   --gpu-no-glv    with --gpu: also time the shipped kernels without the GLV split, on the curves that have it
   --json          print the results as JSON instead of a table`;
@@ -102,10 +103,11 @@ if (!groups) fail('--group takes g1, g2 or both');
 const KERNEL_CHOICES = { auto: ['auto'], int: ['int'], fma: ['fma'], both: ['int', 'fma'] };
 const kernels = KERNEL_CHOICES[args.kernel];
 if (!kernels) fail('--kernel takes auto, int, fma or both');
-// --gpu runs its own rows (G1, the default build, the whole input): the CPU modes' options do not reach it
-const CPU_ONLY = ['group', 'kernel', 'window', 'max-memory', 'prepared', 'compare', 'path', 'no-sync'];
-const givenCpuOnly = CPU_ONLY.filter((o) => (o === 'group' ? args.group.toLowerCase() !== 'g1' : o === 'kernel' ? args.kernel !== 'auto' : args[o] !== undefined && args[o] !== false));
+// --gpu runs its own rows (each --group, the default build, the whole input): the CPU modes' options do not reach it
+const CPU_ONLY = ['kernel', 'window', 'max-memory', 'prepared', 'compare', 'path', 'no-sync'];
+const givenCpuOnly = CPU_ONLY.filter((o) => (o === 'kernel' ? args.kernel !== 'auto' : args[o] !== undefined && args[o] !== false));
 if (args.gpu && givenCpuOnly.length) fail(`--gpu does not take ${givenCpuOnly.map((o) => `--${o}`).join(', ')}`);
+if (args['gpu-variants'] !== undefined && groups.includes('G2')) fail('--gpu-variants builds G1 kernels only: give it without --group g2 or both');
 if (!args.gpu && (args['gpu-variants'] !== undefined || args['gpu-threads'] !== undefined || args['gpu-no-glv'])) fail('--gpu-variants, --gpu-threads and --gpu-no-glv need --gpu');
 
 /**
@@ -473,7 +475,7 @@ if (args.gpu) {
     return { accumulate: 2 ** a, reduce: 2 ** r };
   });
   const threads = threadCounts ? Math.max(...threadCounts) : cpus().length;
-  await evaluateGpu({ curves, sizes, runs, threads, checkSize, variants, shapes, noGlv: args['gpu-no-glv'], json: args.json, progress });
+  await evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants, shapes, noGlv: args['gpu-no-glv'], json: args.json, progress });
   if (!args.json) process.stderr.write(`\r${''.padEnd(70)}\r`);
   process.exit(0);
 }
