@@ -139,6 +139,18 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     buffers.fit({ points: 40, buckets: 800 }, 1000);
     expect(buffers.get('buckets', 800).size).toBe(900);
     expect(live()).toBe(950);
+    // the host-visible staging buffers are outside the budget: a plan of 950 with 600 of staging beside it keeps
+    // everything from call to call (counted, each call of a plan near the budget made every buffer anew)
+    const hostVisible = 0x2 | 0x4; // GPUBufferUsage.MAP_WRITE | COPY_SRC
+    const stage = buffers.get('stagePoints', 600, hostVisible);
+    buffers.fit({ points: 50, buckets: 900 }, 1000);
+    expect(live()).toBe(1550);
+    expect(buffers.get('stagePoints', 600, hostVisible)).toBe(stage);
+    // and the plan's own staging sizes are not in its GPU bytes or its total
+    const plan = chunkShape({ n: 20, w: 13, coords: 4, degree: 1, limbs: 20, componentBytes: 32, componentWords: 8, scalarBytes: 32, scalarWords: 8 }, 1000, 254);
+    expect(plan.staging).toEqual({ stagePoints: plan.bytes.input, stageScalars: plan.bytes.scalars });
+    expect(plan.bytes.stagePoints).toBeUndefined();
+    expect(plan.total).toBe(Object.values(plan.bytes).reduce((a, b) => a + b, 0));
   });
 
   it('the window model and the plan: chunks within the budget and the device limits', () => {

@@ -107,7 +107,7 @@ export function chunkShape(gpu, chunk, bits, window, glv = false) {
   const staging = { stagePoints: bytes.input, stageScalars: bytes.scalars };
   for (const b of [bytes, staging]) for (const k of Object.keys(b)) b[k] = Math.max(16, Math.ceil(b[k] / 16) * 16);
   const total = Object.values(bytes).reduce((a, b) => a + b, 0);
-  return { chunk, glv, c, K, L, segment, segments, groupSize, groups, levels, bytes: { ...bytes, ...staging }, total };
+  return { chunk, glv, c, K, L, segment, segments, groupSize, groups, levels, bytes, staging, total };
 }
 
 /**
@@ -185,6 +185,7 @@ export class GpuKernels {
 export class GpuBuffers {
   #device;
   #buffers = new Map();
+  #staging = new Set(); // names of the host-visible staging buffers (MAP_WRITE): outside the GPU budget
 
   constructor(device) {
     this.#device = device;
@@ -196,22 +197,26 @@ export class GpuBuffers {
     held?.destroy();
     const buffer = this.#device.createBuffer({ label: name, size, usage });
     this.#buffers.set(name, buffer);
+    if (usage & MAP_WRITE) this.#staging.add(name);
     return buffer;
   }
 
   free() {
     for (const b of this.#buffers.values()) b.destroy();
     this.#buffers.clear();
+    this.#staging.clear();
   }
 
   /**
-   * Before a call whose buffers take `need` bytes by name, within `budget`: where what is held (each grown as `need`
-   * asks, the others kept) would pass the budget, it is all given back first (a large chunk, then a large window on
-   * a small input, would otherwise hold both shapes' largest buffers).
+   * Before a call whose GPU buffers take `need` bytes by name, within `budget`: where what is held (each grown as
+   * `need` asks, the others kept) would pass the budget, it is all given back first (a large chunk, then a large
+   * window on a small input, would otherwise hold both shapes' largest buffers). The staging buffers are not in the
+   * budget: counting them gave every call of a plan near the budget fresh buffers (fresh host memory is several
+   * times slower to fill).
    */
   fit(need, budget) {
     let total = 0;
-    for (const [name, b] of this.#buffers) total += Math.max(b.size, need[name] ?? 0);
+    for (const [name, b] of this.#buffers) if (!this.#staging.has(name)) total += Math.max(b.size, need[name] ?? 0);
     for (const [name, size] of Object.entries(need)) if (!this.#buffers.has(name)) total += size;
     if (total > budget) this.free();
   }
@@ -260,7 +265,7 @@ export class GpuMsmRun {
    * SwiftShader).
    */
   async upload(name, target, words) {
-    const stage = this.buffers.get(name, this.plan.bytes[name], MAP_WRITE | COPY_SRC);
+    const stage = this.buffers.get(name, this.plan.staging[name], MAP_WRITE | COPY_SRC);
     await stage.mapAsync(2 /* GPUMapMode.WRITE */, 0, words.byteLength);
     new Uint8Array(stage.getMappedRange(0, words.byteLength)).set(words);
     stage.unmap();
