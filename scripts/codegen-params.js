@@ -147,9 +147,9 @@ export async function checkParamsMath(params) {
   }
   if (params.g2) {
     const { deriveG2Params } = await import('../codegen/params/g2.js');
-    const { deriveGlvParams } = await import('../codegen/params/glv.js');
+    const { buildGlvParams } = await import('../codegen/params/glv.js');
     try {
-      deriveG2Params(curve, params.g2, deriveGlvParams(curve, { rounding: 'nearest' }));
+      deriveG2Params(curve, params.g2, buildGlvParams(curve)); // as the build derives them
     } catch (e) {
       if (e instanceof TypeError || e instanceof RangeError) throw new InputError(e.message.replace(/^curve params: /, ''));
       throw e;

@@ -20,10 +20,10 @@ async function variantOf(curve, name, w, mul) {
   const { buildGpuModule } = await import('../codegen/modules/gpu-module.js');
   const { readCurveParams } = await import('../codegen/modules/shipped.js');
   const { deriveCurveParams } = await import('../codegen/params/curve.js');
-  const { deriveGlvParams } = await import('../codegen/params/glv.js');
+  const { buildGlvParams } = await import('../codegen/params/glv.js');
   const json = readCurveParams(name);
   // with the GLV split where the shipped kernels have it, as codegen/modules/curve-module.js builds them
-  const glv = curve.params.gpu.glv ? deriveGlvParams(deriveCurveParams(json), { rounding: 'nearest', degreeTwo: true }) : null;
+  const glv = curve.params.gpu.glv ? buildGlvParams(deriveCurveParams(json)) : null;
   const { wgsl, gpu } = buildGpuModule(json, { scalarBytes: curve.params.scalarBytes, glv, w, mul });
   // (the rest from the curve itself: the host's combination of the window sums runs in its Wasm)
   const view = Object.create(curve, { params: { value: { ...curve.params, gpu } } });

@@ -16,7 +16,7 @@ import { findGlvConstants } from '../src/bigint/glv.js';
 import { mod } from '../src/bigint/field.js';
 import { deriveCurveParams } from '../codegen/params/curve.js';
 import { deriveFieldParams } from '../codegen/params/field.js';
-import { deriveGlvParams, glvDecomposeReference } from '../codegen/params/glv.js';
+import { buildGlvParams, glvDecomposeReference } from '../codegen/params/glv.js';
 import { fieldWgsl, fpCoordWgsl } from '../codegen/kernels/wgsl-field.js';
 import { field2Wgsl } from '../codegen/kernels/wgsl-field2.js';
 import { deriveG2Params } from '../codegen/params/g2.js';
@@ -31,7 +31,7 @@ const curveJson = (name) => JSON.parse(readFileSync(new URL(`../codegen/curves/$
 /** A curve's G1 GLV params as the GPU module takes them (the 'nearest' rounding of the Wasm build): a shipped name or params. */
 function glvOf(curve) {
   const json = typeof curve === 'string' ? curveJson(curve) : curve;
-  return { json, glv: deriveGlvParams(deriveCurveParams(json), { rounding: 'nearest', degreeTwo: true }) };
+  return { json, glv: buildGlvParams(deriveCurveParams(json)) };
 }
 
 /** Scalars in [0, r) at the decomposition's edges, then random ones. */

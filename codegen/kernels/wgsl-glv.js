@@ -30,7 +30,7 @@ export function gpuGlvShape(glv) {
 
 /**
  * WGSL: GLV_BETA, GLV_H, GLV_RECORD, glv_imageX and the entry point decomposeScalars (bindings 1 scalars, 2 halves).
- * glv: from deriveGlvParams with rounding 'nearest' (as the Wasm build's); field: the GPU field params; omega: G2's
+ * glv: from buildGlvParams (as the Wasm build's); field: the GPU field params; omega: G2's
  * cube root of 1 (coordinates in F_p2), or none for G1 (beta, coordinates in F_p).
  */
 export function glvWgsl(glv, field, { scalarWords, omega = null }) {

@@ -10,7 +10,7 @@ import { msmDigits, msmBucketSort } from '../kernels/msm.js';
 import { modelKernels, degreeTwoEndomorphism } from '../kernels/model.js';
 import { modelConstants } from '../params/models.js';
 import { deriveCurveParams } from '../params/curve.js';
-import { deriveGlvParams, describeGlvParams } from '../params/glv.js';
+import { buildGlvParams, describeGlvParams } from '../params/glv.js';
 import { deriveG2Params } from '../params/g2.js';
 import { fp2Kernels } from '../kernels/field2.js';
 import { deriveFieldParams } from '../params/field.js';
@@ -21,7 +21,7 @@ const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
 
 /**
  * @param curve from deriveCurveParams
- * @param options.glv from deriveGlvParams (or null), options.glvKernels the kernel generator
+ * @param options.glv from buildGlvParams (or null), options.glvKernels the kernel generator
  * @param options.kernel 'int' (curve.field's integer limbs) or 'fma': the same module over the FMA layout (u64 words
  *   of 51/52-bit limbs, relaxed-SIMD products; codegen/params/field.js), with G1's batch addition four products per call;
  *   or 'wide': over 64-bit limbs with the wide-arithmetic products, one product per call
@@ -199,7 +199,7 @@ export function kernelOverrides(intRuntime, otherRuntime) {
  */
 export function generateCurve(json, { w, glv: useGlv = true, generator = 'codegen/modules/curve-module.js', mulShape = 'auto', fma = false, wide = false, gpu = false, fr = false } = {}) {
   const curve = deriveCurveParams(json, { w });
-  const glv = useGlv ? deriveGlvParams(curve, { rounding: 'nearest', degreeTwo: true }) : null;
+  const glv = useGlv ? buildGlvParams(curve) : null;
   const g2 = json.g2 === undefined ? null : deriveG2Params(curve, json.g2, glv);
   const { module, runtime: intRuntime } = buildCurveModule(curve, { glv, g2, generator, mulShape });
   const runtime = { ...intRuntime };

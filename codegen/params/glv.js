@@ -131,6 +131,12 @@ function makeBigRng(seed) {
 const SELF_CHECK_RANDOM = 400;
 
 /**
+ * The GLV params every build of a curve takes (the Wasm builds, the WGSL, the GPU benchmarks' variants): the
+ * 'nearest' rounding, and a degree-2 map where the curve has one. null where it has no endomorphism.
+ */
+export const buildGlvParams = (curve) => deriveGlvParams(curve, { rounding: 'nearest', degreeTwo: true });
+
+/**
  * @param {{ p: bigint, r: bigint, a?: bigint, b: bigint, generator: { x: bigint, y: bigint } }} curve
  *   (BigInts, or decimal / 0x-hex strings)
  * @param {{ rounding?: 'floor' | 'nearest', degreeTwo?: boolean }} [options] how ĉ_i is rounded (see the top of this
