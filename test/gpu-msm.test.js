@@ -15,7 +15,7 @@ import { GpuDeviceLostError, GpuUnavailableError } from '../src/gpu/index.js';
 import { loadKzg } from '../src/adapters/kzg.js';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { GPU_GLV, GpuBuffers, GpuMsmRun, chooseGpuWindow, chunkShape, planGpuMsm, useGlv } from '../src/gpu/msm.js';
+import { GPU_GLV, GpuBuffers, GpuMsmRun, chooseGpuWindow, chunkShape, planGpuCall, planGpuMsm, useGlv } from '../src/gpu/msm.js';
 import { GLV_ENTRY_POINT } from '../src/gpu/layout.js';
 import { findGlvConstants } from '../src/bigint/glv.js';
 import { modSqrt } from '../src/bigint/field.js';
@@ -177,11 +177,22 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect(split.bytes.halves).toBe(2 ** 17 * 5 * 4);
     expect(split.bytes.entries).toBe(2 ** 17 * split.K * 4);
     expect(whole.bytes.halves).toBeUndefined();
-    // the split where the window model counts fewer additions (Pallas's 128-bit halves of 255-bit scalars: not from
-    // about 0.5 to 1.7 million points), and over prepared bases holding the images (no n) whenever the halves are shorter
+    // the split where the window model counts fewer additions over the plan's chunks (Pallas's 128-bit halves of
+    // 255-bit scalars: not from about 0.5 to 1.7 million points in one chunk), and over prepared bases holding the
+    // images whenever the halves are shorter (useGlv)
     const pallas = { ...shape, glv: { halfBits: 128, H: 4, recordWords: 5 } };
-    expect([2 ** 10, 2 ** 16, 2 ** 18, 2 ** 20, 2 ** 21].map((n) => useGlv(pallas, 255, n))).toEqual([true, true, true, false, true]);
-    expect([useGlv(pallas, 255), useGlv(pallas, 128), useGlv(pallas, 128, 2 ** 10), useGlv(shape, 254, 2 ** 10)]).toEqual([true, false, false, false]);
+    const roomy = { limits: { maxStorageBufferBindingSize: 2 ** 40, maxBufferSize: 2 ** 40 }, maxMemory: Infinity };
+    expect([2 ** 10, 2 ** 16, 2 ** 18, 2 ** 20, 2 ** 21].map((n) => planGpuCall(pallas, n, 255, roomy).glv)).toEqual([true, true, true, false, true]);
+    expect([useGlv(pallas, 255), useGlv(pallas, 128), useGlv(shape, 254)]).toEqual([true, false, false]);
+    expect(planGpuCall(pallas, 2 ** 10, 128, roomy).glv).toBe(false);
+    // a large input decides by its chunks: 2^24 points in one chunk would not split (the windows reach the model's
+    // largest), but in 8 chunks under a 2 GiB budget they do (under 1 GiB the split's chunks are half as large, 16
+    // of them, and the model counts more additions that way)
+    expect(planGpuCall(pallas, 2 ** 24, 255, roomy).glv).toBe(false);
+    const chunked = planGpuCall(pallas, 2 ** 24, 255, { limits: roomy.limits, maxMemory: 2 ** 31 });
+    expect([chunked.glv, chunked.chunks]).toEqual([true, 8]);
+    expect(chunked.total).toBeLessThanOrEqual(2 ** 31);
+    expect(planGpuCall(pallas, 2 ** 24, 255, { limits: roomy.limits, maxMemory: 2 ** 30 }).glv).toBe(false);
     const splitCut = planGpuMsm(glvShape, 2 ** 20, 254, { limits, maxMemory: budget, glv: true });
     expect(splitCut.total).toBeLessThanOrEqual(budget);
     expect(splitCut.chunks).toBeGreaterThan(1);

@@ -3,7 +3,7 @@
 
 import { acquireDevice, describeAdapter } from './device.js';
 import { GpuDeviceLostError, GpuUnavailableError } from './errors.js';
-import { DEFAULT_GPU_MEMORY, GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuMsm, useGlv } from './msm.js';
+import { DEFAULT_GPU_MEMORY, GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuCall, planGpuMsm, useGlv } from './msm.js';
 import { affineWords } from './layout.js';
 import {
   BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
@@ -306,10 +306,10 @@ export class GpuCurve {
     if (n === 0 || (bits === 0 && !points)) return neutralBytes(params);
     // prepared bases: their chunk is fixed and their memory held, so only the device's limits bound the plan; GLV
     // where they hold the images phi(P) (whatever the model says of n: useGlv)
-    const glv = prepared ? prepared.glv && useGlv(gpu, bits) : useGlv(gpu, bits, n);
-    const plan = planGpuMsm(gpu, prepared ? prepared.chunk : n, Math.max(1, bits), {
-      window: options.window, limits: state.device.limits, maxMemory: prepared ? Infinity : maxMemory, glv,
-    });
+    const limits = state.device.limits;
+    const plan = prepared
+      ? planGpuMsm(gpu, prepared.chunk, Math.max(1, bits), { window: options.window, limits, maxMemory: Infinity, glv: prepared.glv && useGlv(gpu, bits) })
+      : planGpuCall(gpu, n, Math.max(1, bits), { window: options.window, limits, maxMemory });
     // prepared bases are held in chunks of their own plan; a window too large for that chunk does not fit
     if (prepared && plan.chunk !== prepared.chunk) throw new RangeError(`window ${plan.c} needs more GPU memory than a chunk of these prepared bases allows`);
     if (!prepared) state.buffers.fit(plan.bytes, maxMemory ?? DEFAULT_GPU_MEMORY);
@@ -421,7 +421,7 @@ class GpuBases {
   async convertOn(state, maxMemory, gpu) {
     // the chunk sized for full scalars: the widest MSM these bases will serve (with GLV: each phi(P) held too)
     const bits = this.#gpu.scalarBits;
-    const plan = planGpuMsm(gpu, Math.max(1, this.length), bits, { maxMemory, limits: state.device.limits, glv: useGlv(gpu, bits, this.length) });
+    const plan = planGpuCall(gpu, Math.max(1, this.length), bits, { maxMemory, limits: state.device.limits });
     state.buffers.fit(plan.bytes, maxMemory ?? DEFAULT_GPU_MEMORY);
     const points = [];
     const skip = [];

@@ -111,21 +111,45 @@ export function chunkShape(gpu, chunk, bits, window, glv = false) {
 }
 
 /**
- * Whether an MSM of n points with scalars of `bits` bits splits them by GLV: where the module can, the halves are
- * shorter, and (n given) the window model counts fewer additions over 2 n points of halfBits; a window's rounding up
- * can take back what the split saves (Pallas's 128-bit halves of 255-bit scalars from about 0.5 to 1.7 million points).
- * Prepared bases that hold the images split whenever the halves are shorter (n not given): a call on a prefix of them
- * plans over their chunk, which a plan without the split (a larger window) may not fit.
+ * Whether scalars of `bits` bits can be split by GLV: the module has the split (gpu.glv), the halves are shorter, and
+ * benchmarks have not turned it off (GPU_GLV). Whether a call does is planGpuCall's choice; prepared bases that hold
+ * the images split every call this allows (a call on a prefix of them plans over their chunk, which a plan without
+ * the split, a larger window, may not fit).
  */
-export function useGlv(gpu, bits, n) {
-  if (!gpu.glv || !GPU_GLV.enabled || bits <= gpu.glv.halfBits) return false;
-  return n === undefined || windowModel(2 * n, gpu.glv.halfBits).cost < windowModel(n, bits).cost;
+export function useGlv(gpu, bits) {
+  return !!gpu.glv && GPU_GLV.enabled && bits > gpu.glv.halfBits;
+}
+
+/** The window model's additions of a plan over n points: K (points + 2.6 L) a chunk, as windowModel counts them. */
+const planAdditions = (plan, n) => plan.K * ((plan.glv ? 2 : 1) * n + 2.6 * plan.L * plan.chunks);
+
+/**
+ * The plan of an MSM of n points (planGpuMsm), split by GLV where useGlv allows it and the window model counts fewer
+ * additions over the plan's chunks that way: a window's rounding up can take back what the split saves (Pallas's
+ * 128-bit halves of 255-bit scalars from about 0.5 to 1.7 million points in one chunk), and the chunks of a large
+ * input decide, not its size.
+ */
+export function planGpuCall(gpu, n, bits, options) {
+  const plan = (glv) => {
+    try {
+      return planGpuMsm(gpu, n, bits, { ...options, glv });
+    } catch (e) {
+      return e;
+    }
+  };
+  const plain = plan(false);
+  const split = useGlv(gpu, bits) ? plan(true) : plain;
+  if (split instanceof Error) {
+    if (plain instanceof Error) throw plain;
+    return plain;
+  }
+  return plain instanceof Error || planAdditions(split, n) < planAdditions(plain, n) ? split : plain;
 }
 
 /**
  * The plan of an MSM of n points: the largest chunk (n, halved until it fits) whose buffers fit the device's
  * limits and the budget. The caller's window holds for every chunk. RangeError when not even one point fits.
- * glv: split the scalars (useGlv), windows then over gpu.glv.halfBits.
+ * glv: split the scalars (planGpuCall chooses), windows then over gpu.glv.halfBits.
  */
 export function planGpuMsm(gpu, n, bits, { maxMemory = DEFAULT_GPU_MEMORY, window, limits, glv = false }) {
   const fits = (shape) => shape.total <= maxMemory &&
