@@ -2,12 +2,13 @@
 // adapter's description. Per curve and size: the pool's median (T threads, default every core), then the GPU's
 // msmBytes from the input bytes on the host to the result on the host (median after a warm-up), the same over
 // prepared bases (points uploaded once), and one run with timings for the split between transfers and phases (GPU
-// timestamps around each pass where the adapter has them; else each phase runs alone, its total above the median). Every GPU result is checked against the
-// pool's, and the pool's against @noble/curves at --check-size. --gpu-variants w:shape,... also times kernels of other
-// limb sizes and product shapes (built here from codegen/, as bench/gpu-field.js does) on the same inputs, and
-// --gpu-threads a:r,... the shipped kernels with 2^a accumulate and 2^r reduce threads (src/gpu/msm.js GPU_THREADS),
-// and --gpu-no-glv the shipped kernels without the GLV split (src/gpu/msm.js GPU_GLV) where the curve has it. The
-// kinds' runs are interleaved (run r of each, then run r + 1), so that the GPU's clocks fall alike on every row.
+// timestamps around each pass where the adapter has them; else each phase runs alone, its total above the median).
+// Every GPU result is checked against the pool's, and the pool's against @noble/curves at --check-size. Other kinds
+// beside the shipped kernels: --gpu-variants w:shape,... kernels of other limb sizes and product shapes (built here
+// from codegen/, as bench/gpu-field.js does), --gpu-threads a:r,... the shipped kernels with 2^a accumulate and 2^r
+// reduce threads (src/gpu/msm.js GPU_THREADS), --gpu-windows c,... with window c, and --gpu-no-glv without the GLV
+// split (src/gpu/msm.js GPU_GLV) where the curve has it. The kinds' runs are interleaved (run r of each, then run
+// r + 1), so that the GPU's clocks fall alike on every row.
 
 import { cpus } from 'node:os';
 import { median, printTable, runtimeName, sameBytes } from './lib.js';
@@ -64,7 +65,7 @@ async function timeKinds(kinds, points, scalars, runs, expected, label, progress
     for (let r = -1; r < runs; r++) {
       for (const o of opened) {
         const t = performance.now();
-        const got = await withKind(o.kind, () => o.gpu.msmBytes(points, scalars));
+        const got = await withKind(o.kind, () => o.gpu.msmBytes(points, scalars, o.kind.options));
         if (r >= 0) o.times.push(performance.now() - t);
         check(got, o, '');
       }
@@ -72,14 +73,14 @@ async function timeKinds(kinds, points, scalars, runs, expected, label, progress
     for (const o of opened) {
       o.timings = {};
       const t = performance.now();
-      await withKind(o.kind, () => o.gpu.msmBytes(points, scalars, { timings: o.timings }));
+      await withKind(o.kind, () => o.gpu.msmBytes(points, scalars, { ...o.kind.options, timings: o.timings }));
       o.timings.total = performance.now() - t;
     }
     for (const o of opened) o.bases = await withKind(o.kind, () => o.gpu.prepareBases(points));
     for (let r = -1; r < runs; r++) {
       for (const o of opened) {
         const t = performance.now();
-        const got = await withKind(o.kind, () => o.bases.msmBytes(scalars));
+        const got = await withKind(o.kind, () => o.bases.msmBytes(scalars, o.kind.options));
         if (r >= 0) o.preparedTimes.push(performance.now() - t);
         check(got, o, ' over prepared bases');
       }
@@ -98,7 +99,7 @@ async function timeKinds(kinds, points, scalars, runs, expected, label, progress
  * evaluate-msm's (curve: the group object, the curve itself for G1 or curve.g2); nobleCheck(curve, label, k, points,
  * scalars, result): evaluate-msm's check against @noble/curves at its check size.
  */
-export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants = [], shapes = [], noGlv = false, json = false, progress = () => {} }) {
+export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants = [], shapes = [], windows = [], noGlv = false, json = false, progress = () => {} }) {
   const results = [];
   for (const { name, label: curveLabel, curve } of targets) {
     for (const k of sizes) {
@@ -126,6 +127,7 @@ export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, v
       const kinds = [{ label: `w = ${curve.params.gpu.w}${glv} (shipped)`, open: () => curve.gpu() }];
       if (noGlv && glv) kinds.push({ label: `w = ${curve.params.gpu.w}, no GLV`, open: () => curve.gpu(), glv: false });
       for (const { w, mul } of variants) kinds.push({ label: `w = ${w}, ${mul}`, open: await variantOf(curve, name, w, mul) });
+      for (const window of windows) kinds.push({ label: `c = ${window}`, open: () => curve.gpu(), options: { window } });
       for (const { accumulate, reduce } of shapes) {
         kinds.push({ label: `threads 2^${Math.log2(accumulate)}/2^${Math.log2(reduce)}`, open: () => curve.gpu(), threads: { accumulate, reduce } });
       }
@@ -153,7 +155,8 @@ export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, v
     );
     console.log(`* one run with timings (ms): the phases by ${results[0]?.phaseClock ?? '-'}; upload, wait (the host until the GPU's work is done) and download by the host's clock`);
     console.log('check: every GPU result (msmBytes and prepared bases) equals the pool\'s');
-    for (const r of results) if (r.check !== 'not checked') console.log(`check: ${r.curve} 2^${r.logN}: the pool ${r.check}`);
+    const checks = new Set(results.filter((r) => r.check !== 'not checked').map((r) => `check: ${r.curve} 2^${r.logN}: the pool ${r.check}`));
+    for (const line of checks) console.log(line);
   }
   return { machine, results };
 }

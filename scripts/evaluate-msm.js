@@ -52,6 +52,7 @@ const HELP = `usage: npm run evaluate-msm -- [options]
   --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, e.g. 13:loop,16:unrolled (G1)
   --gpu-threads   with --gpu: also time the shipped kernels with 2^a accumulate and 2^r reduce threads, e.g. 17:15,16:17
   --gpu-no-glv    with --gpu: also time the shipped kernels without the GLV split, on the curves that have it
+  --gpu-windows   with --gpu: also time the shipped kernels with these windows c (msmBytes' window), e.g. 10,12
   --json          print the results as JSON instead of a table`;
 
 const args = parseCli('evaluate-msm', HELP, {
@@ -73,6 +74,7 @@ const args = parseCli('evaluate-msm', HELP, {
   'gpu-variants': { type: 'string' },
   'gpu-threads': { type: 'string' },
   'gpu-no-glv': { type: 'boolean' },
+  'gpu-windows': { type: 'string' },
 });
 const curves = args.curve.split(',').map((s) => s.trim());
 /** Decimal integers only ('' and '0x2' are not 0 and 2): a list item left empty by a comma is an error. */
@@ -108,7 +110,7 @@ const CPU_ONLY = ['kernel', 'window', 'max-memory', 'prepared', 'compare', 'path
 const givenCpuOnly = CPU_ONLY.filter((o) => (o === 'kernel' ? args.kernel !== 'auto' : args[o] !== undefined && args[o] !== false));
 if (args.gpu && givenCpuOnly.length) fail(`--gpu does not take ${givenCpuOnly.map((o) => `--${o}`).join(', ')}`);
 if (args['gpu-variants'] !== undefined && groups.includes('G2')) fail('--gpu-variants builds G1 kernels only: give it without --group g2 or both');
-if (!args.gpu && (args['gpu-variants'] !== undefined || args['gpu-threads'] !== undefined || args['gpu-no-glv'])) fail('--gpu-variants, --gpu-threads and --gpu-no-glv need --gpu');
+if (!args.gpu && (args['gpu-variants'] !== undefined || args['gpu-threads'] !== undefined || args['gpu-windows'] !== undefined || args['gpu-no-glv'])) fail('--gpu-variants, --gpu-threads, --gpu-windows and --gpu-no-glv need --gpu');
 
 /**
  * What the modes run, in order: each curve's selected groups, [{ name, group, label, curve }], where curve is
@@ -475,7 +477,12 @@ if (args.gpu) {
     return { accumulate: 2 ** a, reduce: 2 ** r };
   });
   const threads = threadCounts ? Math.max(...threadCounts) : cpus().length;
-  await evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants, shapes, noGlv: args['gpu-no-glv'], json: args.json, progress });
+  const windows = (args['gpu-windows'] ?? '').split(',').filter(Boolean).map((v) => {
+    const c = Number(v);
+    if (!(Number.isInteger(c) && c >= 1 && c <= 24)) fail(`--gpu-windows: ${v} is not a window (an integer in 1..24)`);
+    return c;
+  });
+  await evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants, shapes, windows, noGlv: args['gpu-no-glv'], json: args.json, progress });
   if (!args.json) process.stderr.write(`\r${''.padEnd(70)}\r`);
   process.exit(0);
 }

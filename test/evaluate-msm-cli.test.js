@@ -19,8 +19,10 @@ describe('evaluate-msm: usage errors', () => {
     [['--sizes', '8', '--gpu', '--kernel', 'int'], /--gpu does not take --kernel/],
     [['--sizes', '8', '--gpu', '--group', 'both', '--gpu-variants', '14'], /--gpu-variants builds G1 kernels only/],
     [['--sizes', '8', '--gpu', '--max-memory', '16'], /--gpu does not take --max-memory/],
-    [['--sizes', '8', '--gpu-threads', '16:14'], /--gpu-variants, --gpu-threads and --gpu-no-glv need --gpu/],
-    [['--sizes', '8', '--gpu-no-glv'], /--gpu-variants, --gpu-threads and --gpu-no-glv need --gpu/],
+    [['--sizes', '8', '--gpu-threads', '16:14'], /--gpu-variants, --gpu-threads, --gpu-windows and --gpu-no-glv need --gpu/],
+    [['--sizes', '8', '--gpu-no-glv'], /--gpu-variants, --gpu-threads, --gpu-windows and --gpu-no-glv need --gpu/],
+    [['--sizes', '8', '--gpu-windows', '12'], /need --gpu/],
+    [['--sizes', '8', '--gpu', '--gpu-windows', '12,x'], /--gpu-windows: x is not a window/],
   ];
   for (const [args, message] of CASES) {
     it(`${args.join(' ')}: exit 2, named`, () => {
