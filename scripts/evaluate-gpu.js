@@ -6,13 +6,13 @@
 // Every GPU result is checked against the pool's, and the pool's against @noble/curves at --check-size. Other kinds
 // beside the shipped kernels: --gpu-variants w:shape,... kernels of other limb sizes and product shapes (built here
 // from codegen/, as bench/gpu-field.js does), --gpu-threads a:r,... the shipped kernels with 2^a accumulate and 2^r
-// reduce threads (src/gpu/msm.js GPU_THREADS), --gpu-windows c,... with window c, and --gpu-no-glv without the GLV
-// split (src/gpu/msm.js GPU_GLV) where the curve has it. The kinds' runs are interleaved (run r of each, then run
+// reduce threads (src/gpu/plan.js GPU_THREADS), --gpu-windows c,... with window c, and --gpu-no-glv without the GLV
+// split (src/gpu/plan.js GPU_GLV) where the curve has it. The kinds' runs are interleaved (run r of each, then run
 // r + 1), so that the GPU's clocks fall alike on every row.
 
 import { cpus } from 'node:os';
 import { median, printTable, runtimeName, sameBytes } from './lib.js';
-import { GPU_GLV, GPU_THREADS } from '../src/gpu/msm.js';
+import { GPU_GLV, GPU_THREADS } from '../src/gpu/plan.js';
 
 const PHASES = ['prepare', 'upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'scalarCheck', 'wait', 'download', 'total'];
 

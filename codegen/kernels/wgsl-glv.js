@@ -20,8 +20,8 @@ const limbs16 = (x, count) => Array.from({ length: count }, (_, j) => (x >> BigI
 const limbCount = (x) => Math.max(1, Math.ceil(bitLength(x) / 16));
 
 /**
- * The shape the runner needs (src/gpu/msm.js): words per half and per record, and the halves' bits, which size the
- * windows. Null where the curve has no (beta x, y) endomorphism (a degree-2 one, or none).
+ * The shape the runner needs (src/gpu/plan.js, msm.js): words per half and per record, and the halves' bits, which
+ * size the windows. Null where the curve has no (beta x, y) endomorphism (a degree-2 one, or none).
  */
 export function gpuGlvShape(glv) {
   if (!glv || glv.endomorphism?.kind !== 'beta') return null;

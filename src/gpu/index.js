@@ -3,8 +3,9 @@
 
 import { acquireDevice, describeAdapter } from './device.js';
 import { GpuDeviceLostError, GpuUnavailableError } from './errors.js';
-import { DEFAULT_GPU_MEMORY, GpuBuffers, GpuKernels, GpuMsmRun, MAX_GPU_POINTS, planGpuCall, planGpuMsm, useGlv } from './msm.js';
-import { affineWords } from './layout.js';
+import { GpuBuffers, GpuKernels, GpuMsmRun } from './msm.js';
+import { DEFAULT_GPU_MEMORY, MAX_GPU_POINTS, planGpuCall, planGpuMsm, useGlv } from './plan.js';
+import { GpuBases } from './bases.js';
 import {
   BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
   batchInverse, checkScalarRange, sumPointBytes,
@@ -15,9 +16,6 @@ import { noFormatOptions, resolveFormatOptions } from '../formats.js';
 import { abortError } from '../stream.js';
 
 export { GpuDeviceLostError, GpuUnavailableError };
-
-/** GPUBufferUsage.STORAGE: the bases are written and read by the kernels alone */
-const STORAGE = 0x80;
 
 const CALL_OPTIONS = ['window', 'timings', 'checkSubgroup', 'onProgress', 'maxMemory', 'pointFormat', 'scalarFormat', 'resultFormat', 'signal'];
 const GPU_OPTIONS = ['device', 'powerPreference', 'maxMemory'];
@@ -395,99 +393,6 @@ export class GpuCurve {
     const done = this.#tail.then(run);
     this.#tail = done.catch(() => {});
     return done;
-  }
-}
-
-/** Bases held on the GPU as converted affine points (with GLV, each phi(P) after them), a chunk of the plan per buffer pair. */
-class GpuBases {
-  #gpu;
-  #bytes; // the caller's points until they are uploaded (read when prepareBases' turn comes)
-  #held = null; // { state, chunk, glv, points: GPUBuffer[], skip: GPUBuffer[], counts: the points in each }
-  #freed = false; // free() was called: later calls throw, earlier ones run
-  #lost = false; // the device that held them was lost (their buffers went with it)
-
-  constructor(gpu, bytes, length, maxMemory) {
-    this.#gpu = gpu;
-    this.#bytes = bytes;
-    this.length = length;
-    this.maxMemory = maxMemory;
-  }
-
-  upload() {
-    return this.#gpu.uploadBases(this);
-  }
-
-  /** @internal upload and convert the bases on this device, once */
-  async convertOn(state, maxMemory, gpu) {
-    // the chunk sized for full scalars: the widest MSM these bases will serve (with GLV: each phi(P) held too)
-    const bits = this.#gpu.scalarBits;
-    const plan = planGpuCall(gpu, Math.max(1, this.length), bits, { maxMemory, limits: state.device.limits });
-    state.buffers.fit(plan.bytes, maxMemory ?? DEFAULT_GPU_MEMORY);
-    const points = [];
-    const skip = [];
-    const counts = [];
-    const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan);
-    let status;
-    try {
-      run.start();
-      for (let first = 0; first < this.length; first += plan.chunk) {
-        const count = Math.min(plan.chunk, this.length - first);
-        const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, (plan.glv ? 2 : 1) * count * 4 * affineWords(gpu)), usage: STORAGE });
-        const s = state.device.createBuffer({ label: 'bases skip', size: Math.max(16, count * 4), usage: STORAGE });
-        points.push(p);
-        skip.push(s);
-        counts.push(count);
-        await run.convert(this.#bytes, first, count, { points: p, skip: s });
-        run.submit();
-        await state.device.queue.onSubmittedWorkDone();
-      }
-      ({ status } = await run.readResult('status', 0));
-    } catch (e) {
-      // (a lost device, say): nothing held
-      for (const b of [...points, ...skip]) b.destroy();
-      run.release();
-      throw e;
-    }
-    this.#bytes = null;
-    this.#held = { state, chunk: plan.chunk, glv: plan.glv, points, skip, counts };
-    if (status !== 0xffffffff) {
-      this.release(); // (inside the upload's own turn)
-      throw inputError('points', status >>> 2, `: ${BAD_POINT_REASON[status & 3]}`);
-    }
-  }
-
-  /** @internal the held buffers on the current device */
-  on(state) {
-    if (this.#lost || (this.#held && this.#held.state !== state)) throw new GpuDeviceLostError('the GPU device that held these prepared bases was lost: prepare them again');
-    if (!this.#held) throw new Error('these prepared bases were freed');
-    return this.#held;
-  }
-
-  /** @internal their device was lost: their buffers went with it */
-  invalidate() {
-    this.#held = null;
-    this.#lost = true;
-    this.#gpu.forgetBases(this);
-  }
-
-  msmBytes(scalarBytes, options) {
-    if (this.#freed) return Promise.reject(new Error('these prepared bases were freed'));
-    return this.#gpu.basesMsm(this, scalarBytes, options);
-  }
-
-  /** Give the GPU memory back, once the calls made before this one are done (later calls throw). */
-  free() {
-    if (this.#freed) return Promise.resolve();
-    this.#freed = true;
-    return this.#gpu.afterCalls(() => this.release());
-  }
-
-  /** @internal the buffers destroyed now (free()'s turn, a failed upload, close()) */
-  release() {
-    this.#freed = true;
-    if (this.#held) for (const b of [...this.#held.points, ...this.#held.skip]) b.destroy();
-    this.#held = null;
-    this.#gpu.forgetBases(this);
   }
 }
 
