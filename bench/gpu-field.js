@@ -8,7 +8,7 @@
 //   node bench/gpu-field.js --swiftshader --chains 1024 --steps 8    # here, on SwiftShader: runs, proves nothing
 //   /tmp/dev/node-gpu bench/gpu-field.js              # the GPU machine (../shared/device/README.md)
 // Options: --chains N (2^20), --steps N (256), --w 12,13,... , --curves bn254,bls12-381, --ops mul,sqr,
-//   --variants unrolled,loop,product,inline (fp_mul's shape; inline: a diagnostic, see below), --runs N (5 timed dispatches
+//   --variants unrolled,loop,product,karatsuba,inline (fp_mul's shape; karatsuba at w <= 13; inline: a diagnostic, see below), --runs N (5 timed dispatches
 //   per pass, median), --warm-ms N (300: dispatches before timing), --workgroup N (64), --wall-clock (no GPU
 //   timestamps), --json (one JSON line per row as well).
 // Every configuration is compiled and checked first, then timed in two passes (in order, then reversed); the table
@@ -27,7 +27,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { deriveFieldParams } from '../codegen/params/field.js';
-import { fieldWgsl } from '../codegen/kernels/wgsl-field.js';
+import { fieldWgsl, karatsubaFits } from '../codegen/kernels/wgsl-field.js';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const CURVES = {
@@ -61,7 +61,7 @@ for (const op of ops) if (op !== 'mul' && op !== 'sqr') throw new Error(`unknown
 // unrolled, loop, product: the chain calls fp_mul / fp_sqr on Fp arrays (how kernels use them), with fp_mul of that
 // shape (fieldWgsl's mul option: CIOS unrolled, CIOS with the outer step in a loop, product scanning); inline: the unrolled fp_mul's body pasted into the chain's loop over scalar limbs (a
 // diagnostic: what passing arrays by value costs)
-const VARIANTS = ['unrolled', 'loop', 'product', 'inline'];
+const VARIANTS = ['unrolled', 'loop', 'product', 'karatsuba', 'inline'];
 const variants = opt.variants.split(',');
 for (const v of variants) if (!VARIANTS.includes(v)) throw new Error(`unknown variant ${v} (${VARIANTS.join(', ')})`);
 
@@ -242,7 +242,7 @@ async function prepare(name, p, w, op, variant) {
     [xBuf, yBuf, cfg, resolve].forEach((b) => b?.destroy());
     querySet?.destroy();
   };
-  const plan = variant === 'product' ? `w=${w}, n=${P.n}: ${code.match(/; (\d+) splits of a column sum/)[1]} column splits per product` : P.carryPlan.summary;
+  const plan = variant === 'product' || variant === 'karatsuba' ? `w=${w}, n=${P.n}: ${code.match(/; (\d+) splits of a column sum/)[1]} column splits per product` : P.carryPlan.summary;
   return { name, w, n: P.n, op, variant, plan, compileMs, runOnce, check, destroy };
 }
 
@@ -270,7 +270,13 @@ const configs = [];
 for (const name of opt.curves.split(',')) {
   const p = CURVES[name];
   if (!p) throw new Error(`unknown curve ${name} (${Object.keys(CURVES).join(', ')})`);
-  for (const w of limbSizes) for (const op of ops) for (const variant of variants) configs.push(await prepare(name, p, w, op, variant));
+  for (const w of limbSizes) for (const op of ops) for (const variant of variants) {
+    if (variant === 'karatsuba' && !karatsubaFits(deriveFieldParams({ p, w, kernel: 'gpu' }))) {
+      console.log(`${name} w = ${w} karatsuba: skipped (a column of the Karatsuba product can pass 2^32 - 1 at this w)`);
+      continue;
+    }
+    configs.push(await prepare(name, p, w, op, variant));
+  }
 }
 for (const c of configs) await c.check();
 const passes = [configs, [...configs].reverse()];

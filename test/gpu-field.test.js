@@ -13,7 +13,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import {
   deriveFieldParams, describeFieldParams, MIN_GPU_LIMB_BITS, MAX_GPU_LIMB_BITS,
 } from '../codegen/params/field.js';
-import { fieldWgsl, MUL_SHAPES } from '../codegen/kernels/wgsl-field.js';
+import { fieldWgsl, karatsubaFits, MUL_SHAPES } from '../codegen/kernels/wgsl-field.js';
 import { wgslHeader } from '../codegen/wgsl/index.js';
 import { mod, modInv, bitLength } from '../src/bigint/field.js';
 import { LONG_TESTS, curvePrimes, makeRng, edgeValues, randomPrime, prevPrime, nextPrime, limbCount, hex } from './harness.js';
@@ -23,27 +23,32 @@ const GPU_LIMB_SIZES = [12, 13, 14, 15, 16];
 const U32_MAX = (1n << 32n) - 1n;
 
 /**
- * [{ name, p, ws, unrolled, product }]: the primes, the limb sizes each runs at with the loop shape of fp_mul (the
- * shipped one), and the limb sizes that also run the unrolled and the product-scanning shapes (n times more code to
- * compile: a few in CI, all with WASMSM_LONG_TESTS).
+ * [{ name, p, ws, unrolled, product, karatsuba }]: the primes, the limb sizes each runs at with the loop shape of
+ * fp_mul (the shipped one), and the limb sizes that also run the unrolled, product-scanning and Karatsuba shapes (n
+ * times more code to compile: a few in CI, all with WASMSM_LONG_TESTS).
  */
 function gpuPrimeMatrix() {
   const list = [];
   const curves = curvePrimes();
   const rng = makeRng('wasmsm gpu field primes v1');
   const union = (a, b) => [...new Set([...a, ...b])].sort((u, v) => u - v);
-  const add = (name, p, ws, { unrolled = [], product = [] } = {}) => {
-    if (LONG_TESTS) unrolled = product = ws;
+  const add = (name, p, ws, { unrolled = [], product = [], karatsuba = product } = {}) => {
+    if (LONG_TESTS) unrolled = product = karatsuba = ws;
+    // (karatsuba only where its columns fit a u32: w <= 13 for the large primes)
+    karatsuba = karatsuba.filter((w) => karatsubaFits(deriveFieldParams({ p, w, kernel: 'gpu' })));
     const seen = list.find((e) => e.p === p);
-    if (seen) Object.assign(seen, { ws: union(seen.ws, ws), unrolled: union(seen.unrolled, unrolled), product: union(seen.product, product) });
-    else list.push({ name, p, ws, unrolled, product });
+    if (seen) {
+      Object.assign(seen, {
+        ws: union(seen.ws, ws), unrolled: union(seen.unrolled, unrolled), product: union(seen.product, product), karatsuba: union(seen.karatsuba, karatsuba),
+      });
+    } else list.push({ name, p, ws, unrolled, product, karatsuba });
   };
   let rot = 0;
   const some = () => (LONG_TESTS ? GPU_LIMB_SIZES : [GPU_LIMB_SIZES[rot++ % GPU_LIMB_SIZES.length]]);
   for (const [name, { p }] of Object.entries(curves)) {
     // the unrolled product at w = 16 (a split in every column) for BN254 only: SwiftShader takes 10 s for BLS12-381's
-    if (name === 'bn254') add(`${name}.p`, p, GPU_LIMB_SIZES, { unrolled: [13, 16], product: [13] });
-    else if (name === 'bls12-381') add(`${name}.p`, p, GPU_LIMB_SIZES, { unrolled: [13] });
+    if (name === 'bn254') add(`${name}.p`, p, GPU_LIMB_SIZES, { unrolled: [13, 16], product: [13], karatsuba: [12, 13] });
+    else if (name === 'bls12-381') add(`${name}.p`, p, GPU_LIMB_SIZES, { unrolled: [13], karatsuba: [13] });
     else add(`${name}.p`, p, some());
   }
   for (const bits of LONG_TESTS ? [32, 64, 100, 128, 200, 256, 384, 512] : [32, 100, 256, 512]) {
@@ -239,9 +244,10 @@ describe.skipIf(skipGpuSuite('gpu-field.test.js'))('WGSL field kernels on WebGPU
   });
   afterAll(() => device?.destroy());
 
-  for (const { name, p, ws, unrolled, product } of MATRIX) {
+  for (const { name, p, ws, unrolled, product, karatsuba } of MATRIX) {
     for (const w of ws) {
-      for (const mul of ['loop', ...(unrolled.includes(w) ? ['unrolled'] : []), ...(product.includes(w) ? ['product'] : [])]) {
+      const shapes = { unrolled, product, karatsuba };
+      for (const mul of ['loop', ...Object.keys(shapes).filter((shape) => shapes[shape].includes(w))]) {
         it(`${name} (${bitLength(p)} bits), w = ${w}, mul ${mul}`, async () => {
           const P = deriveFieldParams({ p, w, kernel: 'gpu' });
           const { failures, vectors: count } = await checkField(device, P, makeRng(`gpu field ${p} ${w}`), mul);
@@ -303,6 +309,12 @@ function walkMulText(text, P) {
         continue;
       }
       if (/^var \w+: u32$/.test(stmt) || stmt.startsWith('fn ')) continue; // declarations
+      if ((m = stmt.match(/^let cross_(\d+) = z1_\1( - z0_\1)? - z2_\1$/))) {
+        const b = crossBound(Number(m[1]));
+        if (b > U32_MAX) problems.push(`${stmt}: can reach ${hex(b)}`);
+        env.set(`cross_${m[1]}`, b);
+        continue;
+      }
       if ((m = stmt.match(/^(?:var |let )?(\w+)(?:: u32)? = (.*)$/))) {
         const b = evalExpr(m[2]);
         if (b > max) max = b;
@@ -312,6 +324,16 @@ function walkMulText(text, P) {
         throw new Error(`walkMulText: unexpected statement ${JSON.stringify(stmt)}`);
       }
     }
+  };
+  // the Karatsuba shape: cross_k = z1_k - z0_k - z2_k is the column's cross terms sum_i (x_lo,i y_hi,k-i + x_hi,i
+  // y_lo,k-i) (z1 = z0 + z2 + cross, so it never wraps), bounded here from the limbs (h from xs0 = x0 + x_h)
+  const h = Number(fnText.match(/let xs0 = x0 \+ x(\d+);/)?.[1] ?? 0);
+  const crossBound = (k) => {
+    const lo = (i) => (i < h ? env.get(`x${i}`) : 0n);
+    const hi = (i) => (h + i < n ? env.get(`x${h + i}`) : 0n);
+    let b = 0n;
+    for (let i = 0; i <= k; i++) b += lo(i) * hi(k - i) + hi(i) * lo(k - i);
+    return b;
   };
   const lines = fnText.split('\n').slice(1);
   for (let k = 0; k < lines.length; k++) {
@@ -397,6 +419,10 @@ describe("deriveFieldParams({ kernel: 'gpu' })", () => {
         expect(P.carryPlan.maxAccumulatorBits <= 32, msg).toBe(true);
         for (const b of P.carryPlan.accumulatorBounds) expect(b <= U32_MAX, msg).toBe(true);
         for (const mul of MUL_SHAPES) {
+          if (mul === 'karatsuba' && !karatsubaFits(P)) {
+            expect(() => fieldWgsl(P, { mul }), `${msg} karatsuba`).toThrow(/karatsuba/);
+            continue;
+          }
           const walk = walkMulText(fieldWgsl(P, { mul }), P);
           expect(walk.problems, `${msg} mul=${mul}`).toEqual([]);
           expect(walk.max <= U32_MAX, `${msg} mul=${mul}`).toBe(true);
@@ -407,10 +433,17 @@ describe("deriveFieldParams({ kernel: 'gpu' })", () => {
 
   it('the bound walk has teeth: without the carry splits, the w = 16 product overflows', () => {
     const P = deriveFieldParams({ p: curves['bls12-381'].p, w: 16, kernel: 'gpu' });
-    for (const mul of MUL_SHAPES) {
+    for (const mul of MUL_SHAPES.filter((shape) => shape !== 'karatsuba')) {
       const stripped = fieldWgsl(P, { mul }).replace(/\bt = t & 0xffffu;/g, '');
       expect(walkMulText(stripped, P).problems.length, mul).toBeGreaterThan(0);
     }
+    // the Karatsuba shape at w = 13: its columns fit without splits, but not with the sums' limbs half as large again
+    const P13 = deriveFieldParams({ p: curves['bls12-381'].p, w: 13, kernel: 'gpu' });
+    const karatsuba = fieldWgsl(P13, { mul: 'karatsuba' });
+    expect(walkMulText(karatsuba, P13).problems).toEqual([]);
+    const wider = karatsuba.replace(/let (xs\d+) = (x\d+) \+ (x\d+);/g, 'let $1 = $2 + $3 + $3;');
+    expect(wider).not.toBe(karatsuba);
+    expect(walkMulText(wider, P13).problems.length).toBeGreaterThan(0);
   });
 
   it('the text is deterministic and carries its notes and header', () => {

@@ -15,11 +15,13 @@ import { wgslFpPlain } from '../wgsl/constants.js';
 
 /**
  * Shapes of fp_mul: operand scanning (CIOS) with every outer step written out, or one step in a WGSL loop (n times
- * less code); or product scanning, column by column (`product`, for the bench to compare).
+ * less code); or product scanning, column by column (`product`), or the same reduction over the columns of a
+ * one-level Karatsuba product (`karatsuba`, where karatsubaFits: seed 000's form), for the bench to compare.
  */
-export const MUL_SHAPES = Object.freeze(['unrolled', 'loop', 'product']);
+export const MUL_SHAPES = Object.freeze(['unrolled', 'loop', 'product', 'karatsuba']);
 
 const range = (n) => Array.from({ length: n }, (_, i) => i);
+const span = (a, b) => range(Math.max(0, b - a)).map((i) => a + i); // a .. b - 1
 const chunks = (a, k) => range(Math.ceil(a.length / k)).map((i) => a.slice(i * k, i * k + k));
 
 /** The field's WGSL text: constants, then every fp_ function (no module header; see wgslHeader). */
@@ -48,7 +50,7 @@ unless a function says otherwise; p = 0x${p.toString(16)}.`),
     fpAdd(params, 'fp_double', ['x', 'x'], '2x mod p'),
     fpSub(params, 'fp_sub', ['x', 'y'], 'x - y mod p'),
     fpSub(params, 'fp_neg', [null, 'x'], '-x mod p (0 - x: fp_neg(0) = 0)'),
-    mul === 'product' ? fpMulProductScanning(params) : fpMul(params, mul),
+    mul === 'product' || mul === 'karatsuba' ? fpMulProductScanning(params, { karatsuba: mul === 'karatsuba' }) : fpMul(params, mul),
     fn({
       doc: `fp_sqr(x) = x^2 / R mod p through fp_mul: [0, 2p) -> [0, 2p).`,
       signature: 'fp_sqr(x: Fp) -> Fp',
@@ -265,21 +267,30 @@ mu = -p^-1 mod 2^w = ${mu}.`,
  * q_k = (t mu) mod 2^w chosen in column k < n so that the column's low w bits vanish; columns n..2n-1 are the limbs
  * of the result. One column accumulator t (u32) and its high part h: before a term could take t past 2^32 - 1,
  * h += t >> w and t &= 2^w - 1 (t + h 2^w unchanged). The bounds are exact worst cases (limbs of values below 2p, q
- * below 2^w, the limbs of p), checked here as the text is written: a term that could overflow throws.
+ * below 2^w, the limbs of p), checked here as the text is written: a term that could overflow throws. karatsuba:
+ * each column's x y part is C_k from karatsubaColumns, one term, instead of its limb products.
  */
-function fpMulProductScanning(params) {
+function fpMulProductScanning(params, { karatsuba = false } = {}) {
   const { n, w, mu, p, pLimbs } = params;
   const M = maskLit(w);
   const W = BigInt(w);
   const MASK = (1n << W) - 1n;
   const MAX = (1n << 32n) - 1n;
-  const topMax = (2n * p - 1n) >> BigInt((n - 1) * w);
-  const limbMax = (j) => (j === n - 1 && topMax < MASK ? topMax : MASK);
+  const limbMax = inputLimbMax(params);
   const body = [
     comment('x_i and y_j in lets; t the column sum, h its high part (t + h 2^w), c the carry into the next column'),
     ...range(n).map((j) => `let x${j} = x[${j}]; let y${j} = y[${j}];`),
-    'var t: u32; var h: u32; var c: u32;',
   ];
+  let xyTerms = (k) => span(Math.max(0, k - n + 1), Math.min(k, n - 1) + 1)
+    .map((i) => ({ expr: `x${i} * y${k - i}`, bound: limbMax(i) * limbMax(k - i), note: `x_${i}*y_${k - i}` }));
+  let xyProducts = n * n;
+  if (karatsuba) {
+    const columns = karatsubaColumns(params);
+    body.push(...columns.lines);
+    xyTerms = (k) => [{ expr: `C${k}`, bound: columns.bounds[k], note: `C_${k}` }];
+    xyProducts = columns.products;
+  }
+  body.push('var t: u32; var h: u32; var c: u32;');
   let carry = 0n; // bound of c, the carry into column k
   let largest = 0n;
   let splits = 0;
@@ -312,7 +323,7 @@ function fpMulProductScanning(params) {
       if (tBound > largest) largest = tBound;
     };
     if (k > 0) notes.push('carry');
-    for (let i = lo; i <= hi; i++) add(`x${i} * y${k - i}`, limbMax(i) * limbMax(k - i), `x_${i}*y_${k - i}`);
+    for (const { expr, bound, note } of xyTerms(k)) add(expr, bound, note);
     for (let i = lo; i <= Math.min(hi, k < n ? k - 1 : hi); i++) {
       if (pLimbs[k - i] !== 0n) add(`q${i} * ${u32(pLimbs[k - i])}`, MASK * pLimbs[k - i], `q_${i}*p_${k - i}`);
     }
@@ -332,13 +343,79 @@ function fpMulProductScanning(params) {
   // the last column (2n - 1) holds only the carry: the top limb, below 2^w since the result is below 2p < R
   body.push(`let r${n - 1} = c;`);
   body.push(`return ${fpOf(range(n).map((j) => `r${j}`))};`);
+  const reductionProducts = n * n - pLimbs.filter((l) => l === 0n).length * n;
   return fn({
     doc: `fp_mul(x, y) = x y / R mod p (Montgomery product): [0, 2p) x [0, 2p) -> [0, 2p), since 4p < R.
-Product scanning, fully unrolled, ${2 * n * n - pLimbs.filter((l) => l === 0n).length * n} limb products; ${splits} splits of a column sum (u32
+${karatsuba ? 'Karatsuba (one level) for x y, then the reduction by product scanning' : 'Product scanning'}, fully unrolled, ${xyProducts + reductionProducts} limb products; ${splits} splits of a column sum (u32
 accumulators, exact worst-case bounds: largest sum < 2^${largest.toString(2).length}). mu = -p^-1 mod 2^w = ${mu}.`,
     signature: 'fp_mul(x: Fp, y: Fp) -> Fp',
     body,
   });
+}
+
+/** The largest limb j of a value below 2p (the inputs of fp_mul): 2^w - 1, or less for the top limb. */
+function inputLimbMax({ n, w, p }) {
+  const MASK = (1n << BigInt(w)) - 1n;
+  const topMax = (2n * p - 1n) >> BigInt((n - 1) * w);
+  return (j) => (j === n - 1 && topMax < MASK ? topMax : MASK);
+}
+
+/**
+ * The columns C_k = sum_i x_i y_(k-i) (k = 0..2n-2, no carries) by one level of Karatsuba: with x = x_lo + x_hi B^h
+ * (h = floor(n/2) low limbs, m = n - h high ones), z0 = x_lo y_lo, z2 = x_hi y_hi and z1 = (x_lo + x_hi)(y_lo + y_hi)
+ * column by column (h^2 + 2 m^2 limb products instead of n^2), then C_k = z0_k + (z1 - z0 - z2)_(k-h) + z2_(k-2h).
+ * Every value is exact in u32: z1_k - z0_k - z2_k is the column's cross terms, never negative, and every bound (the
+ * sums' limbs, each z1 column, each C_k) is checked below 2^32 here; a prime and w where one is not throw
+ * (karatsubaFits). { lines, bounds: C_k's, products }.
+ */
+function karatsubaColumns(params) {
+  const { n, w } = params;
+  const MAX = (1n << 32n) - 1n;
+  if (n < 2) throw new RangeError('fp_mul (karatsuba) needs n >= 2 limbs');
+  const limbMax = inputLimbMax(params);
+  const h = Math.floor(n / 2);
+  const m = n - h;
+  const lo = (i) => (i < h ? limbMax(i) : 0n);
+  const hi = (i) => (i < m ? limbMax(h + i) : 0n);
+  const pairs = (k, size) => span(Math.max(0, k - size + 1), Math.min(k, size - 1) + 1).map((i) => [i, k - i]);
+  const sumOver = (k, size, f) => pairs(k, size).reduce((s, [i, j]) => s + f(i, j), 0n);
+  const lines = [comment(`Karatsuba: x = x_lo + x_hi 2^(${h} w), the sums xs = x_lo + x_hi and ys (limbs below 2^${w + 1})`)];
+  for (let i = 0; i < m; i++) {
+    lines.push(i < h ? `let xs${i} = x${i} + x${h + i}; let ys${i} = y${i} + y${h + i};` : `let xs${i} = x${h + i}; let ys${i} = y${h + i};`);
+  }
+  const column = (name, k, size, term, bound) => {
+    const b = sumOver(k, size, bound);
+    if (b > MAX) throw new RangeError(`fp_mul (karatsuba): column ${k} of ${name} can reach 2^${b.toString(2).length - 1} or more (w = ${w}): no u32 holds it`);
+    lines.push(`let ${name}_${k} = ${pairs(k, size).map(([i, j]) => term(i, j)).join(' + ')};`);
+  };
+  lines.push(comment(`z0 = x_lo y_lo, z2 = x_hi y_hi, z1 = xs ys, by columns`));
+  for (let k = 0; k <= 2 * h - 2; k++) column('z0', k, h, (i, j) => `x${i} * y${j}`, (i, j) => lo(i) * lo(j));
+  for (let k = 0; k <= 2 * m - 2; k++) column('z2', k, m, (i, j) => `x${h + i} * y${h + j}`, (i, j) => hi(i) * hi(j));
+  for (let k = 0; k <= 2 * m - 2; k++) column('z1', k, m, (i, j) => `xs${i} * ys${j}`, (i, j) => (lo(i) + hi(i)) * (lo(j) + hi(j)));
+  lines.push(comment('the cross terms z1 - z0 - z2, then the columns C_k = z0_k + cross_(k-h) + z2_(k-2h)'));
+  for (let k = 0; k <= 2 * m - 2; k++) lines.push(`let cross_${k} = z1_${k}${k <= 2 * h - 2 ? ` - z0_${k}` : ''} - z2_${k};`);
+  const bounds = [];
+  for (let k = 0; k <= 2 * n - 2; k++) {
+    const parts = [];
+    if (k <= 2 * h - 2) parts.push(`z0_${k}`);
+    if (k - h >= 0 && k - h <= 2 * m - 2) parts.push(`cross_${k - h}`);
+    if (k - 2 * h >= 0 && k - 2 * h <= 2 * m - 2) parts.push(`z2_${k - 2 * h}`);
+    bounds.push(sumOver(k, n, (i, j) => limbMax(i) * limbMax(j)));
+    if (bounds[k] > MAX) throw new RangeError(`fp_mul (karatsuba): column ${k} of x y can reach 2^${bounds[k].toString(2).length - 1} or more (w = ${w})`);
+    lines.push(`let C${k} = ${parts.join(' + ')};`);
+  }
+  return { lines, bounds, products: h * h + 2 * m * m };
+}
+
+/** Whether fieldWgsl can write fp_mul in the karatsuba shape for these params (n >= 2, every column within a u32). */
+export function karatsubaFits(params) {
+  try {
+    karatsubaColumns(params);
+    return true;
+  } catch (e) {
+    if (e instanceof RangeError) return false;
+    throw e;
+  }
 }
 
 /** One outer step of the product as statements, following carryPlan.columns (the WAT generator's montgomeryStep). */

@@ -17,7 +17,7 @@ export const GPU_MUL_SHAPE = 'loop';
 
 /**
  * @param json a curve's params (codegen/curves/*.json as parsed): p, model, a, b / a, d; for G2 its g2 section
- * @param {{ scalarBytes: number, group?: 'G1' | 'G2', glv?: object | null, glvOmega?: bigint | null, w?: number, mul?: 'unrolled' | 'loop', generator?: string }} options
+ * @param {{ scalarBytes: number, group?: 'G1' | 'G2', glv?: object | null, glvOmega?: bigint | null, w?: number, mul?: 'unrolled' | 'loop' | 'product' | 'karatsuba', generator?: string }} options
  *   group 'G2': the same MSM over the sextic twist, coordinates in F_p2 (kernels/wgsl-field2.js); glv: the curve's GLV
  *   params (buildGlvParams), split on the GPU where the endomorphism is (x, y) -> (beta x, y): in G2 by
  *   (omega x, y) with omega = json.g2's glvOmega (params/g2.js: the cube root of 1 acting as the same lambda)
