@@ -8,7 +8,8 @@
 //   node bench/gpu-field.js --swiftshader --chains 1024 --steps 8    # here, on SwiftShader: runs, proves nothing
 //   /tmp/dev/node-gpu bench/gpu-field.js              # the GPU machine (../shared/device/README.md)
 // Options: --chains N (2^20), --steps N (256), --w 12,13,... , --curves bn254,bls12-381, --ops mul,sqr,
-//   --variants unrolled,loop,product,karatsuba,inline (fp_mul's shape; karatsuba at w <= 13; inline: a diagnostic, see below), --runs N (5 timed dispatches
+//   --variants unrolled,loop,product,karatsuba,sqr-scanning,inline (fp_mul's shape, karatsuba at w <= 13; fp_sqr's own
+//   product scanning with op sqr; inline: a diagnostic, see below), --runs N (5 timed dispatches
 //   per pass, median), --warm-ms N (300: dispatches before timing), --workgroup N (64), --wall-clock (no GPU
 //   timestamps), --json (one JSON line per row as well).
 // Every configuration is compiled and checked first, then timed in two passes (in order, then reversed); the table
@@ -58,10 +59,12 @@ const workgroup = Number(opt.workgroup);
 const limbSizes = opt.w.split(',').map(Number);
 const ops = opt.ops.split(',');
 for (const op of ops) if (op !== 'mul' && op !== 'sqr') throw new Error(`unknown op ${op} (mul, sqr)`);
-// unrolled, loop, product: the chain calls fp_mul / fp_sqr on Fp arrays (how kernels use them), with fp_mul of that
-// shape (fieldWgsl's mul option: CIOS unrolled, CIOS with the outer step in a loop, product scanning); inline: the unrolled fp_mul's body pasted into the chain's loop over scalar limbs (a
-// diagnostic: what passing arrays by value costs)
-const VARIANTS = ['unrolled', 'loop', 'product', 'karatsuba', 'inline'];
+// unrolled, loop, product, karatsuba: the chain calls fp_mul / fp_sqr on Fp arrays (how kernels use them), with
+// fp_mul of that shape (fieldWgsl's mul option: CIOS unrolled, CIOS with the outer step in a loop, product scanning,
+// one level of Karatsuba and the reduction by product scanning), fp_sqr = fp_mul(x, x); sqr-scanning (op sqr only):
+// fp_sqr's own product scanning (fieldWgsl's sqr option); inline: the unrolled fp_mul's body pasted into the chain's
+// loop over scalar limbs (a diagnostic: what passing arrays by value costs)
+const VARIANTS = ['unrolled', 'loop', 'product', 'karatsuba', 'sqr-scanning', 'inline'];
 const variants = opt.variants.split(',');
 for (const v of variants) if (!VARIANTS.includes(v)) throw new Error(`unknown variant ${v} (${VARIANTS.join(', ')})`);
 
@@ -92,7 +95,8 @@ console.log(`node ${process.version}; ${chains} chains x ${steps} steps, workgro
 function benchWgsl(P, op, variant) {
   const load = (buf) => `Fp(${Array.from({ length: P.n }, (_, j) => `${buf}[${j}u * C + i]`).join(', ')})`;
   let step = op === 'mul' ? 'x = fp_mul(x, y);' : 'x = fp_sqr(x);';
-  const field = fieldWgsl(P, { mul: variant === 'inline' ? 'unrolled' : variant });
+  const mul = { inline: 'unrolled', 'sqr-scanning': 'loop' }[variant] ?? variant;
+  const field = fieldWgsl(P, { mul, sqr: variant === 'sqr-scanning' ? 'scanning' : 'mul' });
   if (variant === 'inline') step = inlineMulStep(field, P.n, op);
   return `${field}
 @group(0) @binding(0) var<storage, read_write> xs: array<u32>;
@@ -242,7 +246,7 @@ async function prepare(name, p, w, op, variant) {
     [xBuf, yBuf, cfg, resolve].forEach((b) => b?.destroy());
     querySet?.destroy();
   };
-  const plan = variant === 'product' || variant === 'karatsuba' ? `w=${w}, n=${P.n}: ${code.match(/; (\d+) splits of a column sum/)[1]} column splits per product` : P.carryPlan.summary;
+  const plan = ['product', 'karatsuba', 'sqr-scanning'].includes(variant) ? `w=${w}, n=${P.n}: ${code.match(/; (\d+) splits of a column sum/)[1]} column splits per product` : P.carryPlan.summary;
   return { name, w, n: P.n, op, variant, plan, compileMs, runOnce, check, destroy };
 }
 
@@ -271,6 +275,7 @@ for (const name of opt.curves.split(',')) {
   const p = CURVES[name];
   if (!p) throw new Error(`unknown curve ${name} (${Object.keys(CURVES).join(', ')})`);
   for (const w of limbSizes) for (const op of ops) for (const variant of variants) {
+    if (variant === 'sqr-scanning' && op !== 'sqr') continue;
     if (variant === 'karatsuba' && !karatsubaFits(deriveFieldParams({ p, w, kernel: 'gpu' }))) {
       console.log(`${name} w = ${w} karatsuba: skipped (a column of the Karatsuba product can pass 2^32 - 1 at this w)`);
       continue;
@@ -284,14 +289,14 @@ const times = new Map(configs.map((c) => [c, []]));
 for (const pass of passes) for (const c of pass) times.get(c).push(await timeConfig(c, Number(opt['warm-ms'])));
 
 const cell = (s, width) => String(s).padStart(width);
-console.log(`${'curve'.padEnd(10)} ${cell('w', 2)} ${cell('n', 2)} ${'op'.padEnd(3)} ${'variant'.padEnd(8)} ${cell('compile ms', 10)} ${cell('ms pass 1', 10)} ${cell('ms pass 2', 10)} ${cell('G prod/s', 9)} ${cell('ps/prod', 9)}  carries`);
+console.log(`${'curve'.padEnd(10)} ${cell('w', 2)} ${cell('n', 2)} ${'op'.padEnd(3)} ${'variant'.padEnd(12)} ${cell('compile ms', 10)} ${cell('ms pass 1', 10)} ${cell('ms pass 2', 10)} ${cell('G prod/s', 9)} ${cell('ps/prod', 9)}  carries`);
 for (const c of configs) {
   const [t1, t2] = times.get(c);
   const ms = Math.min(t1, t2); // the better pass: the other is listed beside it
   const products = chains * steps;
   const r = { curve: c.name, w: c.w, n: c.n, op: c.op, variant: c.variant, compileMs: c.compileMs, msPass1: t1, msPass2: t2, gps: products / (ms * 1e6), ps: (ms * 1e9) / products, plan: c.plan };
   const carries = c.plan.replace(/^w=\d+, n=\d+: /, '').replace(/;.*$/, '');
-  console.log(`${c.name.padEnd(10)} ${cell(c.w, 2)} ${cell(c.n, 2)} ${c.op.padEnd(3)} ${c.variant.padEnd(8)} ${cell(c.compileMs.toFixed(0), 10)} ${cell(t1.toFixed(3), 10)} ${cell(t2.toFixed(3), 10)} ${cell(r.gps.toFixed(3), 9)} ${cell(r.ps.toFixed(1), 9)}  ${carries}`);
+  console.log(`${c.name.padEnd(10)} ${cell(c.w, 2)} ${cell(c.n, 2)} ${c.op.padEnd(3)} ${c.variant.padEnd(12)} ${cell(c.compileMs.toFixed(0), 10)} ${cell(t1.toFixed(3), 10)} ${cell(t2.toFixed(3), 10)} ${cell(r.gps.toFixed(3), 9)} ${cell(r.ps.toFixed(1), 9)}  ${carries}`);
   if (opt.json) console.log(JSON.stringify({ ...r, adapter: info, chains, steps, workgroup }));
   c.destroy();
 }

@@ -16,8 +16,8 @@ import { GPU_GLV, GPU_THREADS } from '../src/gpu/plan.js';
 
 const PHASES = ['prepare', 'upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'scalarCheck', 'wait', 'download', 'total'];
 
-/** A view of `curve` whose GPU kernels are another build of its WGSL (w, shape): what GpuCurve reads of a curve. */
-async function variantOf(curve, name, w, mul) {
+/** A view of `curve` whose GPU kernels are another build of its WGSL (w, fp_mul's and fp_sqr's shapes): what GpuCurve reads of a curve. */
+async function variantOf(curve, name, w, mul, sqr) {
   const { buildGpuModule } = await import('../codegen/modules/gpu-module.js');
   const { readCurveParams } = await import('../codegen/modules/shipped.js');
   const { deriveCurveParams } = await import('../codegen/params/curve.js');
@@ -25,7 +25,7 @@ async function variantOf(curve, name, w, mul) {
   const json = readCurveParams(name);
   // with the GLV split where the shipped kernels have it, as codegen/modules/curve-module.js builds them
   const glv = curve.params.gpu.glv ? buildGlvParams(deriveCurveParams(json)) : null;
-  const { wgsl, gpu } = buildGpuModule(json, { scalarBytes: curve.params.scalarBytes, glv, w, mul });
+  const { wgsl, gpu } = buildGpuModule(json, { scalarBytes: curve.params.scalarBytes, glv, w, mul, sqr });
   // (the rest from the curve itself: the host's combination of the window sums runs in its Wasm)
   const view = Object.create(curve, { params: { value: { ...curve.params, gpu } } });
   const { openGpu } = await import('../src/gpu/index.js');
@@ -126,7 +126,7 @@ export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, v
       const glv = curve.params.gpu.glv ? ', GLV' : '';
       const kinds = [{ label: `w = ${curve.params.gpu.w}${glv} (shipped)`, open: () => curve.gpu() }];
       if (noGlv && glv) kinds.push({ label: `w = ${curve.params.gpu.w}, no GLV`, open: () => curve.gpu(), glv: false });
-      for (const { w, mul } of variants) kinds.push({ label: `w = ${w}, ${mul}`, open: await variantOf(curve, name, w, mul) });
+      for (const { w, mul, sqr } of variants) kinds.push({ label: `w = ${w}, ${mul}${sqr === 'mul' ? '' : `, sqr ${sqr}`}`, open: await variantOf(curve, name, w, mul, sqr) });
       for (const window of windows) kinds.push({ label: `c = ${window}`, open: () => curve.gpu(), options: { window } });
       for (const { accumulate, reduce } of shapes) {
         kinds.push({ label: `threads 2^${Math.log2(accumulate)}/2^${Math.log2(reduce)}`, open: () => curve.gpu(), threads: { accumulate, reduce } });

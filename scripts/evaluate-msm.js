@@ -49,7 +49,8 @@ const HELP = `usage: npm run evaluate-msm -- [options]
                   pool on the same inputs (--threads T: the pool's size, default every core), with the adapter's
                   description, prepared bases, and the split between transfers and phases (scripts/evaluate-gpu.js);
                   --group g2 or both runs G2 too (curve.g2.gpu())
-  --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, e.g. 13:loop,16:unrolled (G1)
+  --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, w:mul[:sqr], e.g.
+                  13:loop,16:unrolled,13:karatsuba,13:loop:scanning (G1; kernels/wgsl-field.js's shapes)
   --gpu-threads   with --gpu: also time the shipped kernels with 2^a accumulate and 2^r reduce threads, e.g. 17:15,16:17
   --gpu-no-glv    with --gpu: also time the shipped kernels without the GLV split, on the curves that have it
   --gpu-windows   with --gpu: also time the shipped kernels with these windows c (msmBytes' window), e.g. 10,12
@@ -467,9 +468,13 @@ async function runMemory() {
 
 if (args.gpu) {
   const { evaluateGpu } = await import('./evaluate-gpu.js');
+  const { MUL_SHAPES, SQR_SHAPES } = await import('../codegen/kernels/wgsl-field.js');
   const variants = (args['gpu-variants'] ?? '').split(',').filter(Boolean).map((v) => {
-    const [w, mul = 'loop'] = v.split(':');
-    return { w: Number(w), mul };
+    const [w, mul = 'loop', sqr = 'mul'] = v.split(':');
+    if (!(Number.isInteger(Number(w)) && MUL_SHAPES.includes(mul) && SQR_SHAPES.includes(sqr))) {
+      fail(`--gpu-variants: ${v} is not w:mul[:sqr] (mul ${MUL_SHAPES.join(', ')}; sqr ${SQR_SHAPES.join(', ')})`);
+    }
+    return { w: Number(w), mul, sqr };
   });
   const shapes = (args['gpu-threads'] ?? '').split(',').filter(Boolean).map((v) => {
     const [a, r] = v.split(':').map(Number);

@@ -23,6 +23,7 @@ describe('evaluate-msm: usage errors', () => {
     [['--sizes', '8', '--gpu-no-glv'], /--gpu-variants, --gpu-threads, --gpu-windows and --gpu-no-glv need --gpu/],
     [['--sizes', '8', '--gpu-windows', '12'], /need --gpu/],
     [['--sizes', '8', '--gpu', '--gpu-windows', '12,x'], /--gpu-windows: x is not a window/],
+    [['--sizes', '8', '--gpu', '--gpu-variants', '13:karatsuba:cube'], /--gpu-variants: 13:karatsuba:cube is not w:mul\[:sqr\]/],
   ];
   for (const [args, message] of CASES) {
     it(`${args.join(' ')}: exit 2, named`, () => {

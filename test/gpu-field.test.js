@@ -47,8 +47,8 @@ function gpuPrimeMatrix() {
   const some = () => (LONG_TESTS ? GPU_LIMB_SIZES : [GPU_LIMB_SIZES[rot++ % GPU_LIMB_SIZES.length]]);
   for (const [name, { p }] of Object.entries(curves)) {
     // the unrolled product at w = 16 (a split in every column) for BN254 only: SwiftShader takes 10 s for BLS12-381's
-    if (name === 'bn254') add(`${name}.p`, p, GPU_LIMB_SIZES, { unrolled: [13, 16], product: [13], karatsuba: [12, 13] });
-    else if (name === 'bls12-381') add(`${name}.p`, p, GPU_LIMB_SIZES, { unrolled: [13], karatsuba: [13] });
+    if (name === 'bn254') add(`${name}.p`, p, GPU_LIMB_SIZES, { unrolled: [13, 16], product: [13, 16], karatsuba: [12, 13] });
+    else if (name === 'bls12-381') add(`${name}.p`, p, GPU_LIMB_SIZES, { unrolled: [13], product: [13], karatsuba: [13] });
     else add(`${name}.p`, p, some());
   }
   for (const bits of LONG_TESTS ? [32, 64, 100, 128, 200, 256, 384, 512] : [32, 100, 256, 512]) {
@@ -165,7 +165,7 @@ function readFp(words, at, n, w) {
 }
 
 /** Run every fp_ function on the vectors; returns failure lines (at most a few per function). */
-async function checkField(device, P, rng, mul) {
+async function checkField(device, P, rng, mul, sqr = 'mul') {
   const { p, w, n } = P;
   const words = Math.ceil(P.bytes / 4);
   const R = 1n << BigInt(n * w);
@@ -178,7 +178,7 @@ async function checkField(device, P, rng, mul) {
     input.set([...toWords(x, w, n), ...toWords(y, w, n), ...toWords(z, w, n), ...toWords(v, 32, words)], i * inStride);
   });
   const output = new Uint32Array(vs.length * outStride + 3 * n + 3);
-  const code = fieldWgsl(P, { mul }) + entryWgsl(vs.length);
+  const code = fieldWgsl(P, { mul, sqr }) + entryWgsl(vs.length);
   const [, out] = await runCompute(device, code, 'main', [input, output], Math.ceil(vs.length / 64));
 
   const failures = [];
@@ -248,9 +248,11 @@ describe.skipIf(skipGpuSuite('gpu-field.test.js'))('WGSL field kernels on WebGPU
     for (const w of ws) {
       const shapes = { unrolled, product, karatsuba };
       for (const mul of ['loop', ...Object.keys(shapes).filter((shape) => shapes[shape].includes(w))]) {
-        it(`${name} (${bitLength(p)} bits), w = ${w}, mul ${mul}`, async () => {
+        // the product-scanning module carries fp_sqr's own product scanning too
+        const sqr = mul === 'product' ? 'scanning' : 'mul';
+        it(`${name} (${bitLength(p)} bits), w = ${w}, mul ${mul}${sqr === 'mul' ? '' : `, sqr ${sqr}`}`, async () => {
           const P = deriveFieldParams({ p, w, kernel: 'gpu' });
-          const { failures, vectors: count } = await checkField(device, P, makeRng(`gpu field ${p} ${w}`), mul);
+          const { failures, vectors: count } = await checkField(device, P, makeRng(`gpu field ${p} ${w}`), mul, sqr);
           expect(failures, `${count} vectors`).toEqual([]);
         });
       }
@@ -262,12 +264,12 @@ describe.skipIf(skipGpuSuite('gpu-field.test.js'))('WGSL field kernels on WebGPU
 // Params and bounds, without a GPU.
 
 /**
- * Upper bounds of every u32 value in the generated fp_mul, by walking its statements: inputs x_j, y_j at their
+ * Upper bounds of every u32 value in the generated fp_mul (or `name`: fp_sqr), by walking its statements: inputs x_j, y_j at their
  * largest (limbs of a value below 2p), every +, *, & mask and >> k on bounds. Returns the largest bound seen
  * and the statements whose value could pass 2^32 - 1.
  */
-function walkMulText(text, P) {
-  const body = text.slice(text.indexOf('fn fp_mul('));
+function walkMulText(text, P, name = 'fp_mul') {
+  const body = text.slice(text.indexOf(`fn ${name}(`));
   const fnText = body.slice(0, body.indexOf('\n}\n'));
   const { n, w, p } = P;
   const M = (1n << BigInt(w)) - 1n;
@@ -427,6 +429,8 @@ describe("deriveFieldParams({ kernel: 'gpu' })", () => {
           expect(walk.problems, `${msg} mul=${mul}`).toEqual([]);
           expect(walk.max <= U32_MAX, `${msg} mul=${mul}`).toBe(true);
         }
+        const sqr = walkMulText(fieldWgsl(P, { mul: 'loop', sqr: 'scanning' }), P, 'fp_sqr');
+        expect(sqr.problems, `${msg} sqr=scanning`).toEqual([]);
       }
     }
   });
@@ -437,6 +441,8 @@ describe("deriveFieldParams({ kernel: 'gpu' })", () => {
       const stripped = fieldWgsl(P, { mul }).replace(/\bt = t & 0xffffu;/g, '');
       expect(walkMulText(stripped, P).problems.length, mul).toBeGreaterThan(0);
     }
+    const sqrStripped = fieldWgsl(P, { mul: 'loop', sqr: 'scanning' }).replace(/\bt = t & 0xffffu;/g, '');
+    expect(walkMulText(sqrStripped, P, 'fp_sqr').problems.length).toBeGreaterThan(0);
     // the Karatsuba shape at w = 13: its columns fit without splits, but not with the sums' limbs half as large again
     const P13 = deriveFieldParams({ p: curves['bls12-381'].p, w: 13, kernel: 'gpu' });
     const karatsuba = fieldWgsl(P13, { mul: 'karatsuba' });

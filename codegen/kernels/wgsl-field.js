@@ -19,6 +19,8 @@ import { wgslFpPlain } from '../wgsl/constants.js';
  * one-level Karatsuba product (`karatsuba`, where karatsubaFits: seed 000's form), for the bench to compare.
  */
 export const MUL_SHAPES = Object.freeze(['unrolled', 'loop', 'product', 'karatsuba']);
+/** Shapes of fp_sqr: fp_mul(x, x), or its own product scanning (`scanning`: each cross product x_i x_j once, doubled). */
+export const SQR_SHAPES = Object.freeze(['mul', 'scanning']);
 
 const range = (n) => Array.from({ length: n }, (_, i) => i);
 const span = (a, b) => range(Math.max(0, b - a)).map((i) => a + i); // a .. b - 1
@@ -27,7 +29,7 @@ const chunks = (a, k) => range(Math.ceil(a.length / k)).map((i) => a.slice(i * k
 /** The field's WGSL text: constants, then every fp_ function (no module header; see wgslHeader). */
 export function fieldWgsl(params, { sqr = 'mul', mul = 'unrolled' } = {}) {
   if (params.kernel !== 'gpu') throw new RangeError(`fieldWgsl needs deriveFieldParams({ kernel: 'gpu' }), got kernel ${JSON.stringify(params.kernel)}`);
-  if (sqr !== 'mul') throw new RangeError(`unknown sqr shape ${JSON.stringify(sqr)}`);
+  if (!SQR_SHAPES.includes(sqr)) throw new RangeError(`unknown sqr shape ${JSON.stringify(sqr)} (${SQR_SHAPES.join(', ')})`);
   if (!MUL_SHAPES.includes(mul)) throw new RangeError(`unknown mul shape ${JSON.stringify(mul)} (${MUL_SHAPES.join(', ')})`);
   const { n, w, p, bytes } = params;
   const words = Math.ceil(bytes / 4);
@@ -51,11 +53,13 @@ unless a function says otherwise; p = 0x${p.toString(16)}.`),
     fpSub(params, 'fp_sub', ['x', 'y'], 'x - y mod p'),
     fpSub(params, 'fp_neg', [null, 'x'], '-x mod p (0 - x: fp_neg(0) = 0)'),
     mul === 'product' || mul === 'karatsuba' ? fpMulProductScanning(params, { karatsuba: mul === 'karatsuba' }) : fpMul(params, mul),
-    fn({
-      doc: `fp_sqr(x) = x^2 / R mod p through fp_mul: [0, 2p) -> [0, 2p).`,
-      signature: 'fp_sqr(x: Fp) -> Fp',
-      body: ['return fp_mul(x, x);'],
-    }),
+    sqr === 'scanning'
+      ? fpMulProductScanning(params, { square: true })
+      : fn({
+        doc: `fp_sqr(x) = x^2 / R mod p through fp_mul: [0, 2p) -> [0, 2p).`,
+        signature: 'fp_sqr(x: Fp) -> Fp',
+        body: ['return fp_mul(x, x);'],
+      }),
     fpCanonical(params),
     fpIsZero(params),
     fn({
@@ -268,9 +272,10 @@ mu = -p^-1 mod 2^w = ${mu}.`,
  * of the result. One column accumulator t (u32) and its high part h: before a term could take t past 2^32 - 1,
  * h += t >> w and t &= 2^w - 1 (t + h 2^w unchanged). The bounds are exact worst cases (limbs of values below 2p, q
  * below 2^w, the limbs of p), checked here as the text is written: a term that could overflow throws. karatsuba:
- * each column's x y part is C_k from karatsubaColumns, one term, instead of its limb products.
+ * each column's x y part is C_k from karatsubaColumns, one term, instead of its limb products. square: fp_sqr(x), each
+ * column's x x part as (sum_(i < k - i) x_i x_(k-i)) 2 + x_(k/2)^2 (its bound the same as the product's).
  */
-function fpMulProductScanning(params, { karatsuba = false } = {}) {
+function fpMulProductScanning(params, { karatsuba = false, square = false } = {}) {
   const { n, w, mu, p, pLimbs } = params;
   const M = maskLit(w);
   const W = BigInt(w);
@@ -278,12 +283,42 @@ function fpMulProductScanning(params, { karatsuba = false } = {}) {
   const MAX = (1n << 32n) - 1n;
   const limbMax = inputLimbMax(params);
   const body = [
-    comment('x_i and y_j in lets; t the column sum, h its high part (t + h 2^w), c the carry into the next column'),
-    ...range(n).map((j) => `let x${j} = x[${j}]; let y${j} = y[${j}];`),
+    comment(`x_${square ? 'i' : 'i and y_j'} in lets; t the column sum, h its high part (t + h 2^w), c the carry into the next column`),
+    ...range(n).map((j) => (square ? `let x${j} = x[${j}];` : `let x${j} = x[${j}]; let y${j} = y[${j}];`)),
   ];
-  let xyTerms = (k) => span(Math.max(0, k - n + 1), Math.min(k, n - 1) + 1)
-    .map((i) => ({ expr: `x${i} * y${k - i}`, bound: limbMax(i) * limbMax(k - i), note: `x_${i}*y_${k - i}` }));
+  const pairsOf = (k) => span(Math.max(0, k - n + 1), Math.min(k, n - 1) + 1);
+  let xyTerms = (k) => pairsOf(k).map((i) => ({ expr: `x${i} * y${k - i}`, bound: limbMax(i) * limbMax(k - i), note: `x_${i}*y_${k - i}` }));
   let xyProducts = n * n;
+  if (square) {
+    // the cross products in groups doubled at once, each group's doubled sum small enough to follow a split (below
+    // 2^32 - 2^w); a product too large to double in a u32 (w = 16) goes in twice
+    const roomy = MAX - MASK;
+    xyTerms = (k) => {
+      const terms = [];
+      let group = [];
+      let groupBound = 0n;
+      const close = () => {
+        if (group.length) terms.push({ expr: `(${group.join(' + ')}) * 2u`, bound: 2n * groupBound, note: `2 (${group.join(' + ').replace(/x(\d+) \* x(\d+)/g, 'x_$1 x_$2')})` });
+        group = [];
+        groupBound = 0n;
+      };
+      for (const i of pairsOf(k).filter((i) => i < k - i)) {
+        const b = limbMax(i) * limbMax(k - i);
+        if (2n * b > roomy) {
+          close();
+          for (const _ of [0, 1]) terms.push({ expr: `x${i} * x${k - i}`, bound: b, note: `x_${i}*x_${k - i}` });
+          continue;
+        }
+        if (2n * (groupBound + b) > roomy) close();
+        group.push(`x${i} * x${k - i}`);
+        groupBound += b;
+      }
+      close();
+      if (k % 2 === 0) terms.push({ expr: `x${k / 2} * x${k / 2}`, bound: limbMax(k / 2) ** 2n, note: `x_${k / 2}^2` });
+      return terms;
+    };
+    xyProducts = (n * (n + 1)) / 2;
+  }
   if (karatsuba) {
     const columns = karatsubaColumns(params);
     body.push(...columns.lines);
@@ -317,6 +352,7 @@ function fpMulProductScanning(params, { karatsuba = false } = {}) {
         notes.push('[split]');
         splits++;
       }
+      if (tBound + bound > MAX) throw new Error(`fp_mul (product scanning): a term exceeds 2^32 - 1 after a split (w = ${w})`);
       acc = acc === null ? expr : `${acc} + ${expr}`;
       tBound += bound;
       notes.push(note);
@@ -344,11 +380,12 @@ function fpMulProductScanning(params, { karatsuba = false } = {}) {
   body.push(`let r${n - 1} = c;`);
   body.push(`return ${fpOf(range(n).map((j) => `r${j}`))};`);
   const reductionProducts = n * n - pLimbs.filter((l) => l === 0n).length * n;
+  const shape = square ? 'Product scanning, each cross product once and doubled' : karatsuba ? 'Karatsuba (one level) for x y, then the reduction by product scanning' : 'Product scanning';
   return fn({
-    doc: `fp_mul(x, y) = x y / R mod p (Montgomery product): [0, 2p) x [0, 2p) -> [0, 2p), since 4p < R.
-${karatsuba ? 'Karatsuba (one level) for x y, then the reduction by product scanning' : 'Product scanning'}, fully unrolled, ${xyProducts + reductionProducts} limb products; ${splits} splits of a column sum (u32
+    doc: `${square ? 'fp_sqr(x) = x^2 / R mod p: [0, 2p) -> [0, 2p)' : 'fp_mul(x, y) = x y / R mod p (Montgomery product): [0, 2p) x [0, 2p) -> [0, 2p)'}, since 4p < R.
+${shape}, fully unrolled, ${xyProducts + reductionProducts} limb products; ${splits} splits of a column sum (u32
 accumulators, exact worst-case bounds: largest sum < 2^${largest.toString(2).length}). mu = -p^-1 mod 2^w = ${mu}.`,
-    signature: 'fp_mul(x: Fp, y: Fp) -> Fp',
+    signature: square ? 'fp_sqr(x: Fp) -> Fp' : 'fp_mul(x: Fp, y: Fp) -> Fp',
     body,
   });
 }

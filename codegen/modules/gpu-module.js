@@ -17,13 +17,14 @@ export const GPU_MUL_SHAPE = 'loop';
 
 /**
  * @param json a curve's params (codegen/curves/*.json as parsed): p, model, a, b / a, d; for G2 its g2 section
- * @param {{ scalarBytes: number, group?: 'G1' | 'G2', glv?: object | null, glvOmega?: bigint | null, w?: number, mul?: 'unrolled' | 'loop' | 'product' | 'karatsuba', generator?: string }} options
+ * @param {{ scalarBytes: number, group?: 'G1' | 'G2', glv?: object | null, glvOmega?: bigint | null, w?: number, mul?: 'unrolled' | 'loop' | 'product' | 'karatsuba', sqr?: 'mul' | 'scanning', generator?: string }} options
+ *   mul, sqr: the shapes of fp_mul and fp_sqr (kernels/wgsl-field.js MUL_SHAPES, SQR_SHAPES)
  *   group 'G2': the same MSM over the sextic twist, coordinates in F_p2 (kernels/wgsl-field2.js); glv: the curve's GLV
  *   params (buildGlvParams), split on the GPU where the endomorphism is (x, y) -> (beta x, y): in G2 by
  *   (omega x, y) with omega = json.g2's glvOmega (params/g2.js: the cube root of 1 acting as the same lambda)
  * @returns {{ wgsl: string, gpu: { w, n, coords, glv } }} glv: the halves' shape (kernels/wgsl-glv.js), or null
  */
-export function buildGpuModule(json, { scalarBytes, group = 'G1', glv = null, glvOmega = null, w = GPU_LIMB_BITS, mul = GPU_MUL_SHAPE, generator = 'codegen/modules/gpu-module.js' }) {
+export function buildGpuModule(json, { scalarBytes, group = 'G1', glv = null, glvOmega = null, w = GPU_LIMB_BITS, mul = GPU_MUL_SHAPE, sqr = 'mul', generator = 'codegen/modules/gpu-module.js' }) {
   const field = deriveFieldParams({ p: BigInt(json.p), w, kernel: 'gpu' });
   const model = json.model ?? 'short-weierstrass';
   const g2 = group === 'G2';
@@ -39,6 +40,6 @@ export function buildGpuModule(json, { scalarBytes, group = 'G1', glv = null, gl
   // (the map acts on short Weierstrass coordinates: an Edwards curve whose Weierstrass image has one keeps its windows)
   const glvShape = model !== 'short-weierstrass' || (g2 && glvOmega === null) ? null : gpuGlvShape(glv);
   const split = glvShape ? glvWgsl(glv, field, { scalarWords: Math.ceil(scalarBytes / 4), omega: g2 ? glvOmega : null }) : '';
-  const wgsl = `${header}\n${fieldWgsl(field, { mul })}\n${coordinates}\n${curve}\n${msmWgsl({ model, scalarBytes, glv: !!glvShape })}${split}`;
+  const wgsl = `${header}\n${fieldWgsl(field, { mul, sqr })}\n${coordinates}\n${curve}\n${msmWgsl({ model, scalarBytes, glv: !!glvShape })}${split}`;
   return { wgsl, gpu: Object.freeze({ w: field.w, n: field.n, coords: 4, glv: glvShape }) };
 }
