@@ -19,6 +19,15 @@ export function u32Array(type, limbs) {
   return `${type}(\n${rows.join(',\n')}\n)`;
 }
 
+/** The mask 2^w - 1 of a w-bit limb as a u32 literal. */
+export const limbMask = (w) => u32((1n << BigInt(w)) - 1n);
+
+/** `Fp(e_0, ..., e_(n-1))` of limb expressions, one limb a line when that is long. */
+export function fpOf(exprs) {
+  const flat = `Fp(${exprs.join(', ')})`;
+  return flat.length <= 100 ? flat : `Fp(\n${exprs.map((e) => `  ${e}`).join(',\n')}\n)`;
+}
+
 /** `// text` for each line of text (blank lines kept as `//`). */
 export function comment(text, indent = '') {
   return String(text).split('\n').map((l) => `${indent}// ${l}`.trimEnd()).join('\n');
