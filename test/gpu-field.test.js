@@ -70,9 +70,9 @@ const MATRIX = gpuPrimeMatrix();
 
 // ---------------------------------------------------------------------------------------------------------
 // The test entry point: per vector, inputs x, y in [0, 2p), z in [0, p), v (FP_WORDS words, any value); outputs
-// the nine Fp results then three bools. Thread 0 also writes the constants after the last vector.
+// the ten Fp results (fp_toWords' words in an Fp's slot) then three bools. Thread 0 also writes the constants after the last vector.
 
-const OUTPUTS = ['fp_add', 'fp_sub', 'fp_neg', 'fp_double', 'fp_mul', 'fp_sqr', 'fp_canonical', 'fp_toMontgomery', 'fp_fromWords'];
+const OUTPUTS = ['fp_add', 'fp_sub', 'fp_neg', 'fp_double', 'fp_mul', 'fp_sqr', 'fp_canonical', 'fp_toMontgomery', 'fp_fromWords', 'fp_toWords'];
 const FLAGS = ['fp_isZero', 'fp_eq', 'fp_ltP'];
 
 const entryWgsl = (count) => `
@@ -123,9 +123,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   store(o + 7u * FP_N, fp_toMontgomery(z));
   let f = fp_fromWords(v);
   store(o + 8u * FP_N, f);
-  outp[o + 9u * FP_N] = u32(fp_isZero(x));
-  outp[o + 9u * FP_N + 1u] = u32(fp_eq(x, y));
-  outp[o + 9u * FP_N + 2u] = u32(fp_ltP(f));
+  // fp_toWords(x): FP_WORDS words (never more than FP_N) in an Fp's slot
+  let tw = fp_toWords(x);
+  for (var k = 0u; k < FP_WORDS; k++) { outp[o + 9u * FP_N + k] = tw[k]; }
+  outp[o + 10u * FP_N] = u32(fp_isZero(x));
+  outp[o + 10u * FP_N + 1u] = u32(fp_eq(x, y));
+  outp[o + 10u * FP_N + 2u] = u32(fp_ltP(f));
 }
 `;
 
@@ -218,6 +221,12 @@ async function checkField(device, P, rng, mul, sqr = 'mul') {
         const want = toWords(v, w, n).map(BigInt);
         if (v >= R) want[n - 1] |= 1n << BigInt(w); // the mark of a value >= R
         if (limbs.some((l, j) => l !== want[j])) fail(name, `${inputs}: limbs ${limbs.map(hex)}, expected ${want.map(hex)}`);
+        return;
+      }
+      if (name === 'fp_toWords') {
+        // the words of x mod p, little-endian (the canonical residue of the raw value, as fp_canonical's)
+        const got = Array.from(out.slice(o + k * n, o + k * n + words), BigInt).reduce((acc, word, j) => acc | (word << BigInt(32 * j)), 0n);
+        if (got !== mod(x, p)) fail(name, `${inputs}: ${hex(got)}, expected ${hex(mod(x, p))}`);
         return;
       }
       const [want, bound] = expect[name];

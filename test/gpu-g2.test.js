@@ -131,7 +131,7 @@ function readRaw(words, at, n, w) {
 // ============================================================================================================
 // fp2_ and coord_ kernels
 
-const FP2_OUT = ['fp2_add', 'fp2_sub', 'fp2_neg', 'fp2_double', 'fp2_mul', 'fp2_sqr', 'fp2_canonical', 'coord_toMontgomery', 'coord_fromWords', 'coord_limbs'];
+const FP2_OUT = ['fp2_add', 'fp2_sub', 'fp2_neg', 'fp2_double', 'fp2_mul', 'fp2_sqr', 'fp2_canonical', 'coord_toMontgomery', 'coord_fromWords', 'coord_limbs', 'coord_toWords'];
 const FP2_FLAGS = ['fp2_isZero', 'fp2_eq', 'coord_ltP'];
 
 // per vector: x, y (Fp2, [0, 2p) components), z (Fp2, plain [0, p)), v (COORD_WORDS words); thread 0 also writes
@@ -180,9 +180,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let f = coord_fromWords(v);
   store(o + 8u * COORD_N, f);
   store(o + 9u * COORD_N, x); // through coord_fromLimbs and coord_toLimbs
-  outp[o + 10u * COORD_N] = u32(fp2_isZero(x));
-  outp[o + 10u * COORD_N + 1u] = u32(fp2_eq(x, y));
-  outp[o + 10u * COORD_N + 2u] = u32(coord_ltP(f));
+  // coord_toWords(x): COORD_WORDS words (never more than COORD_N) in a coordinate's slot
+  let tw = coord_toWords(x);
+  for (var k = 0u; k < COORD_WORDS; k++) { outp[o + 10u * COORD_N + k] = tw[k]; }
+  outp[o + 11u * COORD_N] = u32(fp2_isZero(x));
+  outp[o + 11u * COORD_N + 1u] = u32(fp2_eq(x, y));
+  outp[o + 11u * COORD_N + 2u] = u32(coord_ltP(f));
 }
 `;
 
@@ -270,6 +273,13 @@ async function checkFp2(device, P, beta, rng) {
         });
         return;
       }
+      if (k === 'coord_toWords') {
+        // c0 mod p's words, then c1 mod p's, little-endian
+        const value = (at) => Array.from(out.slice(at, at + words), BigInt).reduce((acc, word, h) => acc | (word << BigInt(32 * h)), 0n);
+        const got = [value(o + j * C), value(o + j * C + words)];
+        if (got[0] !== mod(x[0], p) || got[1] !== mod(x[1], p)) fail(k, `${inputs}: ${got.map(hex)}`);
+        return;
+      }
       if (a.bad || b.bad) return fail(k, `${inputs}: a limb above ${w} bits`);
       const [e, form, bound] = want[k];
       if (a.value >= bound || b.value >= bound) return fail(k, `${inputs}: a component not below ${hex(bound)}`);
@@ -283,7 +293,7 @@ async function checkFp2(device, P, beta, rng) {
       coord_ltP: v.every((val) => val < p),
     };
     FP2_FLAGS.forEach((k, j) => {
-      if (out[o + 10 * C + j] !== (flags[k] ? 1 : 0)) fail(k, `${inputs} v=${v.map(hex)}: ${out[o + 10 * C + j]}, want ${flags[k]}`);
+      if (out[o + 11 * C + j] !== (flags[k] ? 1 : 0)) fail(k, `${inputs} v=${v.map(hex)}: ${out[o + 11 * C + j]}, want ${flags[k]}`);
     });
   });
   if (Object.keys(count).length) failures.push(`failures per kernel: ${JSON.stringify(count)}`);

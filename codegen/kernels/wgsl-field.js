@@ -75,6 +75,7 @@ unless a function says otherwise; p = 0x${p.toString(16)}.`),
       ],
     }),
     fpFromWords(params, words),
+    fpToWords(params, words),
     fpLtP(params),
     fn({
       doc: 'fp_toMontgomery(x) = x R mod p: x plain in [0, p) (fp_ltP) -> [0, 2p), as fp_mul(x, FP_R2).',
@@ -223,6 +224,25 @@ of ${total} bits >= R = 2^${n * w} sets bit ${w} of the top limb instead, so tha
   });
 }
 
+/** fp_toWords: the canonical residue (fp_canonical) as FP_WORDS little-endian u32 words: p < 2^(32 words) holds it. */
+function fpToWords({ n, w }, words) {
+  const out = range(words).map((k) => {
+    const terms = [];
+    for (let j = 0; j < n; j++) {
+      const shift = j * w - 32 * k; // limb j's bit 0 at bit `shift` of word k
+      if (shift >= 32 || shift + w <= 0) continue;
+      terms.push(shift > 0 ? `(c[${j}] << ${shift}u)` : shift < 0 ? `(c[${j}] >> ${-shift}u)` : `c[${j}]`);
+    }
+    return terms.length ? terms.join(' | ') : '0u';
+  });
+  return fn({
+    doc: `fp_toWords(x): x in [0, 2p) -> the ${words} little-endian u32 words of x mod p (fp_canonical; fp_fromWords' inverse on
+[0, p)): how the MSM keeps points in GPU memory, ${words * 4} bytes a coordinate instead of ${n * 4} of limbs.`,
+    signature: 'fp_toWords(x: Fp) -> array<u32, FP_WORDS>',
+    body: ['let c = fp_canonical(x);', `return array<u32, FP_WORDS>(\n${out.map((e) => `  ${e}`).join(',\n')}\n);`],
+  });
+}
+
 /**
  * The Montgomery product, operand scanning (CIOS), fully unrolled. Outer step i adds x_i y + q_i p to the
  * accumulators S and shifts them down one limb; the carry plan says where a column's sum t is split into
@@ -340,6 +360,7 @@ const COORD_WORDS: u32 = FP_WORDS;
 fn coord_fromLimbs(a: array<u32, COORD_N>) -> Coord { return a; }
 fn coord_toLimbs(x: Coord) -> array<u32, COORD_N> { return x; }
 fn coord_fromWords(v: array<u32, COORD_WORDS>) -> Coord { return fp_fromWords(v); }
+fn coord_toWords(x: Coord) -> array<u32, COORD_WORDS> { return fp_toWords(x); }
 fn coord_ltP(x: Coord) -> bool { return fp_ltP(x); }
 fn coord_toMontgomery(x: Coord) -> Coord { return fp_toMontgomery(x); }
 `;

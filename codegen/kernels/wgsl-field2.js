@@ -111,7 +111,7 @@ c0 = m - v - beta v, c1 = 2 v (beta = ${beta}${beta === -1n ? ': c0 = m = (x0 + 
 
 /**
  * The coord_ layer of G2 (codegen/wgsl/README.md "G2"): alias Coord = Fp2, COORD_N = 2 FP_N, COORD_WORDS = 2 FP_WORDS
- * (c0 then c1), and coord_fromLimbs, coord_toLimbs, coord_fromWords, coord_ltP, coord_toMontgomery over the fp_
+ * (c0 then c1), and coord_fromLimbs, coord_toLimbs, coord_fromWords, coord_toWords, coord_ltP, coord_toMontgomery over the fp_
  * functions (G1's layer is wgsl-field.js's fpCoordWgsl). Limbs are moved with constant indices only.
  */
 export function fp2CoordWgsl(fieldParams) {
@@ -144,6 +144,15 @@ values, not reduced; a component >= R is marked so that coord_ltP rejects it).`,
         `let w0 = ${ctor('array<u32, FP_WORDS>', range(words).map((k) => `v[${k}]`))};`,
         `let w1 = ${ctor('array<u32, FP_WORDS>', range(words).map((k) => `v[${words + k}]`))};`,
         'return Fp2(fp_fromWords(w0), fp_fromWords(w1));',
+      ],
+    }),
+    fn({
+      doc: 'coord_toWords(x): the words of c0 mod p then of c1 mod p (fp_toWords; coord_fromWords\' inverse on [0, p)).',
+      signature: 'coord_toWords(x: Coord) -> array<u32, COORD_WORDS>',
+      body: [
+        'let w0 = fp_toWords(x.c0);',
+        'let w1 = fp_toWords(x.c1);',
+        `return ${ctor('array<u32, COORD_WORDS>', [...range(words).map((k) => `w0[${k}]`), ...range(words).map((k) => `w1[${k}]`)])};`,
       ],
     }),
     fn({

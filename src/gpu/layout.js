@@ -18,8 +18,11 @@ export const MSM_ENTRY_POINTS = Object.freeze([
 /** The entry point of a module with GLV (gpu.glv: codegen/kernels/wgsl-glv.js), run before countDigits. */
 export const GLV_ENTRY_POINT = 'decomposeScalars';
 
-/** The u32 words of one point in the GPU buffers: affine (x, y) and the accumulator (G_COORDS coordinates of `limbs` words). */
-export const affineWords = (gpu) => 2 * gpu.limbs;
+/**
+ * The u32 words of one point in the GPU buffers: affine (x, y) as the words of their canonical residues (coord_toWords,
+ * each component componentWords), and the accumulator (G_COORDS coordinates of `limbs` words).
+ */
+export const affineWords = (gpu) => 2 * gpu.degree * gpu.componentWords;
 export const pointWords = (gpu) => gpu.coords * gpu.limbs;
 
 /**
