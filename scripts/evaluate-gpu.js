@@ -47,7 +47,8 @@ async function withKind(kind, fn) {
 
 /**
  * Times every kind on the same inputs, its runs interleaved with the other kinds' (run r of each kind, then run r + 1),
- * so that a GPU's clocks and the host's state fall alike on every row; each result checked against `expected`.
+ * so that a GPU's clocks and the host's state fall alike on every row; each result checked against `expected`. Every
+ * kind is open at once, each with its device, buffers and prepared bases: GPU memory for all of them.
  */
 async function timeKinds(kinds, points, scalars, runs, expected, label, progress) {
   const opened = [];
@@ -87,10 +88,13 @@ async function timeKinds(kinds, points, scalars, runs, expected, label, progress
     }
     return opened.map(({ kind, gpu, openMs, times, preparedTimes, timings }) => ({ kind, adapter: gpu.adapter, openMs, times, preparedTimes, timings }));
   } finally {
-    for (const o of opened) {
-      o.bases?.free();
+    // every kind's buffers given back, even where one fails to (the first failure is what the caller sees)
+    const closing = await Promise.allSettled(opened.map(async (o) => {
+      await o.bases?.free();
       await o.gpu.close();
-    }
+    }));
+    const failed = closing.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }
 

@@ -468,13 +468,21 @@ async function runMemory() {
 
 if (args.gpu) {
   const { evaluateGpu } = await import('./evaluate-gpu.js');
-  const { MUL_SHAPES, SQR_SHAPES } = await import('../codegen/kernels/wgsl-field.js');
+  const { MUL_SHAPES, SQR_SHAPES, karatsubaFits } = await import('../codegen/kernels/wgsl-field.js');
+  const { deriveFieldParams, MIN_GPU_LIMB_BITS, MAX_GPU_LIMB_BITS } = await import('../codegen/params/field.js');
   const variants = (args['gpu-variants'] ?? '').split(',').filter(Boolean).map((v) => {
     const [w, mul = 'loop', sqr = 'mul'] = v.split(':');
-    if (!(Number.isInteger(Number(w)) && MUL_SHAPES.includes(mul) && SQR_SHAPES.includes(sqr))) {
-      fail(`--gpu-variants: ${v} is not w:mul[:sqr] (mul ${MUL_SHAPES.join(', ')}; sqr ${SQR_SHAPES.join(', ')})`);
+    const bits = w === '' ? NaN : Number(w);
+    if (!(Number.isInteger(bits) && bits >= MIN_GPU_LIMB_BITS && bits <= MAX_GPU_LIMB_BITS && MUL_SHAPES.includes(mul) && SQR_SHAPES.includes(sqr))) {
+      fail(`--gpu-variants: ${v} is not w:mul[:sqr] (w ${MIN_GPU_LIMB_BITS} to ${MAX_GPU_LIMB_BITS}; mul ${MUL_SHAPES.join(', ')}; sqr ${SQR_SHAPES.join(', ')})`);
     }
-    return { w: Number(w), mul, sqr };
+    // (every variant is built for every curve: one that cannot be is refused here, before any work)
+    for (const { name, curve } of targets) {
+      if (mul === 'karatsuba' && !karatsubaFits(deriveFieldParams({ p: curve.params.p, w: bits, kernel: 'gpu' }))) {
+        fail(`--gpu-variants: ${v}: the Karatsuba product's columns do not fit a u32 for ${name} at w = ${bits} (w 13 or less)`);
+      }
+    }
+    return { w: bits, mul, sqr };
   });
   const shapes = (args['gpu-threads'] ?? '').split(',').filter(Boolean).map((v) => {
     const [a, r] = v.split(':').map(Number);

@@ -24,6 +24,9 @@ describe('evaluate-msm: usage errors', () => {
     [['--sizes', '8', '--gpu-windows', '12'], /need --gpu/],
     [['--sizes', '8', '--gpu', '--gpu-windows', '12,x'], /--gpu-windows: x is not a window/],
     [['--sizes', '8', '--gpu', '--gpu-variants', '13:karatsuba:cube'], /--gpu-variants: 13:karatsuba:cube is not w:mul\[:sqr\]/],
+    [['--sizes', '8', '--gpu', '--gpu-variants', '20:loop'], /--gpu-variants: 20:loop is not w:mul\[:sqr\]/],
+    [['--sizes', '8', '--gpu', '--gpu-variants', ':loop'], /--gpu-variants: :loop is not w:mul\[:sqr\]/],
+    [['--sizes', '8', '--gpu', '--gpu-variants', '14:karatsuba'], /do not fit a u32 for bn254 at w = 14/],
   ];
   for (const [args, message] of CASES) {
     it(`${args.join(' ')}: exit 2, named`, () => {

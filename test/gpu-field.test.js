@@ -62,6 +62,8 @@ function gpuPrimeMatrix() {
     }
   }
   add('p=3', 3n, LONG_TESTS ? GPU_LIMB_SIZES : [12], { product: [12] });
+  // an odd limb count for the Karatsuba shape (a high half one limb longer than the low one)
+  add('top(n=9,w=13)', prevPrime(1n << BigInt(9 * 13 - 2)), [13], { karatsuba: [13] });
   if (LONG_TESTS) add('p=65537', 65537n, GPU_LIMB_SIZES);
   return list;
 }
@@ -320,8 +322,11 @@ function walkMulText(text, P, name = 'fp_mul') {
         continue;
       }
       if (/^var \w+: u32$/.test(stmt) || stmt.startsWith('fn ')) continue; // declarations
-      if ((m = stmt.match(/^let cross_(\d+) = z1_\1( - z0_\1)? - z2_\1$/))) {
-        const b = crossBound(Number(m[1]));
+      if ((m = stmt.match(/^let cross_(\d+) = (.*)$/))) {
+        // exactly z1_k - z0_k - z2_k (z0_k only where x_lo y_lo has a column k: k <= 2h - 2)
+        const k = Number(m[1]);
+        if (m[2] !== `z1_${k}${k <= 2 * h - 2 ? ` - z0_${k}` : ''} - z2_${k}`) problems.push(`${stmt}: not the cross terms z1 - z0 - z2`);
+        const b = crossBound(k);
         if (b > U32_MAX) problems.push(`${stmt}: can reach ${hex(b)}`);
         env.set(`cross_${m[1]}`, b);
         continue;
@@ -459,6 +464,9 @@ describe("deriveFieldParams({ kernel: 'gpu' })", () => {
     const wider = karatsuba.replace(/let (xs\d+) = (x\d+) \+ (x\d+);/g, 'let $1 = $2 + $3 + $3;');
     expect(wider).not.toBe(karatsuba);
     expect(walkMulText(wider, P13).problems.length).toBeGreaterThan(0);
+    const noZ0 = karatsuba.replace('let cross_10 = z1_10 - z0_10 - z2_10;', 'let cross_10 = z1_10 - z2_10;');
+    expect(noZ0).not.toBe(karatsuba);
+    expect(walkMulText(noZ0, P13).problems).toEqual(['let cross_10 = z1_10 - z2_10: not the cross terms z1 - z0 - z2']);
   });
 
   it('the text is deterministic and carries its notes and header', () => {

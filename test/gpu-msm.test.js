@@ -148,7 +148,7 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect(live()).toBe(1550);
     expect(buffers.get('stagePoints', 600, hostVisible)).toBe(stage);
     // and the plan's own staging sizes are not in its GPU bytes or its total
-    const plan = chunkShape({ n: 20, w: 13, coords: 4, degree: 1, limbs: 20, componentBytes: 32, componentWords: 8, scalarBytes: 32, scalarWords: 8 }, 1000, 254);
+    const plan = chunkShape({ n: 20, w: 13, coords: 4, degree: 1, componentBytes: 32, componentWords: 8, scalarBytes: 32, scalarWords: 8 }, 1000, 254);
     expect(plan.staging).toEqual({ stagePoints: plan.bytes.input, stageScalars: plan.bytes.scalars });
     expect(plan.bytes.stagePoints).toBeUndefined();
     expect(plan.total).toBe(Object.values(plan.bytes).reduce((a, b) => a + b, 0));
@@ -158,7 +158,7 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect(chooseGpuWindow(2 ** 20, 254)).toBeGreaterThanOrEqual(14);
     expect(chooseGpuWindow(2 ** 20, 254)).toBeLessThanOrEqual(18);
     expect(chooseGpuWindow(1, 254)).toBeLessThanOrEqual(3);
-    const shape = { n: 20, w: 13, coords: 4, degree: 1, limbs: 20, componentBytes: 32, componentWords: 8, scalarBytes: 32, scalarWords: 8 };
+    const shape = { n: 20, w: 13, coords: 4, degree: 1, componentBytes: 32, componentWords: 8, scalarBytes: 32, scalarWords: 8 };
     const limits = { maxStorageBufferBindingSize: 2 ** 27, maxBufferSize: 2 ** 28 };
     const whole = planGpuMsm(shape, 2 ** 16, 254, { limits });
     expect(whole.chunk).toBe(2 ** 16);
@@ -187,13 +187,18 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect([useGlv(pallas, 255), useGlv(pallas, 128), useGlv(shape, 254)]).toEqual([true, false, false]);
     expect(planGpuCall(pallas, 2 ** 10, 128, roomy).glv).toBe(false);
     // a large input decides by its chunks: 2^24 points in one chunk would not split (the windows reach the model's
-    // largest), but in 4 chunks under a 2 GiB budget they do (under 1 GiB the split's chunks would be half as large,
-    // 16 of them against 8, and the model counts more additions that way)
+    // largest), but in 4 chunks under a 2 GiB budget they do; under any budget the choice is the plan with fewer of
+    // the model's additions, K (points + 2.6 L) a chunk (the split's chunks may be fewer points: its images take memory)
     expect(planGpuCall(pallas, 2 ** 24, 255, roomy).glv).toBe(false);
     const chunked = planGpuCall(pallas, 2 ** 24, 255, { limits: roomy.limits, maxMemory: 2 ** 31 });
     expect([chunked.glv, chunked.chunks]).toEqual([true, 4]);
     expect(chunked.total).toBeLessThanOrEqual(2 ** 31);
-    expect(planGpuCall(pallas, 2 ** 24, 255, { limits: roomy.limits, maxMemory: 2 ** 30 }).glv).toBe(false);
+    const additions = (plan) => plan.K * ((plan.glv ? 2 : 1) * 2 ** 24 + 2.6 * plan.L * plan.chunks);
+    for (let budget = 2 ** 26; budget <= 2 ** 31; budget *= 2) {
+      const options = { limits: roomy.limits, maxMemory: budget };
+      const [plain, split] = [false, true].map((glv) => planGpuMsm(pallas, 2 ** 24, 255, { ...options, glv }));
+      expect(planGpuCall(pallas, 2 ** 24, 255, options).glv, `budget ${budget}`).toBe(additions(split) < additions(plain));
+    }
     const splitCut = planGpuMsm(glvShape, 2 ** 20, 254, { limits, maxMemory: budget, glv: true });
     expect(splitCut.total).toBeLessThanOrEqual(budget);
     expect(splitCut.chunks).toBeGreaterThan(1);

@@ -35,6 +35,7 @@ export function productScanningWgsl(params, { karatsuba = false, square = false 
     // the cross products in groups doubled at once, each group's doubled sum small enough to follow a split (below
     // 2^32 - 2^w); a product too large to double in a u32 (w = 16) goes in twice
     const roomy = MAX - MASK;
+    xyProducts = 0; // counted as the terms are written: a product too large to double is written twice
     xyTerms = (k) => {
       const terms = [];
       let group = [];
@@ -49,17 +50,21 @@ export function productScanningWgsl(params, { karatsuba = false, square = false 
         if (2n * b > roomy) {
           close();
           for (const _ of [0, 1]) terms.push({ expr: `x${i} * x${k - i}`, bound: b, note: `x_${i}*x_${k - i}` });
+          xyProducts += 2;
           continue;
         }
         if (2n * (groupBound + b) > roomy) close();
         group.push(`x${i} * x${k - i}`);
         groupBound += b;
+        xyProducts++;
       }
       close();
-      if (k % 2 === 0) terms.push({ expr: `x${k / 2} * x${k / 2}`, bound: limbMax(k / 2) ** 2n, note: `x_${k / 2}^2` });
+      if (k % 2 === 0) {
+        terms.push({ expr: `x${k / 2} * x${k / 2}`, bound: limbMax(k / 2) ** 2n, note: `x_${k / 2}^2` });
+        xyProducts++;
+      }
       return terms;
     };
-    xyProducts = (n * (n + 1)) / 2;
   }
   if (karatsuba) {
     const columns = karatsubaColumns(params);

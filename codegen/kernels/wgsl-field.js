@@ -20,7 +20,8 @@ export { karatsubaFits };
 /**
  * Shapes of fp_mul: operand scanning (CIOS) with every outer step written out, or one step in a WGSL loop (n times
  * less code); or product scanning, column by column (`product`), or the same reduction over the columns of a
- * one-level Karatsuba product (`karatsuba`, where karatsubaFits: seed 000's form), for the bench to compare.
+ * one-level Karatsuba product (`karatsuba`, where karatsubaFits: the form of barretenberg's Wasm product in
+ * ../shared/references 000), for the bench to compare.
  */
 export const MUL_SHAPES = Object.freeze(['unrolled', 'loop', 'product', 'karatsuba']);
 /** Shapes of fp_sqr: fp_mul(x, x), or its own product scanning (`scanning`: each cross product x_i x_j once, doubled). */

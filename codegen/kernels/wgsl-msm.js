@@ -20,12 +20,15 @@
 
 import { MSM_PARAM_FIELDS, SCAN_BLOCK, WORKGROUP } from '../../src/gpu/layout.js';
 
-/** A WGSL function storing a Point at index `index` of storage array `buffer` (its coordinates' limbs in turn). */
+/**
+ * A WGSL function storing a Point at index `index` of storage array `buffer`: its coordinates in turn, each as the
+ * words of its canonical residue (coord_toWords: less memory to hold and move than limbs).
+ */
 const storePoint = (name, buffer, index) => `fn ${name}(${index}: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    let l = coord_toLimbs(c[t]);
-    for (var j = 0u; j < COORD_N; j++) { ${buffer}[(${index} * G_COORDS + t) * COORD_N + j] = l[j]; }
+    let v = coord_toWords(c[t]);
+    for (var j = 0u; j < COORD_WORDS; j++) { ${buffer}[(${index} * G_COORDS + t) * COORD_WORDS + j] = v[j]; }
   }
 }`;
 
@@ -33,9 +36,9 @@ const storePoint = (name, buffer, index) => `fn ${name}(${index}: u32, P: Point)
 const loadPoint = (name, buffer) => `fn ${name}(i: u32) -> Point {
   var c: array<Coord, G_COORDS>;
   for (var t = 0u; t < G_COORDS; t++) {
-    var l: array<u32, COORD_N>;
-    for (var j = 0u; j < COORD_N; j++) { l[j] = ${buffer}[(i * G_COORDS + t) * COORD_N + j]; }
-    c[t] = coord_fromLimbs(l);
+    var v: array<u32, COORD_WORDS>;
+    for (var j = 0u; j < COORD_WORDS; j++) { v[j] = ${buffer}[(i * G_COORDS + t) * COORD_WORDS + j]; }
+    c[t] = coord_fromWords(v);
   }
   return g_fromCoords(c);
 }`;

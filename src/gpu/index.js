@@ -6,6 +6,7 @@ import { GpuDeviceLostError, GpuUnavailableError } from './errors.js';
 import { GpuBuffers, GpuKernels, GpuMsmRun } from './msm.js';
 import { DEFAULT_GPU_MEMORY, MAX_GPU_POINTS, planGpuCall, planGpuMsm, useGlv } from './plan.js';
 import { GpuBases } from './bases.js';
+import { pointWords } from './layout.js';
 import {
   BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
   batchInverse, checkScalarRange, sumPointBytes,
@@ -37,7 +38,6 @@ function gpuShape(params) {
   const componentBytes = params.field.base?.bytes ?? params.field.bytes;
   return Object.freeze({
     n, w, coords, degree, componentBytes, componentWords: Math.ceil(componentBytes / 4),
-    limbs: degree * n, // u32 limbs of one coordinate in the GPU buffers (COORD_N)
     scalarBytes: params.scalarBytes, scalarWords: Math.ceil(params.scalarBytes / 4), glv,
   });
 }
@@ -76,11 +76,13 @@ export function affineBytes(params, gpu, coords, count) {
   const { p } = params;
   const B = gpu.componentBytes;
   const F = coordinateField(p, gpu.degree, params.nonResidue ?? -1n);
-  const PW = gpu.coords * gpu.limbs;
+  const CW = gpu.componentWords;
+  const PW = pointWords(gpu);
+  // each component the little-endian words of its canonical Montgomery residue (coord_toWords)
   const value = (i, t) => Array.from({ length: gpu.degree }, (_, c) => {
     let x = 0n;
-    const at = i * PW + t * gpu.limbs + c * gpu.n;
-    for (let j = gpu.n - 1; j >= 0; j--) x = (x << BigInt(gpu.w)) | BigInt(coords[at + j]);
+    const at = i * PW + (t * gpu.degree + c) * CW;
+    for (let j = CW - 1; j >= 0; j--) x = (x << 32n) | BigInt(coords[at + j]);
     return x % p;
   });
   // each point's (numerator, denominator) pair per coordinate: XYZZ (X / ZZ, Y / ZZZ); extended (X / Z, Y / Z)

@@ -19,11 +19,12 @@ export const MSM_ENTRY_POINTS = Object.freeze([
 export const GLV_ENTRY_POINT = 'decomposeScalars';
 
 /**
- * The u32 words of one point in the GPU buffers: affine (x, y) as the words of their canonical residues (coord_toWords,
- * each component componentWords), and the accumulator (G_COORDS coordinates of `limbs` words).
+ * The u32 words of one point in the GPU buffers, each coordinate as the words of its canonical Montgomery residue
+ * (coord_toWords: componentWords a component): affine (x, y), and the accumulator (G_COORDS coordinates).
  */
-export const affineWords = (gpu) => 2 * gpu.degree * gpu.componentWords;
-export const pointWords = (gpu) => gpu.coords * gpu.limbs;
+export const coordinateWords = (gpu) => gpu.degree * gpu.componentWords;
+export const affineWords = (gpu) => 2 * coordinateWords(gpu);
+export const pointWords = (gpu) => gpu.coords * coordinateWords(gpu);
 
 /**
  * sumPoints' steps (prm.mode): the buckets joined from their segments' parts, the windows' groups reduced, their sums

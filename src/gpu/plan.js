@@ -116,11 +116,13 @@ const planAdditions = (plan, n) => plan.K * ((plan.glv ? 2 : 1) * n + 2.6 * plan
  * input decide, not its size.
  */
 export function planGpuCall(gpu, n, bits, options) {
+  // (a RangeError: no chunk of that plan fits; anything else is thrown)
   const plan = (glv) => {
     try {
       return planGpuMsm(gpu, n, bits, { ...options, glv });
     } catch (e) {
-      return e;
+      if (e instanceof RangeError) return e;
+      throw e;
     }
   };
   const plain = plan(false);

@@ -1092,16 +1092,16 @@ fn entryPoint(entry: u32) -> Affine {
 fn storeBucket(b: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    let l = coord_toLimbs(c[t]);
-    for (var j = 0u; j < COORD_N; j++) { ac_buckets[(b * G_COORDS + t) * COORD_N + j] = l[j]; }
+    let v = coord_toWords(c[t]);
+    for (var j = 0u; j < COORD_WORDS; j++) { ac_buckets[(b * G_COORDS + t) * COORD_WORDS + j] = v[j]; }
   }
 }
 
 fn storePart(slot: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    let l = coord_toLimbs(c[t]);
-    for (var j = 0u; j < COORD_N; j++) { ac_parts[(slot * G_COORDS + t) * COORD_N + j] = l[j]; }
+    let v = coord_toWords(c[t]);
+    for (var j = 0u; j < COORD_WORDS; j++) { ac_parts[(slot * G_COORDS + t) * COORD_WORDS + j] = v[j]; }
   }
 }
 
@@ -1161,9 +1161,9 @@ fn accumulate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: ve
 fn loadSrc(i: u32) -> Point {
   var c: array<Coord, G_COORDS>;
   for (var t = 0u; t < G_COORDS; t++) {
-    var l: array<u32, COORD_N>;
-    for (var j = 0u; j < COORD_N; j++) { l[j] = sp_src[(i * G_COORDS + t) * COORD_N + j]; }
-    c[t] = coord_fromLimbs(l);
+    var v: array<u32, COORD_WORDS>;
+    for (var j = 0u; j < COORD_WORDS; j++) { v[j] = sp_src[(i * G_COORDS + t) * COORD_WORDS + j]; }
+    c[t] = coord_fromWords(v);
   }
   return g_fromCoords(c);
 }
@@ -1171,9 +1171,9 @@ fn loadSrc(i: u32) -> Point {
 fn loadDst(i: u32) -> Point {
   var c: array<Coord, G_COORDS>;
   for (var t = 0u; t < G_COORDS; t++) {
-    var l: array<u32, COORD_N>;
-    for (var j = 0u; j < COORD_N; j++) { l[j] = sp_dst[(i * G_COORDS + t) * COORD_N + j]; }
-    c[t] = coord_fromLimbs(l);
+    var v: array<u32, COORD_WORDS>;
+    for (var j = 0u; j < COORD_WORDS; j++) { v[j] = sp_dst[(i * G_COORDS + t) * COORD_WORDS + j]; }
+    c[t] = coord_fromWords(v);
   }
   return g_fromCoords(c);
 }
@@ -1181,8 +1181,8 @@ fn loadDst(i: u32) -> Point {
 fn storeDst(i: u32, P: Point) {
   let c = g_coords(P);
   for (var t = 0u; t < G_COORDS; t++) {
-    let l = coord_toLimbs(c[t]);
-    for (var j = 0u; j < COORD_N; j++) { sp_dst[(i * G_COORDS + t) * COORD_N + j] = l[j]; }
+    let v = coord_toWords(c[t]);
+    for (var j = 0u; j < COORD_WORDS; j++) { sp_dst[(i * G_COORDS + t) * COORD_WORDS + j] = v[j]; }
   }
 }
 
