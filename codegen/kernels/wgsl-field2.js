@@ -118,9 +118,10 @@ export function fp2CoordWgsl(fieldParams) {
   const { n, bytes } = fieldParams;
   const words = Math.ceil(bytes / 4);
   return [
-    comment(`The coord_ layer of G2 (codegen/wgsl/README.md): a coordinate is an Fp2. In GPU buffers it is ${2 * n} u32 limbs,
-c0's ${n} then c1's; in the byte encoding ${2 * words} u32 words, c0's ${words} then c1's (the native G2 encoding,
-x.c0 | x.c1 | y.c0 | y.c1, each component ${bytes} bytes little-endian${bytes % 4 ? `, padded here to ${words * 4} bytes` : ''}).`),
+    comment(`The coord_ layer of G2 (codegen/wgsl/README.md): a coordinate is an Fp2, ${2 * n} u32 limbs in the kernels (c0's ${n}
+then c1's); in the byte encoding and in the GPU buffers ${2 * words} u32 words, c0's ${words} then c1's (the native G2
+encoding, x.c0 | x.c1 | y.c0 | y.c1, each component ${bytes} bytes little-endian${bytes % 4 ? `, padded here to ${words * 4} bytes` : ''}; the buffers hold
+each component mod p in Montgomery form).`),
     [
       'alias Coord = Fp2;',
       `const COORD_N: u32 = 2u * FP_N; // ${2 * n} limbs: c0 then c1`,

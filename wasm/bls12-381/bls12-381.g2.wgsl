@@ -1062,9 +1062,10 @@ fn fp2_eq(x: Fp2, y: Fp2) -> bool {
   return fp_eq(x.c0, y.c0) & fp_eq(x.c1, y.c1);
 }
 
-// The coord_ layer of G2 (codegen/wgsl/README.md): a coordinate is an Fp2. In GPU buffers it is 60 u32 limbs,
-// c0's 30 then c1's; in the byte encoding 24 u32 words, c0's 12 then c1's (the native G2 encoding,
-// x.c0 | x.c1 | y.c0 | y.c1, each component 48 bytes little-endian).
+// The coord_ layer of G2 (codegen/wgsl/README.md): a coordinate is an Fp2, 60 u32 limbs in the kernels (c0's 30
+// then c1's); in the byte encoding and in the GPU buffers 24 u32 words, c0's 12 then c1's (the native G2
+// encoding, x.c0 | x.c1 | y.c0 | y.c1, each component 48 bytes little-endian; the buffers hold
+// each component mod p in Montgomery form).
 
 alias Coord = Fp2;
 const COORD_N: u32 = 2u * FP_N; // 60 limbs: c0 then c1
