@@ -31,7 +31,7 @@ function checkCallOptions(options) {
   return options;
 }
 
-/** The GPU module's shape for the runner: limbs, coordinates, words per coordinate and per scalar, GLV's halves. */
+/** The GPU module's shape for the runner: limbs (n of w bits), coordinates, words per component and per scalar, GLV's halves. */
 function gpuShape(params) {
   const { n, w, coords, glv = null } = params.gpu;
   const degree = params.field.degree ?? 1; // 2 for G2: a coordinate is c0 | c1

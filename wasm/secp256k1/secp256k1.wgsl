@@ -915,7 +915,6 @@ const WORKGROUP: u32 = 64u;
 const SCAN_BLOCK: u32 = 256u;
 const SCALAR_WORDS: u32 = 8u;
 const AFFINE_WORDS: u32 = 2u * COORD_WORDS; // an affine point in GPU memory: x's and y's words (coord_toWords)
-const POINT_WORDS: u32 = G_COORDS * COORD_N;
 
 /** The invocation's index over a dispatch of (x, y) workgroups (y > 1 past 65535 workgroups). */
 fn invocation(wg: vec3u, nwg: vec3u, lid: u32, size: u32) -> u32 {
