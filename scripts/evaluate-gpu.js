@@ -4,11 +4,11 @@
 // prepared bases (points uploaded once), and one run with timings for the split between transfers and phases (GPU
 // timestamps around each pass where the adapter has them; else each phase runs alone, its total above the median).
 // Every GPU result is checked against the pool's, and the pool's against @noble/curves at --check-size. Other kinds
-// beside the shipped kernels: --gpu-variants w:shape,... kernels of other limb sizes and product shapes (built here
-// from codegen/, as bench/gpu-field.js does), --gpu-threads a:r,... the shipped kernels with 2^a accumulate and 2^r
-// reduce threads (src/gpu/plan.js GPU_THREADS), --gpu-windows c,... with window c, and --gpu-no-glv without the GLV
-// split (src/gpu/plan.js GPU_GLV) where the curve has it. The kinds' runs are interleaved (run r of each, then run
-// r + 1), so that the GPU's clocks fall alike on every row.
+// beside the shipped kernels: --gpu-variants w:mul[:sqr],... kernels of other limb sizes and product shapes (built
+// here from codegen/, as bench/gpu-field.js does), --gpu-threads a:r[:run],... the shipped kernels with 2^a
+// accumulate and 2^r reduce threads and sumRuns' run (src/gpu/plan.js GPU_THREADS), --gpu-windows c,... with window
+// c, and --gpu-no-glv without the GLV split (src/gpu/plan.js GPU_GLV) where the curve has it. The kinds' runs are
+// interleaved (run r of each, then run r + 1), so that the GPU's clocks fall alike on every row.
 
 import { cpus } from 'node:os';
 import { median, printTable, runtimeName, sameBytes } from './lib.js';
@@ -132,8 +132,9 @@ export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, v
       if (noGlv && glv) kinds.push({ label: `w = ${curve.params.gpu.w}, no GLV`, open: () => curve.gpu(), glv: false });
       for (const { w, mul, sqr } of variants) kinds.push({ label: `w = ${w}, ${mul}${sqr === 'mul' ? '' : `, sqr ${sqr}`}`, open: await variantOf(curve, name, w, mul, sqr) });
       for (const window of windows) kinds.push({ label: `c = ${window}`, open: () => curve.gpu(), options: { window } });
-      for (const { accumulate, reduce } of shapes) {
-        kinds.push({ label: `threads 2^${Math.log2(accumulate)}/2^${Math.log2(reduce)}`, open: () => curve.gpu(), threads: { accumulate, reduce } });
+      for (const { accumulate, reduce, run } of shapes) {
+        const label = `threads 2^${Math.log2(accumulate)}/2^${Math.log2(reduce)}${run === GPU_THREADS.run ? '' : `, runs of ${run}`}`;
+        kinds.push({ label, open: () => curve.gpu(), threads: { accumulate, reduce, run } });
       }
       for (const g of await timeKinds(kinds, points, scalars, runs, expected, `${curveLabel} 2^${k}`, progress)) {
         results.push({

@@ -51,7 +51,8 @@ const HELP = `usage: npm run evaluate-msm -- [options]
                   --group g2 or both runs G2 too (curve.g2.gpu())
   --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, w:mul[:sqr], e.g.
                   13:loop,16:unrolled,13:karatsuba,13:loop:scanning (G1; kernels/wgsl-field.js's shapes)
-  --gpu-threads   with --gpu: also time the shipped kernels with 2^a accumulate and 2^r reduce threads, e.g. 17:15,16:17
+  --gpu-threads   with --gpu: also time the shipped kernels with 2^a accumulate and 2^r reduce threads (and runs of
+                  `run` sums in the reduce's last steps, default 16), a:r[:run], e.g. 17:15,16:17,16:14:4
   --gpu-no-glv    with --gpu: also time the shipped kernels without the GLV split, on the curves that have it
   --gpu-windows   with --gpu: also time the shipped kernels with these windows c (msmBytes' window), e.g. 10,12
   --json          print the results as JSON instead of a table`;
@@ -485,9 +486,11 @@ if (args.gpu) {
     return { w: bits, mul, sqr };
   });
   const shapes = (args['gpu-threads'] ?? '').split(',').filter(Boolean).map((v) => {
-    const [a, r] = v.split(':').map(Number);
-    if (!(Number.isInteger(a) && Number.isInteger(r) && a >= 6 && a <= 24 && r >= 6 && r <= 24)) fail(`--gpu-threads: ${v} is not a:r (log2 of the accumulate and reduce threads, 6 to 24)`);
-    return { accumulate: 2 ** a, reduce: 2 ** r };
+    const [a, r, run = 16] = v.split(':').map(Number);
+    if (!(Number.isInteger(a) && Number.isInteger(r) && a >= 6 && a <= 24 && r >= 6 && r <= 24 && Number.isInteger(run) && run >= 2 && run <= 64)) {
+      fail(`--gpu-threads: ${v} is not a:r[:run] (log2 of the accumulate and reduce threads, 6 to 24; the sums a sumRuns thread adds, 2 to 64)`);
+    }
+    return { accumulate: 2 ** a, reduce: 2 ** r, run };
   });
   const threads = threadCounts ? Math.max(...threadCounts) : cpus().length;
   const windows = (args['gpu-windows'] ?? '').split(',').filter(Boolean).map((v) => {

@@ -16,7 +16,7 @@ import { loadKzg } from '../src/adapters/kzg.js';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { GpuBuffers, GpuMsmRun } from '../src/gpu/msm.js';
-import { GPU_GLV, chooseGpuWindow, chunkShape, planGpuCall, planGpuMsm, useGlv } from '../src/gpu/plan.js';
+import { GPU_GLV, GPU_THREADS, chooseGpuWindow, chunkShape, planGpuCall, planGpuMsm, useGlv } from '../src/gpu/plan.js';
 import { GLV_ENTRY_POINT } from '../src/gpu/layout.js';
 import { findGlvConstants } from '../src/bigint/glv.js';
 import { modSqrt } from '../src/bigint/field.js';
@@ -221,6 +221,25 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
       expect(hex(await gpu.msmBytes(points, scalars, { window: 3 })), `${name} degenerate, c = 3`).toBe(hex(curve.msmBytes(points, scalars)));
     }, 240_000);
   }
+
+  it('the reduce in runs of other lengths (GPU_THREADS.run, which benchmarks vary) gives the same sums', async () => {
+    const curve = await loadCurve('bn254');
+    const gpu = await gpuOf(curve);
+    const { points, scalars } = degenerate(curve, makeRng('gpu runs'));
+    const want = hex(curve.msmBytes(points, scalars));
+    const shipped = { ...GPU_THREADS };
+    try {
+      // a window of 6 bits: 32 groups of one bucket a window, so 5 levels of pairs, 4 of triples (the last one short)
+      for (const run of [2, 3]) {
+        GPU_THREADS.run = run;
+        const timings = {};
+        expect(hex(await gpu.msmBytes(points, scalars, { window: 6, timings })), `runs of ${run}`).toBe(want);
+        expect(timings.window).toBe(6);
+      }
+    } finally {
+      Object.assign(GPU_THREADS, shipped);
+    }
+  }, 120_000);
 
   it('bn254 and bls12-381 equal @noble/curves, in several chunks too', async () => {
     for (const name of ['bn254', 'bls12-381']) {

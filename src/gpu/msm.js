@@ -4,7 +4,7 @@
 // accumulator's coordinates) come back, and the host combines them. Every phase is variable time.
 
 import { GLV_ENTRY_POINT, MSM_ENTRY_POINTS, MSM_PARAM_FIELDS, SCAN_BLOCK, SUM_MODES, WORKGROUP, pointWords } from './layout.js';
-import { RUN, ceilDiv } from './plan.js';
+import { ceilDiv } from './plan.js';
 
 // GPUBufferUsage and GPUMapMode by value: Dawn in Node does not put them on globalThis
 const MAP_READ = 0x1;
@@ -257,7 +257,7 @@ export class GpuMsmRun {
    * the points converted into `points`, where phi(P_0) is, which prepared bases may hold more of than count).
    */
   async sum(scalarBytes, first, count, isFirst, points = this.buffer('points'), skip = this.buffer('skip'), images = count) {
-    const { c, K, L, segment, groupSize, groups, levels, glv } = this.plan;
+    const { c, K, L, segment, groupSize, groups, run, levels, glv } = this.plan;
     const started = performance.now();
     const words = toWords(scalarBytes, count, this.gpu.scalarBytes, this.gpu.scalarWords, first);
     await this.upload('stageScalars', this.buffer('scalars'), words);
@@ -294,8 +294,8 @@ export class GpuMsmRun {
       this.dispatch('sumPoints', { ...shape, mode: SUM_MODES.reduceGroups }, [counts, this.buffer('buckets'), this.buffer('sumsA')], K * groups);
       let [from, to] = ['sumsA', 'sumsB'];
       for (let runIn = groups; runIn > 1;) {
-        const runOut = ceilDiv(runIn, RUN);
-        this.dispatch('sumPoints', { windows: K, runIn, runOut, run: RUN, mode: SUM_MODES.sumRuns }, [counts, this.buffer(from), this.buffer(to)], K * runOut);
+        const runOut = ceilDiv(runIn, run);
+        this.dispatch('sumPoints', { windows: K, runIn, runOut, run, mode: SUM_MODES.sumRuns }, [counts, this.buffer(from), this.buffer(to)], K * runOut);
         runIn = runOut;
         [from, to] = [to, from];
       }

@@ -10,9 +10,10 @@ export const DEFAULT_GPU_MEMORY = 2 ** 30;
  * (each reduces a group of buckets, then adds (g M) T by double-and-add: fewer, larger groups make that a smaller
  * share). Chosen on an H200 (docs/gpu.md): with 2^14 reduce threads the reduce phase ran 1.5-1.75x faster than
  * with 2^15 at 2^20 points, with 2^17 2.3x slower; 2^18 accumulate threads were slower than 2^16 in every row, 2^17
- * in three of four. Benchmarks set them to compare (evaluate-msm --gpu --gpu-threads); the plan of each call reads them.
+ * in three of four. run: the sums each sumRuns thread adds, a level at a time (a chain of `run` additions a level).
+ * Benchmarks set them to compare (evaluate-msm --gpu --gpu-threads); the plan of each call reads them.
  */
-export const GPU_THREADS = { accumulate: 2 ** 16, reduce: 2 ** 14 };
+export const GPU_THREADS = { accumulate: 2 ** 16, reduce: 2 ** 14, run: 16 };
 /**
  * GLV on the GPU where the module has it (gpu.glv): each scalar split in two halves of about half its bits, the second
  * on phi(P) = (beta x, y), so half the windows (half the buckets to reduce) over twice the points (about the same
@@ -20,8 +21,6 @@ export const GPU_THREADS = { accumulate: 2 ** 16, reduce: 2 ** 14 };
  * (evaluate-msm --gpu --gpu-no-glv).
  */
 export const GPU_GLV = { enabled: true };
-/** sumRuns adds RUN sums a thread. */
-export const RUN = 16;
 /** Point indices travel as index << 1 | sign, and error codes as index << 2 | reason, in u32. */
 export const MAX_GPU_POINTS = 2 ** 30 - 1;
 
@@ -71,6 +70,7 @@ export function chunkShape(gpu, chunk, bits, window, glv = false) {
   const segments = Math.max(1, ceilDiv(entries, segment));
   const groupSize = Math.min(L, nextPow2(ceilDiv(K * L, GPU_THREADS.reduce)));
   const groups = ceilDiv(L, groupSize);
+  const run = GPU_THREADS.run;
   const PW = 4 * pointWords(gpu);
   const levels = scanLevels(K * L + 1);
   const bytes = {
@@ -83,7 +83,7 @@ export function chunkShape(gpu, chunk, bits, window, glv = false) {
     parts: 2 * segments * PW,
     buckets: K * L * PW,
     sumsA: K * groups * PW,
-    sumsB: K * ceilDiv(groups, RUN) * PW,
+    sumsB: K * ceilDiv(groups, run) * PW,
     result: K * PW, // the window sums, added up over the chunks
     status: 16,
   };
@@ -93,7 +93,7 @@ export function chunkShape(gpu, chunk, bits, window, glv = false) {
   const staging = { stagePoints: bytes.input, stageScalars: bytes.scalars };
   for (const b of [bytes, staging]) for (const k of Object.keys(b)) b[k] = Math.max(16, Math.ceil(b[k] / 16) * 16);
   const total = Object.values(bytes).reduce((a, b) => a + b, 0);
-  return { chunk, glv, c, K, L, segment, segments, groupSize, groups, levels, bytes, staging, total };
+  return { chunk, glv, c, K, L, segment, segments, groupSize, groups, run, levels, bytes, staging, total };
 }
 
 /**
