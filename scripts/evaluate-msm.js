@@ -52,7 +52,7 @@ const HELP = `usage: npm run evaluate-msm -- [options]
   --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, w:mul[:sqr], e.g.
                   13:loop,16:unrolled,13:karatsuba,13:loop:scanning (G1; kernels/wgsl-field.js's shapes)
   --gpu-threads   with --gpu: also time the shipped kernels with 2^a accumulate and 2^r reduce threads (and runs of
-                  `run` sums in the reduce's last steps, default 16), a:r[:run], e.g. 17:15,16:17,16:14:4
+                  run sums in the reduce's last steps, default 16), a:r[:run], e.g. 17:15,16:17,16:14:4
   --gpu-no-glv    with --gpu: also time the shipped kernels without the GLV split, on the curves that have it
   --gpu-windows   with --gpu: also time the shipped kernels with these windows c (msmBytes' window), e.g. 10,12
   --json          print the results as JSON instead of a table`;
