@@ -32,39 +32,9 @@ export function productScanningWgsl(params, { karatsuba = false, square = false 
   let xyTerms = (k) => pairsOf(k).map((i) => ({ expr: `x${i} * y${k - i}`, bound: limbMax(i) * limbMax(k - i), note: `x_${i}*y_${k - i}` }));
   let xyProducts = n * n;
   if (square) {
-    // the cross products in groups doubled at once, each group's doubled sum small enough to follow a split (below
-    // 2^32 - 2^w); a product too large to double in a u32 (w = 16) goes in twice
-    const roomy = MAX - MASK;
-    xyProducts = 0; // counted as the terms are written: a product too large to double is written twice
-    xyTerms = (k) => {
-      const terms = [];
-      let group = [];
-      let groupBound = 0n;
-      const close = () => {
-        if (group.length) terms.push({ expr: `(${group.join(' + ')}) * 2u`, bound: 2n * groupBound, note: `2 (${group.join(' + ').replace(/x(\d+) \* x(\d+)/g, 'x_$1 x_$2')})` });
-        group = [];
-        groupBound = 0n;
-      };
-      for (const i of pairsOf(k).filter((i) => i < k - i)) {
-        const b = limbMax(i) * limbMax(k - i);
-        if (2n * b > roomy) {
-          close();
-          for (const _ of [0, 1]) terms.push({ expr: `x${i} * x${k - i}`, bound: b, note: `x_${i}*x_${k - i}` });
-          xyProducts += 2;
-          continue;
-        }
-        if (2n * (groupBound + b) > roomy) close();
-        group.push(`x${i} * x${k - i}`);
-        groupBound += b;
-        xyProducts++;
-      }
-      close();
-      if (k % 2 === 0) {
-        terms.push({ expr: `x${k / 2} * x${k / 2}`, bound: limbMax(k / 2) ** 2n, note: `x_${k / 2}^2` });
-        xyProducts++;
-      }
-      return terms;
-    };
+    const columns = squareColumns(params, limbMax);
+    xyTerms = (k) => columns.terms[k];
+    xyProducts = columns.products;
   }
   if (karatsuba) {
     const columns = karatsubaColumns(params);
@@ -135,6 +105,46 @@ accumulators, exact worst-case bounds: largest sum < 2^${largest.toString(2).len
     signature: square ? 'fp_sqr(x: Fp) -> Fp' : 'fp_mul(x: Fp, y: Fp) -> Fp',
     body,
   });
+}
+
+/**
+ * The x x part of each column k of fp_sqr: the cross products x_i x_(k-i) (i < k - i) in groups doubled at once, each
+ * group's doubled sum small enough to follow a split (below 2^32 - 2^w), and x_(k/2)^2; a product too large to double
+ * in a u32 (w = 16) goes in twice. { terms: per column [{ expr, bound, note }], products: the limb products written }.
+ */
+function squareColumns({ n, w }, limbMax) {
+  const roomy = (1n << 32n) - 1n - ((1n << BigInt(w)) - 1n);
+  let products = 0;
+  const terms = range(2 * n - 1).map((k) => {
+    const column = [];
+    let group = [];
+    let groupBound = 0n;
+    const close = () => {
+      if (group.length) column.push({ expr: `(${group.join(' + ')}) * 2u`, bound: 2n * groupBound, note: `2 (${group.join(' + ').replace(/x(\d+) \* x(\d+)/g, 'x_$1 x_$2')})` });
+      group = [];
+      groupBound = 0n;
+    };
+    for (let i = Math.max(0, k - n + 1); i < k - i; i++) {
+      const b = limbMax(i) * limbMax(k - i);
+      if (2n * b > roomy) {
+        close();
+        for (const _ of [0, 1]) column.push({ expr: `x${i} * x${k - i}`, bound: b, note: `x_${i}*x_${k - i}` });
+        products += 2;
+        continue;
+      }
+      if (2n * (groupBound + b) > roomy) close();
+      group.push(`x${i} * x${k - i}`);
+      groupBound += b;
+      products++;
+    }
+    close();
+    if (k % 2 === 0) {
+      column.push({ expr: `x${k / 2} * x${k / 2}`, bound: limbMax(k / 2) ** 2n, note: `x_${k / 2}^2` });
+      products++;
+    }
+    return column;
+  });
+  return { terms, products };
 }
 
 /** The largest limb j of a value below 2p (the inputs of fp_mul): 2^w - 1, or less for the top limb. */
