@@ -486,8 +486,9 @@ if (args.gpu) {
     return { w: bits, mul, sqr };
   });
   const shapes = (args['gpu-threads'] ?? '').split(',').filter(Boolean).map((v) => {
-    const [a, r, run = 16] = v.split(':').map(Number);
-    if (!(Number.isInteger(a) && Number.isInteger(r) && a >= 6 && a <= 24 && r >= 6 && r <= 24 && Number.isInteger(run) && run >= 2 && run <= 64)) {
+    const parts = v.split(':').map(Number);
+    const [a, r, run = 16] = parts;
+    if (!(parts.length <= 3 && Number.isInteger(a) && Number.isInteger(r) && a >= 6 && a <= 24 && r >= 6 && r <= 24 && Number.isInteger(run) && run >= 2 && run <= 64)) {
       fail(`--gpu-threads: ${v} is not a:r[:run] (log2 of the accumulate and reduce threads, 6 to 24; the sums a sumRuns thread adds, 2 to 64)`);
     }
     return { accumulate: 2 ** a, reduce: 2 ** r, run };

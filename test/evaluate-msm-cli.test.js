@@ -25,6 +25,8 @@ describe('evaluate-msm: usage errors', () => {
     [['--sizes', '8', '--gpu', '--gpu-windows', '12,x'], /--gpu-windows: x is not a window/],
     [['--sizes', '8', '--gpu', '--gpu-variants', '13:karatsuba:cube'], /--gpu-variants: 13:karatsuba:cube is not w:mul\[:sqr\]/],
     [['--sizes', '8', '--gpu', '--gpu-variants', '20:loop'], /--gpu-variants: 20:loop is not w:mul\[:sqr\]/],
+    [['--sizes', '8', '--gpu', '--gpu-threads', '16:14:4:9'], /--gpu-threads: 16:14:4:9 is not a:r\[:run\]/],
+    [['--sizes', '8', '--gpu', '--gpu-threads', '16:14:1'], /--gpu-threads: 16:14:1 is not a:r\[:run\]/],
     [['--sizes', '8', '--gpu', '--gpu-variants', ':loop'], /--gpu-variants: :loop is not w:mul\[:sqr\]/],
     [['--sizes', '8', '--gpu', '--gpu-variants', '14:karatsuba'], /do not fit a u32 for bn254 at w = 14/],
   ];

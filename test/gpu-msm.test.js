@@ -236,6 +236,9 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
         expect(hex(await gpu.msmBytes(points, scalars, { window: 6, timings })), `runs of ${run}`).toBe(want);
         expect(timings.window).toBe(6);
       }
+      // a run of one sum would never end the levels: refused by the plan
+      GPU_THREADS.run = 1;
+      await expect(gpu.msmBytes(points, scalars)).rejects.toThrow(/GPU_THREADS.run must be an integer >= 2/);
     } finally {
       Object.assign(GPU_THREADS, shipped);
     }

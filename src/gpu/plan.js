@@ -56,7 +56,7 @@ function scanLevels(count) {
 
 /**
  * The shape of one chunk of `chunk` points: window c, K windows of L buckets, segment S, reduce groups of M, and
- * every buffer's bytes. gpu: the module's shape (src/gpu/index.js gpuShape: limbs per coordinate, words, ...). glv:
+ * every buffer's bytes. gpu: the module's shape (src/gpu/index.js gpuShape: words per component and scalar, ...). glv:
  * the scalars split in halves (gpu.glv; bits is then their halfBits): the digits of 2 chunk points (each P and its
  * phi(P)), the points' buffer twice as large, and the halves' records.
  */
@@ -71,6 +71,8 @@ export function chunkShape(gpu, chunk, bits, window, glv = false) {
   const groupSize = Math.min(L, nextPow2(ceilDiv(K * L, GPU_THREADS.reduce)));
   const groups = ceilDiv(L, groupSize);
   const run = GPU_THREADS.run;
+  // (a TypeError: planGpuCall takes a RangeError to mean that a plan does not fit)
+  if (!(Number.isInteger(run) && run >= 2)) throw new TypeError(`GPU_THREADS.run must be an integer >= 2, got ${run}`);
   const PW = 4 * pointWords(gpu);
   const levels = scanLevels(K * L + 1);
   const bytes = {
