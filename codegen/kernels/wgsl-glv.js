@@ -14,9 +14,9 @@
 
 import { bitLength } from '../params/number-theory.js';
 import { comment, u32Array } from '../wgsl/index.js';
-import { wgslFp } from '../wgsl/constants.js';
+import { fpLimbs, wgslFp } from '../wgsl/constants.js';
 
-const limbs16 = (x, count) => Array.from({ length: count }, (_, j) => (x >> BigInt(16 * j)) & 0xffffn);
+const limbs16 = (x, count) => fpLimbs({ w: 16, n: count }, x);
 const limbCount = (x) => Math.max(1, Math.ceil(bitLength(x) / 16));
 
 /**

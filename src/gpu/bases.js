@@ -2,13 +2,10 @@
 // plan (with the GLV split, each phi(P) beside them), for many MSMs; the calls themselves run through their GpuCurve.
 
 import { GpuDeviceLostError } from './errors.js';
-import { GpuMsmRun } from './msm.js';
-import { DEFAULT_GPU_MEMORY, planGpuCall } from './plan.js';
+import { GpuMsmRun, STORAGE } from './msm.js';
+import { planGpuCall } from './plan.js';
 import { affineWords } from './layout.js';
 import { BAD_POINT_REASON, inputError } from '../msm/bytes.js';
-
-/** GPUBufferUsage.STORAGE: the bases are written and read by the kernels alone */
-const STORAGE = 0x80;
 
 /** Bases held on the GPU as converted affine points (with GLV, each phi(P) after them), a chunk of the plan per buffer pair. */
 export class GpuBases {
@@ -34,7 +31,7 @@ export class GpuBases {
     // the chunk sized for full scalars: the widest MSM these bases will serve (with GLV: each phi(P) held too)
     const bits = this.#gpu.scalarBits;
     const plan = planGpuCall(gpu, Math.max(1, this.length), bits, { maxMemory, limits: state.device.limits });
-    state.buffers.fit(plan.bytes, maxMemory ?? DEFAULT_GPU_MEMORY);
+    state.buffers.fit(plan.bytes, maxMemory);
     const points = [];
     const skip = [];
     const counts = [];
@@ -44,6 +41,7 @@ export class GpuBases {
       run.start();
       for (let first = 0; first < this.length; first += plan.chunk) {
         const count = Math.min(plan.chunk, this.length - first);
+        // (STORAGE alone: the bases are written and read by the kernels only)
         const p = state.device.createBuffer({ label: 'bases', size: Math.max(16, (plan.glv ? 2 : 1) * count * 4 * affineWords(gpu)), usage: STORAGE });
         const s = state.device.createBuffer({ label: 'bases skip', size: Math.max(16, count * 4), usage: STORAGE });
         points.push(p);

@@ -4,7 +4,7 @@
 import { acquireDevice, describeAdapter } from './device.js';
 import { GpuDeviceLostError, GpuUnavailableError } from './errors.js';
 import { GpuBuffers, GpuKernels, GpuMsmRun } from './msm.js';
-import { DEFAULT_GPU_MEMORY, MAX_GPU_POINTS, planGpuCall, planGpuMsm, useGlv } from './plan.js';
+import { MAX_GPU_POINTS, planGpuCall, planGpuMsm, useGlv } from './plan.js';
 import { GpuBases } from './bases.js';
 import { pointWords } from './layout.js';
 import {
@@ -312,7 +312,7 @@ export class GpuCurve {
       : planGpuCall(gpu, n, Math.max(1, bits), { window: options.window, limits, maxMemory });
     // prepared bases are held in chunks of their own plan; a window too large for that chunk does not fit
     if (prepared && plan.chunk !== prepared.chunk) throw new RangeError(`window ${plan.c} needs more GPU memory than a chunk of these prepared bases allows`);
-    if (!prepared) state.buffers.fit(plan.bytes, maxMemory ?? DEFAULT_GPU_MEMORY);
+    if (!prepared) state.buffers.fit(plan.bytes, maxMemory);
     const run = new GpuMsmRun(state.kernels, state.buffers, gpu, plan, { timings });
     if (timings) Object.assign(timings, { chunks: 0, window: plan.c, prepare: performance.now() - started });
     try {

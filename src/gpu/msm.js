@@ -4,7 +4,7 @@
 // accumulator's coordinates) come back, and the host combines them. Every phase is variable time.
 
 import { GLV_ENTRY_POINT, MSM_ENTRY_POINTS, MSM_PARAM_FIELDS, SCAN_BLOCK, SUM_MODES, WORKGROUP, pointWords } from './layout.js';
-import { ceilDiv } from './plan.js';
+import { DEFAULT_GPU_MEMORY, ceilDiv } from './plan.js';
 
 // GPUBufferUsage and GPUMapMode by value: Dawn in Node does not put them on globalThis
 const MAP_READ = 0x1;
@@ -12,7 +12,7 @@ const MAP_WRITE = 0x2;
 const COPY_SRC = 0x4;
 const COPY_DST = 0x8;
 const UNIFORM = 0x40;
-const STORAGE = 0x80;
+export const STORAGE = 0x80;
 const QUERY_RESOLVE = 0x200;
 /** Timestamps one submission may write: two a pass, far more passes than a chunk has. */
 const QUERIES = 256;
@@ -83,13 +83,14 @@ export class GpuBuffers {
   }
 
   /**
-   * Before a call whose GPU buffers take `need` bytes by name, within `budget`: where what is held (each grown as
+   * Before a call whose GPU buffers take `need` bytes by name, within `budget` (the call's maxMemory, or the default as
+   * the plan takes it): where what is held (each grown as
    * `need` asks, the others kept) would pass the budget, it is all given back first (a large chunk, then a large
    * window on a small input, would otherwise hold both shapes' largest buffers). The staging buffers are not in the
    * budget: counting them gave every call of a plan near the budget fresh buffers (fresh host memory is several
    * times slower to fill).
    */
-  fit(need, budget) {
+  fit(need, budget = DEFAULT_GPU_MEMORY) {
     let total = 0;
     for (const [name, b] of this.#buffers) if (!this.#staging.has(name)) total += Math.max(b.size, need[name] ?? 0);
     for (const [name, size] of Object.entries(need)) if (!this.#buffers.has(name)) total += size;
