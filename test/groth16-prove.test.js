@@ -298,6 +298,43 @@ describe('groth16Prove', () => {
     expect(await snarkjs.groth16.verify(f.vkeyJson, ok.publicSignals, ok.proof)).toBe(true);
   });
 
+  it('an NTT round that fails while the zkey stream waits after its coefficients: prove() rejects with it (never unhandled), and the prover proves again', { timeout: 120_000 }, async () => {
+    const f = fx['merkle1 bn128'];
+    const want = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
+    // the end of section 4 in the file (snarkjs writes 1 2 4 3 9 ...): the stream pauses there, as a network's may
+    let end = 12;
+    for (const [id, b] of sectionsOf(f.zkeyBytes)) {
+      end += 12 + b.length;
+      if (id === 4) break;
+    }
+    async function* paused() {
+      yield f.zkeyBytes.slice(0, end);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      yield f.zkeyBytes.slice(end);
+    }
+    for (const sharedMemory of [true, false]) {
+      const p = prover({ threads: 2, sharedMemory });
+      const runTasks = MsmPool.prototype.runTasks;
+      let failed = false;
+      // the first NTT round fails as one whose thread died or whose memory was refused would
+      const spy = vi.spyOn(MsmPool.prototype, 'runTasks').mockImplementation(function (op, tasks) {
+        const ntt = op === 'frCosetBlock' || op === 'frDifBlock' || tasks.some((t) => t.args.calls?.some(([name]) => name === 'fr_nttDif'));
+        if (!failed && ntt) {
+          failed = true;
+          return Promise.reject(new Error('an NTT round failed'));
+        }
+        return runTasks.call(this, op, tasks);
+      });
+      try {
+        expect((await errorOf(p.prove(paused(), f.wtnsBytes, { r: R, s: S }))).message).toBe('an NTT round failed');
+      } finally {
+        spy.mockRestore();
+      }
+      expect(failed).toBe(true);
+      expect(JSON.stringify(await p.prove(paused(), f.wtnsBytes, { r: R, s: S }))).toBe(want);
+    }
+  });
+
   it('bad input: one clear error each', { timeout: 120_000 }, async () => {
     const f = fx['merkle1 bn128'];
     const other = fx['merkle1 bls12381'];
@@ -319,11 +356,19 @@ describe('groth16Prove', () => {
       // vk_delta_1 (the header's 6th point, after alpha1, beta1, beta2, gamma2) off the curve: named before any work
       [() => p.prove(fileOf(f.zkeyBytes, sectionsOf(f.zkeyBytes).map(([id, b]) => [id, id === 2 ? offCurve(b, 'vk_delta_1') : b])), f.wtnsBytes),
         FileFormatError, /zkey: section 2 \(Groth16 header\): vk_delta_1: point is not on the curve/],
+      // a header coordinate not below q: the point is named
+      [() => p.prove(fileOf(f.zkeyBytes, sectionsOf(f.zkeyBytes).map(([id, b]) => [id, id === 2 ? headerPoint(b, 'vk_delta_1', (at, out) => out.fill(0xff, at, at + 32)) : b])), f.wtnsBytes),
+        FileFormatError, /zkey: section 2 \(Groth16 header\): vk_delta_1: a coordinate is not below q/],
+      // a point off the curve in section 6 (B1) and in section 8 (C, the private wires') at wire 200, with the wires
+      // 2 .. 130 zero, so that the MSMs take the thinned points: named by its index in the section, not among those
+      [() => p.prove(withPointOffCurve(f.zkeyBytes, 6, 200), zeroWires(f.wtnsBytes, 2, 131)), FileFormatError, /^zkey: section 6 \(B1\): point 200 \(wire 200\): point is not on the curve$/],
+      [() => p.prove(withPointOffCurve(f.zkeyBytes, 8, 198), zeroWires(f.wtnsBytes, 2, 131)), FileFormatError, /^zkey: section 8 \(C\): point 198 \(wire 200\): point is not on the curve$/],
+      [() => p.prove(withPointOffCurve(f.zkeyBytes, 9, 37), f.wtnsBytes), FileFormatError, /^zkey: section 9 \(H\): point 37: point is not on the curve$/],
       [() => p.prove(f.zkeyBytes, f.wtnsBytes, { r: -1n }), RangeError, /r must be a bigint in \[0, r\)/],
       [() => p.prove(f.zkeyBytes, f.wtnsBytes, { nope: 1 }), TypeError, /nope/],
     ];
-    /** Section 2 (the Groth16 header) with the point `name`'s y coordinate changed (LEM: 6 points, x | y each). */
-    function offCurve(header, name) {
+    /** Section 2 (the Groth16 header) with the point `name` changed by edit(at, out) (LEM: 6 points, x | y each). */
+    function headerPoint(header, name, edit) {
       const view = new DataView(header.buffer, header.byteOffset);
       const n8q = view.getUint32(0, true);
       const n8r = view.getUint32(4 + n8q, true);
@@ -335,8 +380,23 @@ describe('groth16Prove', () => {
         at += coords * n8q;
       }
       const out = header.slice();
-      out[at + n8q] ^= 1; // y's lowest byte: still below q (Montgomery form), no longer on the curve
+      edit(at, out, n8q);
       return out;
+    }
+    /** y's lowest byte changed: still below q (Montgomery form), no longer on the curve. */
+    const offCurve = (header, name) => headerPoint(header, name, (at, out, n8q) => (out[at + n8q] ^= 1));
+    /** The zkey with point `index` of G1 section `id` (x | y, 32 bytes each on bn128) off the curve. */
+    function withPointOffCurve(zkey, id, index) {
+      return fileOf(zkey, sectionsOf(zkey).map(([k, b]) => {
+        if (k !== id) return [k, b];
+        const out = b.slice();
+        out[index * 64 + 32] ^= 1;
+        return [k, out];
+      }));
+    }
+    /** The witness with wires [from, to) zero (section 2: the values, 32 bytes each on bn128). */
+    function zeroWires(wtns, from, to) {
+      return fileOf(wtns, sectionsOf(wtns).map(([id, b]) => [id, id === 2 ? b.slice().fill(0, from * 32, to * 32) : b]));
     }
     /** The witness with its values (and its prime) in `n8` bytes each. */
     function widenedWitness(wtns, n8) {

@@ -8,10 +8,11 @@ import { copyBytes } from '../msm/bytes.js';
 const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(copyBytes(a).buffer) : new Uint32Array(a.buffer, a.byteOffset, a.length / 4));
 
 /**
- * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, points(section, pointBytes), pointsFrom,
- * suffix(first) }: the nonzero scalars (a copy, or the input itself when fewer than a quarter are zero: a copy would
- * cost more than the MSM saves), a function that takes the section of n points (pointBytes each) to the matching
- * points, and the same for the scalars from index `first` on (no second pass over them).
+ * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, pointIndex(j), points(section,
+ * pointBytes), pointsFrom, suffix(first) }: the nonzero scalars (a copy, or the input itself when fewer than a quarter
+ * are zero: a copy would cost more than the MSM saves), the index among the n of kept pair j, a function that takes the
+ * section of n points (pointBytes each) to the matching points, and the same for the scalars from index `first` on (no
+ * second pass over them).
  */
 export function keptPairs(scalars, n8) {
   const n = scalars.length / n8;
@@ -41,6 +42,7 @@ function pairsOf(scalars, n8, S, kept, count) {
   return {
     count: all ? n : count,
     scalars: keptScalars,
+    pointIndex: (j) => (all ? j : kept[j]),
     /** The pairs of scalars[first ..] (a Groth16 witness's private part), from these indices. */
     suffix(first) {
       let j0 = 0;

@@ -83,6 +83,20 @@ export const newScratch = () => ({ arrays: new Arrays(), into: new Uint8Array(ST
 
 /** The MSMs of sections 5 to 8: name, group, and whether the scalars are the private part of the witness. */
 const WITNESS_MSMS = { 5: ['A', 'G1', false], 6: ['B1', 'G1', false], 7: ['B2', 'G2', false], 8: ['C', 'G1', true] };
+/** The section of each MSM's points. */
+const SECTION_OF = { A: 5, B1: 6, B2: 7, C: 8, H: 9 };
+
+/**
+ * A bad point in an MSM's input (the MSM's RangeError "points[j]: reason", j an index into the points it was given,
+ * the thinned ones) as a FileFormatError that names the zkey's section and the point's index there (and its wire:
+ * sections 5 to 7 hold one point per wire, section 8 the private wires'). Other errors as they are.
+ */
+function zkeyPointError(e, key, pairs, { nPublic }) {
+  if (!(e instanceof RangeError) || e.argument !== 'points' || !Number.isInteger(e.index)) return e;
+  const index = pairs ? pairs.pointIndex(e.index) : e.index;
+  const wire = key === 'H' ? '' : ` (wire ${key === 'C' ? index + nPublic + 1 : index})`;
+  return new FileFormatError(`zkey: section ${SECTION_OF[key]} (${key}): point ${index}${wire}${e.reason}`);
+}
 
 /**
  * One proof on a curve's engine: the phases above, over the zkey's sections in file order (each read once). Its
@@ -128,7 +142,8 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
   // this proof's (not the caller's zkey bytes) that are free once the MSM has settled (or a function that lists them then)
   const msm = (key, group, points, pairs, give = [], order = {}) => {
     firstMsm ??= performance.now();
-    msms[key] = engine.msm(group, points, pairs?.scalars ?? null, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory, order).finally(() => {
+    const run = engine.msm(group, points, pairs?.scalars ?? null, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory, order);
+    msms[key] = run.catch((e) => Promise.reject(zkeyPointError(e, key, pairs, header))).finally(() => {
       lastMsm = performance.now();
       for (const a of typeof give === 'function' ? give() : give) arrays.give(a);
     });
@@ -177,6 +192,9 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
         qap = await evaluateQap(fr, header, scalars, section, into, fr.shared && engine.threads > 1 ? engine : null);
         lap(timings, 'qap', t);
         cosets = cosetEvaluations(engine, fr, qap, header.domainSize, timings, arrays, cacheTables);
+        // awaited once section 9 or the next witness section comes, and at the end: a failure while this loop waits
+        // for the zkey's next bytes must not go unhandled
+        cosets.catch(() => {});
         ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
         startH();
       } else if (id in WITNESS_MSMS) {

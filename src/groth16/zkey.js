@@ -63,14 +63,14 @@ function inverse(a, m) {
 /**
  * A G1 (coords 1) or G2 (coords 2) point of LEM bytes as canonical affine BigInts: { x, y } (G2: { x: { c0, c1 },
  * y: { c0, c1 } }), null for infinity. Coordinates are checked to be < q; being on the curve is not checked here
- * (the prover's point loading checks it).
+ * (the prover's point loading checks it). label: how the error names the point.
  */
-export function decodePoint(bytes, { q, n8q }, coords = 1) {
+export function decodePoint(bytes, { q, n8q }, coords = 1, label = 'zkey: a point') {
   if (bytes.every((b) => b === 0)) return null;
   const c = [];
   for (let i = 0; i < 2 * coords; i++) {
     const v = bigIntLE(bytes, i * n8q, n8q);
-    if (v >= q) throw new FileFormatError(`zkey: a point's coordinate is not below q`);
+    if (v >= q) throw new FileFormatError(`${label}: a coordinate is not below q`);
     c.push(fromMontgomery(v, q, n8q));
   }
   return coords === 1 ? { x: c[0], y: c[1] } : { x: { c0: c[0], c1: c[1] }, y: { c0: c[2], c1: c[3] } };
@@ -285,7 +285,7 @@ function parseHeader(b) {
     const lem = b.subarray(at, at + 2 * coords * n8q);
     at += lem.length;
     header.lem[name] = lem;
-    header[name] = decodePoint(lem, header, coords);
+    header[name] = decodePoint(lem, header, coords, `zkey: section 2 (Groth16 header): ${name}`);
   }
   return header;
 }
