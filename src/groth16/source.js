@@ -117,7 +117,12 @@ class FileSource extends ByteSource {
     const handle = await fs.open(path, 'r');
     const source = new FileSource();
     source.#handle = handle;
-    source.size = (await handle.stat()).size;
+    try {
+      source.size = (await handle.stat()).size;
+    } catch (e) {
+      await handle.close().catch(() => {}); // no source comes back to close it
+      throw e;
+    }
     return source;
   }
 
