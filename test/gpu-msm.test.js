@@ -16,6 +16,7 @@ import { loadKzg } from '../src/adapters/kzg.js';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { GpuBuffers, GpuMsmRun } from '../src/gpu/msm.js';
+import { GpuBases } from '../src/gpu/bases.js';
 import { GPU_GLV, GPU_THREADS, chooseGpuWindow, chunkShape, planGpuCall, planGpuMsm, useGlv } from '../src/gpu/plan.js';
 import { GLV_ENTRY_POINT } from '../src/gpu/layout.js';
 import { findGlvConstants } from '../src/bigint/glv.js';
@@ -499,6 +500,27 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect(hex(await after)).toBe(hex(curve.msmBytes(...inputs[1])));
   }, 240_000);
 
+  it('GpuCurves that share a device take turns on it: one call\'s error scopes open at a time, every result right', async () => {
+    const curve = await loadToyCurve();
+    const [a, b] = [await gpuOf(curve), await gpuOf(curve)];
+    const inputs = [9, 30, 2, 17].map((n) => [curve.randomPointsBytes(n, { seed: n + 50 }), curve.randomScalarsBytes(n, { seed: n + 51 })]);
+    // each call pushes its two scopes and pops them at its end: more than two open means two calls interleaved
+    let open = 0;
+    let most = 0;
+    const push = device.pushErrorScope.bind(device);
+    const pop = device.popErrorScope.bind(device);
+    device.pushErrorScope = (filter) => ((most = Math.max(most, ++open)), push(filter));
+    device.popErrorScope = () => (open--, pop());
+    try {
+      const results = await Promise.all(inputs.map(([p, s], i) => (i % 2 ? b : a).msmBytes(p, s)));
+      inputs.forEach(([p, s], i) => expect(hex(results[i]), `call ${i}`).toBe(hex(curve.msmBytes(p, s))));
+    } finally {
+      delete device.pushErrorScope;
+      delete device.popErrorScope;
+    }
+    expect(most).toBe(2);
+  }, 240_000);
+
   it('bad input gets the errors of msmBytes, naming the index', async () => {
     const curve = await loadCurve('bn254');
     const gpu = await gpuOf(curve);
@@ -542,6 +564,12 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     await sameError(points.subarray(1), scalars);
     await sameError(points, scalars.subarray(32));
     await expect(gpu.msmBytes(points, scalars, { window: 0 })).rejects.toThrow(/window/);
+    expect(hex(await gpu.msmBytes(points, scalars, { window: null }))).toBe(hex(curve.msmBytes(points, scalars, { window: null }))); // as no window
+    // prepared bases whose upload fails (a budget below one point) are let go at once, not kept until close()
+    const release = vi.spyOn(GpuBases.prototype, 'release');
+    await expect(gpu.prepareBases(points, { maxMemory: 1000 })).rejects.toThrow(/needs at least \d+ bytes for one point/);
+    expect(release).toHaveBeenCalledTimes(1);
+    release.mockRestore();
     await expect(gpu.msmBytes(points, scalars, { wndow: 4 })).rejects.toThrow(/unknown option "wndow"/);
     await expect(gpu.msmBytes([1, 2], scalars)).rejects.toThrow(TypeError);
     // and the next call is right

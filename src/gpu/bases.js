@@ -95,6 +95,7 @@ export class GpuBases {
   /** @internal the buffers destroyed now (free()'s turn, a failed upload, close()) */
   release() {
     this.#freed = true;
+    this.#bytes = null;
     if (this.#held) for (const b of [...this.#held.points, ...this.#held.skip]) b.destroy();
     this.#held = null;
     this.#gpu.forgetBases(this);

@@ -26,7 +26,7 @@ function checkCallOptions(options) {
   if (options === undefined) return {};
   checkOptionNames(options, CALL_OPTIONS);
   const { window } = options;
-  if (window !== undefined && !(Number.isInteger(window) && window >= 1 && window <= 24)) throw new RangeError(`window must be an integer in 1..24, got ${window}`);
+  if (window != null && !(Number.isInteger(window) && window >= 1 && window <= 24)) throw new RangeError(`window must be an integer in 1..24, got ${window}`);
   checkMsmOptions({ ...options, window: undefined }, { async: true });
   return options;
 }
@@ -104,7 +104,15 @@ export function affineBytes(params, gpu, coords, count) {
 }
 
 /**
- * The MSM on a GPU for one curve (G1): msmBytes, msm, prepareBases, close. Calls run one at a time, in order.
+ * The calls under way on each device a caller passed to gpu() (its last call's settling). The GpuCurves that share
+ * one (G1's and G2's, say) take turns on it: a device has one stack of error scopes, and each call's must catch its
+ * own errors only (two calls at once would pop each other's).
+ */
+const sharedDeviceTails = new WeakMap();
+
+/**
+ * The MSM on a GPU for one curve (G1): msmBytes, msm, prepareBases, close. Calls run one at a time, in order (and
+ * with the calls of the other GpuCurves on a device passed to gpu()).
  */
 export class GpuCurve {
   #curve;
@@ -173,7 +181,9 @@ export class GpuCurve {
    */
   #exclusive(options, body) {
     if (this.#closed) return Promise.reject(new Error('the GPU MSM is closed'));
-    const run = this.#tail.then(async () => {
+    const shared = this.#options.device;
+    const before = shared ? Promise.all([this.#tail, sharedDeviceTails.get(shared)]) : this.#tail;
+    const run = before.then(async () => {
       const { signal } = options;
       if (signal?.aborted) throw abortError(signal);
       const state = await this.#ready();
@@ -200,6 +210,7 @@ export class GpuCurve {
       }
     });
     this.#tail = run.catch(() => {});
+    if (shared) sharedDeviceTails.set(shared, this.#tail);
     return run;
   }
 
@@ -267,7 +278,12 @@ export class GpuCurve {
     const native = formats?.point || checkSubgroup ? curve.decodePoints(pointBytes, formats?.point?.name ?? 'native', { checkSubgroup }) : pointBytes;
     const bases = new GpuBases(this, native, n, maxMemory);
     this.#bases.add(bases);
-    await bases.upload();
+    try {
+      await bases.upload();
+    } catch (e) {
+      bases.release(); // no one gets them to free: their buffers (and the caller's points) go now, not at close()
+      throw e;
+    }
     return bases;
   }
 
