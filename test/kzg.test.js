@@ -82,6 +82,11 @@ describe('wasmsm/kzg: bad input', () => {
     await expect(kzg.blobToKzgCommitment(blobHex(tooBig))).rejects.toThrow(/^blob\[7\] is not in \[0, r\)$/);
     await expect(kzg.blobToKzgCommitment(Uint8Array.from(Buffer.from(blobHex(tooBig).slice(2), 'hex')))).rejects.toThrow(/^blob\[7\] /);
     await expect(kzg.blobToKzgCommitment(tooBig.map(hex))).rejects.toThrow(/^blob\[7\] /);
+    // a hole in the array (never set, or deleted) is refused as undefined is, not read as zero
+    const holey = [...random];
+    delete holey[5];
+    await expect(kzg.blobToKzgCommitment(holey)).rejects.toThrow(/^blob\[5\] must be a bigint or a hex string$/);
+    await expect(kzg.computeProof(holey, 1n)).rejects.toThrow(/^blob\[5\] /);
     const lastTooBig = [...random];
     lastTooBig[7] = r - 1n;
     lastTooBig[4095] = 2n ** 256n - 1n;

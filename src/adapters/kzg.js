@@ -143,7 +143,9 @@ export class Kzg {
     if (Array.isArray(blob)) {
       if (blob.length !== n) throw new RangeError(`a blob has ${n} field elements, got ${blob.length}`);
       bytes = new Uint8Array(FE * n);
-      blob.forEach((v, i) => {
+      // by index, not forEach: a hole in the array is refused as undefined is, never read as zero
+      for (let i = 0; i < n; i++) {
+        const v = blob[i];
         if (typeof v === 'string') {
           const b = hexToBytes(v, `blob[${i}]`);
           if (b.length !== FE) throw new RangeError(`blob[${i}] is not ${FE} bytes`);
@@ -152,7 +154,7 @@ export class Kzg {
           if (v < 0n || v >= this.#curve.r) throw new RangeError(`blob[${i}] is not in [0, r)`);
           bigIntToBE(v, bytes, FE * i);
         } else throw new TypeError(`blob[${i}] must be a bigint or a hex string`);
-      });
+      }
     } else {
       bytes = blob instanceof Uint8Array ? blob : hexToBytes(blob, 'blob');
       if (bytes.length !== FE * n) throw new RangeError(`a blob is ${FE * n} bytes (${n} field elements), got ${bytes.length}`);
