@@ -353,6 +353,11 @@ describe.each(curveNames.flatMap((name) => KERNELS.map((kernel) => [name, kernel
     expect(() => fr.ntt([0n, r])).toThrow(/values\[1\] is not in \[0, r\)/);
     expect(() => fr.ntt([-1n, 0n])).toThrow(/values\[0\] is not in \[0, r\)/);
     expect(() => fr.ntt([0n, 1])).toThrow(/values\[1\] must be a BigInt/);
+    // a hole in the array is refused as undefined is, not read as zero
+    const holey = [1n, 2n];
+    delete holey[1];
+    expect(() => fr.ntt(holey)).toThrow(/values\[1\] must be a BigInt, got undefined/);
+    expect(() => fr.intt(new Array(2))).toThrow(/values\[0\] must be a BigInt, got undefined/);
     expect(() => fr.ntt(toBytes([0n, r], B))).toThrow(/element 1 is not in \[0, r\)/);
     const allOnes = new Uint8Array(2 * B).fill(0xff);
     expect(() => fr.ntt(allOnes)).toThrow(/element 0 is not in \[0, r\)/);

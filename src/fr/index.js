@@ -312,11 +312,13 @@ export class ScalarField {
     let bytes = values;
     if (bigints) {
       bytes = new Uint8Array(N * B);
-      values.forEach((x, i) => {
+      // by index, not forEach: a hole in the array is refused as undefined is, never read as zero
+      for (let i = 0; i < N; i++) {
+        let x = values[i];
         if (typeof x !== 'bigint') throw new TypeError(`${this.name} Fr: values[${i}] must be a BigInt, got ${typeof x}`);
         if (x < 0n || x >= this.r) throw new RangeError(`${this.name} Fr: values[${i}] is not in [0, r)`);
         for (let k = 0; k < B; k++, x >>= 8n) bytes[i * B + k] = Number(x & 0xffn);
-      });
+      }
     }
     if (tables) this.twiddles(logN, inverse);
     return { bigints, bytes, N, logN };
