@@ -369,6 +369,19 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
         await pool2.close();
       }
     }
+    // threads whose slices need different amounts (a full scalar in one, a small one in the other, message path):
+    // the least named is the most any of them needs, and it works
+    const mixed = curve.randomScalarsBytes(2, { seed: 53 });
+    mixed.fill(0, 1, curve.scalarBytes);
+    const pool3 = await curve.threads({ count: 2, sharedMemory: false });
+    try {
+      const least = await pool3.msmBytes(pb2.subarray(0, 2 * curve.pointBytes), mixed, { maxMemory: 1 }).then(() => null, (e) => Number(/at least (\d+) bytes/.exec(e.message)?.[1]));
+      expect(await pool3.msmBytes(pb2.subarray(0, 2 * curve.pointBytes), mixed, { maxMemory: least })).toEqual(curve.msmBytes(pb2.subarray(0, 2 * curve.pointBytes), mixed));
+    } finally {
+      await pool3.close();
+    }
+    // no maxMemory, a window whose buckets pass the default working set: the error says so (not "maxMemory undefined")
+    await expect(curve.msmStream([{ points: pb2, scalars: sb2 }], { window: 20 })).rejects.toThrow(/^the default working set \(no maxMemory given\) is too small for this MSM/);
     await expect(curve.threads({ count: 2, shared: true })).rejects.toThrow(/unknown option "shared"/);
     // every other options object too: a misspelt name is never ignored
     await expect(loadCurve('bn254', { kernal: 'int' })).rejects.toThrow(/unknown option "kernal" in load options/);

@@ -161,6 +161,21 @@ describe('the caller may reuse or transfer its buffers once add() returns', { ti
     }
     expect(() => bn.msmAccumulator().add(new Uint16Array(32))).toThrow('add().points must be a Uint8Array (or absent)');
   });
+
+  it('pool accumulator: a caller\'s signal keeps no listener of a finished or freed accumulator', async () => {
+    const { getEventListeners } = await import('node:events');
+    const { points, scalars } = inputs(bn, 5, 70);
+    for (const pool of pools) {
+      const signal = new AbortController().signal;
+      for (let i = 0; i < 3; i++) {
+        const acc = pool.msmAccumulator({ signal });
+        await acc.add(points, scalars);
+        expect(await acc.result()).toEqual(bn.msmBytes(points, scalars));
+        await pool.msmAccumulator({ signal }).free();
+      }
+      expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    }
+  });
 });
 
 /**

@@ -216,8 +216,10 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
  * e.need, so a pool whose threads each plan within a share of the budget can name the least for all of them).
  */
 export function budgetError(maxMemory, need, window) {
+  // no maxMemory given: the default working set is what was too small, and a maxMemory is the way past it
+  const budget = maxMemory === undefined ? 'the default working set (no maxMemory given)' : `maxMemory ${maxMemory} bytes`;
   const e = new RangeError(
-    `maxMemory ${maxMemory} bytes is too small for this MSM: it needs at least ${need} bytes (${(need / 2 ** 20).toFixed(2)} MiB)` +
+    `${budget} is too small for this MSM: it needs at least ${need} bytes (${(need / 2 ** 20).toFixed(2)} MiB)` +
       `${window === undefined ? '' : ` with window ${window}`}, one point per chunk`,
   );
   e.need = need;

@@ -202,9 +202,11 @@ export class MsmPool {
     // free() aborts the stream, as does the caller's own signal
     const own = checkStreamOptions(this.#curve.params, options).options.signal;
     if (own?.aborted) controller.abort(own.reason);
-    own?.addEventListener('abort', () => controller.abort(own.reason), { once: true });
+    const onOwnAbort = () => controller.abort(own.reason);
+    own?.addEventListener('abort', onOwnAbort, { once: true });
     const result = this.msmStream(source, { ...options, signal: controller.signal });
     result.catch(() => {});
+    result.finally(() => own?.removeEventListener('abort', onOwnAbort)).catch(() => {}); // the caller's signal outlives it
     const push = (entry) => {
       chunks.push(entry);
       wake?.();

@@ -190,6 +190,10 @@ export class Workers {
       // The lowest input index first, so the error names the first bad input.
       const errors = failed.map(([o, t]) => errorFromData(o.reason, offsetOf(t)));
       errors.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
+      // budgets too small (plan.js budgetError): the threads' slices may need different amounts, and the least that
+      // works for every thread is the largest
+      const needs = errors.map((e) => e.need).filter((need) => need !== undefined);
+      if (errors[0].need !== undefined) errors[0].need = Math.max(...needs);
       throw errors[0];
     }
     return outcomes.map((o) => o.value);
