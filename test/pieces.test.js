@@ -162,6 +162,27 @@ describe('the caller may reuse or transfer its buffers once add() returns', { ti
     expect(() => bn.msmAccumulator().add(new Uint16Array(32))).toThrow('add().points must be a Uint8Array (or absent)');
   });
 
+  it('close() while a stream waits on its source: the stream rejects at once, and the call queued behind it', async () => {
+    const { points, scalars } = inputs(bn, 10, 71);
+    for (const sharedMemory of [true, false]) {
+      const pool = await bn.threads({ count: 2, sharedMemory });
+      let resume;
+      const gate = new Promise((resolve) => (resume = resolve));
+      async function* source() {
+        yield { points: points.subarray(0, 5 * bn.pointBytes), scalars: scalars.subarray(0, 5 * bn.scalarBytes) };
+        await gate; // a source that stalls (a network stream, say)
+        yield { points: points.subarray(5 * bn.pointBytes), scalars: scalars.subarray(5 * bn.scalarBytes) };
+      }
+      const stream = pool.msmStream(source()).then(() => 'resolved', (e) => e.message);
+      const queued = pool.msmBytes(points, scalars).then(() => 'resolved', (e) => e.message);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await pool.close();
+      const settled = await Promise.race([Promise.all([stream, queued]), new Promise((resolve) => setTimeout(() => resolve('still pending'), 2000))]);
+      resume();
+      expect(settled, `sharedMemory ${sharedMemory}`).toEqual(['the thread pool is closed', 'the thread pool is closed']);
+    }
+  });
+
   it('pool accumulator: a caller\'s signal keeps no listener of a finished or freed accumulator', async () => {
     const { getEventListeners } = await import('node:events');
     const { points, scalars } = inputs(bn, 5, 70);

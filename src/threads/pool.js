@@ -60,6 +60,7 @@ export class MsmPool {
   #workers = null;
   #queue = Promise.resolve();
   #closed = false;
+  #closing = new AbortController(); // close(): the call under way settles at once (a stream may wait on its source)
   #nextBasesId = 1;
   #releaseTimer = null;
   #releaseAfterMs;
@@ -266,6 +267,11 @@ export class MsmPool {
       onAbort = () => reject(abortError(signal));
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+    let onClose;
+    const closed = new Promise((_, reject) => {
+      onClose = () => reject(new Error('the thread pool is closed'));
+      this.#closing.signal.addEventListener('abort', onClose, { once: true });
+    });
     // A callback that throws must not crash a message handler: the MSM finishes, then rejects with its error.
     let callbackError = null;
     const progress = (fraction) => {
@@ -295,7 +301,7 @@ export class MsmPool {
       return body(progress);
     })();
     try {
-      const result = await Promise.race([work, aborted]);
+      const result = await Promise.race([work, aborted, closed]);
       timeline?.finish(options.timings);
       progress(1);
       if (callbackError) throw callbackError.error;
@@ -314,6 +320,7 @@ export class MsmPool {
     } finally {
       if (this.#workers.timeline === timeline) this.#workers.timeline = null;
       signal?.removeEventListener('abort', onAbort);
+      this.#closing.signal.removeEventListener('abort', onClose);
       this.#path.endCall?.();
       this.#releaseLater();
     }
@@ -418,6 +425,7 @@ export class MsmPool {
   async close() {
     this.#closed = true;
     clearTimeout(this.#releaseTimer);
+    this.#closing.abort(); // the call under way rejects now, those queued behind it at their turn
     await this.#workers?.close();
   }
 }
