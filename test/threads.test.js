@@ -515,6 +515,21 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
       }
     });
 
+    it(`${path}: prepared bases take the windows the MSM of all k scalars takes (not those of a thread's slice), and refuse the others before the call`, async () => {
+      const bn = await loadCurve('bn254');
+      const k = 9000; // window 17 is allowed for 9000 points, not for a slice of 4500
+      const [points, scalars] = [bn.randomPointsBytes(k, { seed: 61 }), bn.randomScalarsBytes(k, { seed: 62 })];
+      const pool = await bn.threads({ count: 2, sharedMemory });
+      try {
+        const bases = await pool.prepareBases(points);
+        expect(await bases.msmBytes(scalars, { window: 17 })).toEqual(bn.prepareBases(points).msmBytes(scalars, { window: 17 }));
+        await expect(bases.msmBytes(new Uint8Array(0), { window: 20 })).rejects.toThrow(/^window 20 is too large for 0 points/);
+        await bases.free();
+      } finally {
+        await pool.close();
+      }
+    });
+
     it(`${path}: prepared bases: a call made before free() runs; a prepareBases that fails (a bad point) leaves no slice on the threads`, async () => {
       const pool = await curve.threads({ count: 2, sharedMemory });
       const ops = [];

@@ -134,7 +134,7 @@ export function buildTable(ctx, heap, layout, table, staging, first, count, { ch
  * A precompute table answers a short prefix the windowed way when that is cheaper (its 2^(c-1) buckets
  * would be mostly empty).
  */
-export function preparedShape(P, layout, k, window) {
+export function preparedShape(P, layout, k, window, windowLimitPoints = k) {
   const H = layout.H;
   if (layout.Kt > 1 && window === undefined) {
     const flatCost = H * k * layout.Kt + 2 ** layout.c;
@@ -147,7 +147,7 @@ export function preparedShape(P, layout, k, window) {
       return Object.freeze({ flat: true, n: k, m, pairs: H * k, bits: pairBits(P), c: layout.c, K: 1, digitWindows: layout.Kt, L: 1 << (layout.c - 1) });
     }
   }
-  const base = msmShape(P, k, window);
+  const base = msmShape(P, k, window, 1, { windowLimitPoints });
   return Object.freeze({ ...base, flat: false, m: base.m * layout.Kt, pairs: base.m, digitWindows: base.K });
 }
 
@@ -213,14 +213,15 @@ export function countPreparedDigits(ctx, io, layout, first, count) {
 /**
  * One MSM over the first k bases of a table on one thread (the table and scalars at these addresses of
  * instance's memory); returns a pointer to the affine result in instance.heap.
- * options: { window (windowed only), timings, onProgress }
+ * options: { window (windowed only), windowLimitPoints (the whole MSM's k, where this is a thread's slice of it: the
+ * windows allowed are the whole MSM's), timings, onProgress }
  */
 export function preparedMsmPointers(instance, layout, table, { scalars, k, options = {} }) {
   const ctx = { ex: instance.exports, memory: instance.memory, params: instance.params };
   const P = instance.params;
   const timings = options.timings ?? null;
   const phase = phaseTimer(timings);
-  const shape = preparedShape(P, layout, k, options.window);
+  const shape = preparedShape(P, layout, k, options.window, options.windowLimitPoints);
   const io = allocPreparedInputs(instance.heap, P, shape, { table, scalars });
   setInfinity(ctx.memory, P, io.infinity);
   preparedDigitsZero(ctx, io);

@@ -242,7 +242,8 @@ export class MessagePath {
     const S = this.#curve.scalarBytes;
     const counts = state.ranges.map(([first, last]) => Math.max(0, Math.min(k, last) - first));
     const fractions = new Array(counts.length).fill(0);
-    const threadOptions = options.window === undefined ? {} : { window: options.window };
+    // a forced window is allowed or refused for the whole MSM's k, not each thread's slice of it
+    const threadOptions = options.window === undefined ? {} : { window: options.window, windowLimitPoints: k };
     const results = await this.#workers.runAll(
       'preparedMsm',
       (t) => {

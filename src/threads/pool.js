@@ -15,6 +15,7 @@ import { checkMsmOptions, checkOptionNames, copyBytes } from '../msm/bytes.js';
 import { checkedScalars, resultFromNative } from '../codecs.js';
 import { noFormatOptions, resolveFormatOptions } from '../formats.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
+import { preparedShape } from '../msm/prepared.js';
 import { abortError, checkPiece, checkStreamOptions, readStream } from '../stream.js';
 import { RELEASE_AFTER_MS } from '../instance.js';
 import { Timeline } from './timeline.js';
@@ -385,6 +386,8 @@ export class MsmPool {
     options = poolOptions(checkMsmOptions(options, { async: true }));
     const P = this.#curve.params;
     const { k, scalarBytes: native, formats } = checkPreparedScalars(P, state.layout, scalarBytes, options);
+    // a window the MSM of these k cannot take is refused here, on either path (the message path's threads see slices)
+    if (options.window !== undefined) preparedShape(P, state.layout, k, options.window);
     const { signal } = options;
     if (signal?.aborted) throw abortError(signal);
     let run = this.#queue.then(() =>
