@@ -157,17 +157,39 @@ export async function checkParamsMath(params) {
   }
   const { a, b } = curve;
   const ops = affineOps(p, a);
-  let found = 0;
-  for (let x = 1n; found < 2 && x < p && x < 1000n; x++) {
+  const samples = [];
+  for (let x = 1n; samples.length < 8 && x < p && x < 1000n; x++) {
     const y = modSqrt((x * x * x + a * x + b) % p, p);
     if (y === null || y === 0n) continue;
-    found++;
-    if (ops.mul({ x, y }, h * r) !== null) {
+    samples.push({ x, y });
+    if (samples.length <= 2 && ops.mul({ x, y }, h * r) !== null) {
       throw new InputError(`h * r = ${hex(h * r)} is not the group order: (h * r) * P != O for the curve point P = (${hex(x)}, ${hex(y)}); check the cofactor "h" (is it ${hex(h)}?) and r`);
     }
   }
   if (h % r === 0n) {
     throw new InputError(`h = ${params.h} is a multiple of r = ${params.r}: r^2 then divides the group order, and the curve may have several subgroups of order r, which neither the subgroup test (r P = O) nor GLV tells apart (wasmsm needs r not dividing h)`);
+  }
+  // Where r divides p - 1 every point of order r may be rational (E[r] = Z/r x Z/r, r^2 dividing the group order):
+  // then several multiples of the group's small exponent lie in the Hasse interval, and a wrong h passes the test
+  // above. GLV tells it: the endomorphism acts as lambda on G's subgroup only, so h P must be lambda-fixed as G is.
+  if ((p - 1n) % r === 0n) {
+    const { buildGlvParams } = await import('../codegen/params/glv.js');
+    const { endomorphismMap } = await import('../codegen/params/endomorphism.js');
+    let glv;
+    try {
+      glv = buildGlvParams(curve); // as the build derives them
+    } catch (e) {
+      throw new InputError(e.message.replace(/^curve params: /, ''));
+    }
+    const phi = glv && endomorphismMap(glv.endomorphism, p);
+    for (const P of phi ? samples : []) {
+      const Q = ops.mul(P, h);
+      const image = phi(Q);
+      const lambdaQ = ops.mul(Q, glv.lambda);
+      if (Q !== null && !(image && lambdaQ && image.x === lambdaQ.x && image.y === lambdaQ.y)) {
+        throw new InputError(`the points of order r are not all multiples of the generator: h P, P = (${hex(P.x)}, ${hex(P.y)}), is not in its subgroup (the endomorphism does not act on it as lambda); r^2 divides the group order and h = ${params.h} is not the cofactor, which wasmsm needs not to be a multiple of r`);
+      }
+    }
   }
   return curve;
 }

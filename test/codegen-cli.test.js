@@ -505,6 +505,9 @@ describe('codegen curve: bad params files', () => {
     ['wrong order', (j) => (j.r = '0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364159'), /: generator does not have order r/],
     // y^2 = x^3 + 10 over p = 337: #E = 343 = 7^3, r = 7, h = 49 (several subgroups of order 7)
     ['h a multiple of r', (j) => withParams(j, { name: 'ft337', p: '337', r: '7', a: '0', b: '10', h: '49', generator: { x: '21', y: '138' } }), /: h = 0x31 is a multiple of r = 0x7: /],
+    // y^2 = x^3 + 4 over p = 547: #E = 507 = 3 * 13^2 with all of E[13] rational (13 divides p - 1); the wrong h = 42
+    // lies in the Hasse interval and (h r) P = O for the sample points, but h P is not in G's subgroup (review's case)
+    ['full r-torsion and a wrong h', (j) => withParams(j, { name: 'ft547', p: '547', r: '13', a: '0', b: '4', h: '42', generator: { x: '39', y: '263' } }), /: the points of order r are not all multiples of the generator: h P, P = \(0x[0-9a-f]+, 0x[0-9a-f]+\), is not in its subgroup/],
     ['reduction not a known one', (j) => (j.reduction = 'bogus'), /: "reduction" must be "montgomery" or "crandall", got "bogus"$/],
     ['wrong cofactor', (j) => (j.h = '0x2'), /: h \* r = 0x[0-9a-f]+ cannot be the number of points: it is outside the Hasse interval/],
     ['missing field', (j) => delete j.r, /: missing field "r"$/],

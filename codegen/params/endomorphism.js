@@ -87,6 +87,21 @@ export function polyRoots(f, p) {
 }
 
 /**
+ * The map of an endomorphism as GLV params name it (glv.endomorphism): { kind: 'beta', beta }, (x, y) -> (beta x, y);
+ * or { kind: 'degree-2', x0, v, m2, m3 }, (x, y) -> (m2 (x + v / (x - x0)), m3 y (1 - v / (x - x0)^2)). Affine
+ * points { x, y } mod p, null for infinity (and for the point (x0, 0) the degree-2 map sends there).
+ */
+export function endomorphismMap(endomorphism, p) {
+  if (endomorphism.kind === 'beta') return (P) => (P === null ? null : { x: mod(endomorphism.beta * P.x, p), y: P.y });
+  const { x0, v, m2, m3 } = endomorphism;
+  return (P) => {
+    if (P === null || P.x === x0) return null;
+    const s = modInverse(mod(P.x - x0, p), p);
+    return { x: mod(m2 * (P.x + v * s), p), y: mod(m3 * P.y * (1n - v * s * s), p) };
+  };
+}
+
+/**
  * The degree-2 endomorphism of the curve ({ p, r, a, b, generator }), or null when it has none over F_p:
  * { kind: 'degree-2', x0, v, m2, m3, t, lambda }, psi(x, y) = (m2 (x + v / (x - x0)), m3 y (1 - v / (x - x0)^2)).
  */
@@ -106,11 +121,7 @@ export function findDegreeTwoEndomorphism({ p, r, a, b, generator: G }) {
     const m = modSqrt(m2, p);
     if (m === null) continue; // isomorphic over F_p(m) only: psi maps to the quadratic twist
     const m3 = mod(m2 * m, p);
-    const psi = (P) => {
-      if (P === null || P.x === x0) return null;
-      const s = inv(P.x - x0);
-      return { x: mod(m2 * (P.x + v * s), p), y: mod(m3 * P.y * (1n - v * s * s), p) };
-    };
+    const psi = endomorphismMap({ kind: 'degree-2', x0, v, m2, m3 }, p);
     const pG = psi(G);
     if (pG === null || !ops.onCurve(pG, b)) throw new Error('degree-2 endomorphism: psi(G) is not on the curve');
     const ppG = psi(pG);
