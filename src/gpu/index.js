@@ -31,13 +31,16 @@ function checkCallOptions(options) {
   return options;
 }
 
-/** The GPU module's shape for the runner: limbs (n of w bits), coordinates, words per component and per scalar, GLV's halves. */
+/**
+ * The GPU module's shape for the runner: coordinates, words per component and per scalar, GLV's halves (the limbs
+ * stay inside the kernels: the buffers hold words, src/gpu/layout.js).
+ */
 function gpuShape(params) {
-  const { n, w, coords, glv = null } = params.gpu;
+  const { coords, glv = null } = params.gpu;
   const degree = params.field.degree ?? 1; // 2 for G2: a coordinate is c0 | c1
   const componentBytes = params.field.base?.bytes ?? params.field.bytes;
   return Object.freeze({
-    n, w, coords, degree, componentBytes, componentWords: Math.ceil(componentBytes / 4),
+    coords, degree, componentBytes, componentWords: Math.ceil(componentBytes / 4),
     scalarBytes: params.scalarBytes, scalarWords: Math.ceil(params.scalarBytes / 4), glv,
   });
 }
