@@ -8,7 +8,9 @@
 #   bash ../shared/device/prepare.sh                     # here: .device/ (Node 24, Dawn, npm pack of this checkout)
 #   bash bench/gpu-session.sh                            # on the GPU machine, from the checkout, .device/ carried
 #   bash bench/gpu-session.sh small                      # here, on SwiftShader at tiny sizes: proves the script runs
+#   STEPS="kernels field" bash bench/gpu-session.sh      # only these steps (of kernels, small, g2, field)
 set -u
+STEPS=" ${STEPS:-kernels small g2 field} "
 OUT=${OUT:-/tmp/gpu-session}
 mkdir -p "$OUT"
 ROOT=$(pwd)
@@ -30,6 +32,7 @@ cd "$LIB" || exit 1
 step() {
   local name=$1 limit=$2
   shift 2
+  case "$STEPS" in *" $name "*) ;; *) return ;; esac
   date +%T >> "$OUT/clock.txt"
   timeout "$limit" "$NODE" "$@" > "$OUT/$name.txt" 2> "$OUT/$name.err"
   echo "$name: exit $?" >> "$OUT/clock.txt"
@@ -38,7 +41,7 @@ EVAL=(scripts/evaluate-msm.js --gpu --check-size 0 --threads "$T")
 
 step kernels 240 "${EVAL[@]}" --gpu-no-glv --gpu-variants "$VARIANTS" \
   --curve "$CURVES" --sizes "$S1,$S2" --runs "$RUNS"
-step small 90 "${EVAL[@]}" --gpu-threads 16:14:4,16:14:8 --gpu-windows 12 --curve bn254 --sizes "$S1" --runs "$RUNS"
+step small 90 "${EVAL[@]}" --gpu-threads 16:14:2,16:14:8,16:14:16 --gpu-windows 12 --curve bn254 --sizes "$S1" --runs "$RUNS"
 step g2 150 "${EVAL[@]}" --group g2 --gpu-no-glv --curve bn254 --sizes "$S1" --runs "$RUNS"
 step field 60 bench/gpu-field.js --w 13 --variants loop,unrolled,product,karatsuba,sqr-scanning "${FIELD[@]}"
 date +%T >> "$OUT/clock.txt"

@@ -7,14 +7,16 @@
 // beside the shipped kernels: --gpu-variants w:mul[:sqr],... kernels of other limb sizes and product shapes (built
 // here from codegen/, as bench/gpu-field.js does), --gpu-threads a:r[:run],... the shipped kernels with 2^a
 // accumulate and 2^r reduce threads and sumRuns' run (src/gpu/plan.js GPU_THREADS), --gpu-windows c,... with window
-// c, and --gpu-no-glv without the GLV split (src/gpu/plan.js GPU_GLV) where the curve has it. The kinds' runs are
+// c, --gpu-no-glv without the GLV split (src/gpu/plan.js GPU_GLV) where the curve has it, and --gpu-wgsl dir the
+// kernels of dir/<curve>/<curve>[.g2].wgsl (another checkout's wasm/: a kernel change timed against the shipped
+// kernels in one process; the host side is this checkout's, so the file must keep its entry points). The kinds' runs are
 // interleaved (run r of each, then run r + 1), so that the GPU's clocks fall alike on every row.
 
 import { cpus } from 'node:os';
 import { median, printTable, runtimeName, sameBytes } from './lib.js';
 import { GPU_GLV, GPU_THREADS } from '../src/gpu/plan.js';
 
-const PHASES = ['prepare', 'upload', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'scalarCheck', 'wait', 'download', 'total'];
+const PHASES = ['prepare', 'upload', 'encode', 'convert', 'digits', 'sort', 'accumulate', 'reduce', 'combine', 'scalarCheck', 'wait', 'download', 'finish', 'total'];
 
 /** A view of `curve` whose GPU kernels are another build of its WGSL (w, fp_mul's and fp_sqr's shapes): what GpuCurve reads of a curve. */
 async function variantOf(curve, name, w, mul, sqr) {
@@ -30,6 +32,14 @@ async function variantOf(curve, name, w, mul, sqr) {
   const view = Object.create(curve, { params: { value: { ...curve.params, gpu } } });
   const { openGpu } = await import('../src/gpu/index.js');
   return (options) => openGpu(view, async () => ({ default: wgsl }), options);
+}
+
+/** A view of `curve` whose GPU kernels are the WGSL text of `file` (--gpu-wgsl). */
+async function kernelsFrom(curve, file) {
+  const { readFile } = await import('node:fs/promises');
+  const wgsl = await readFile(file, 'utf8');
+  const { openGpu } = await import('../src/gpu/index.js');
+  return (options) => openGpu(curve, async () => ({ default: wgsl }), options);
 }
 
 /** Runs fn with the kind's module-wide switches (GPU_THREADS, GPU_GLV) set, then the shipped ones again. */
@@ -105,9 +115,9 @@ async function timeKinds(kinds, points, scalars, runs, expected, label, progress
  * evaluate-msm's (curve: the group object, the curve itself for G1 or curve.g2); nobleCheck(curve, label, k, points,
  * scalars, result): evaluate-msm's check against @noble/curves at its check size.
  */
-export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants = [], shapes = [], windows = [], noGlv = false, json = false, progress = () => {} }) {
+export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants = [], shapes = [], windows = [], noGlv = false, wgslDir = null, json = false, progress = () => {} }) {
   const results = [];
-  for (const { name, label: curveLabel, curve } of targets) {
+  for (const { name, group, label: curveLabel, curve } of targets) {
     for (const k of sizes) {
       const n = 2 ** k;
       progress(`${curveLabel} 2^${k}: generating ${n} points and scalars (seeded)...`);
@@ -133,6 +143,10 @@ export async function evaluateGpu({ targets, sizes, runs, threads, nobleCheck, v
       const kinds = [{ label: `w = ${curve.params.gpu.w}${glv} (shipped)`, open: () => curve.gpu() }];
       if (noGlv && glv) kinds.push({ label: `w = ${curve.params.gpu.w}, no GLV`, open: () => curve.gpu(), glv: false });
       for (const { w, mul, sqr } of variants) kinds.push({ label: `w = ${w}, ${mul}${sqr === 'mul' ? '' : `, sqr ${sqr}`}`, open: await variantOf(curve, name, w, mul, sqr) });
+      if (wgslDir !== null) {
+        const file = `${wgslDir}/${name}/${name}${group === 'G2' ? '.g2' : ''}.wgsl`;
+        kinds.push({ label: `kernels of ${file}`, open: await kernelsFrom(curve, file) });
+      }
       for (const window of windows) kinds.push({ label: `c = ${window}`, open: () => curve.gpu(), options: { window } });
       for (const { accumulate, reduce, run } of shapes) {
         const label = `threads 2^${Math.log2(accumulate)}/2^${Math.log2(reduce)}${run === GPU_THREADS.run ? '' : `, runs of ${run}`}`;

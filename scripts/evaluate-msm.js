@@ -52,9 +52,11 @@ const HELP = `usage: npm run evaluate-msm -- [options]
   --gpu-variants  with --gpu: also time GPU kernels of other limb sizes and product shapes, w:mul[:sqr], e.g.
                   13:loop,16:unrolled,13:karatsuba,13:loop:scanning (G1; kernels/wgsl-field.js's shapes)
   --gpu-threads   with --gpu: also time the shipped kernels with 2^a accumulate and 2^r reduce threads (and runs of
-                  run sums in the reduce's last steps, default 16), a:r[:run], e.g. 17:15,16:17,16:14:4
+                  run sums in the reduce's last steps, default 4), a:r[:run], e.g. 17:15,16:17,16:14:8
   --gpu-no-glv    with --gpu: also time the shipped kernels without the GLV split, on the curves that have it
   --gpu-windows   with --gpu: also time the shipped kernels with these windows c (msmBytes' window), e.g. 10,12
+  --gpu-wgsl      with --gpu: also time the kernels of dir/<curve>/<curve>[.g2].wgsl (another checkout's wasm/) on
+                  this checkout's host side, e.g. ../old/wasm
   --json          print the results as JSON instead of a table`;
 
 const args = parseCli('evaluate-msm', HELP, {
@@ -77,6 +79,7 @@ const args = parseCli('evaluate-msm', HELP, {
   'gpu-threads': { type: 'string' },
   'gpu-no-glv': { type: 'boolean' },
   'gpu-windows': { type: 'string' },
+  'gpu-wgsl': { type: 'string' },
 });
 const curves = args.curve.split(',').map((s) => s.trim());
 /** Decimal integers only ('' and '0x2' are not 0 and 2): a list item left empty by a comma is an error. */
@@ -112,7 +115,7 @@ const CPU_ONLY = ['kernel', 'window', 'max-memory', 'prepared', 'compare', 'path
 const givenCpuOnly = CPU_ONLY.filter((o) => (o === 'kernel' ? args.kernel !== 'auto' : args[o] !== undefined && args[o] !== false));
 if (args.gpu && givenCpuOnly.length) fail(`--gpu does not take ${givenCpuOnly.map((o) => `--${o}`).join(', ')}`);
 if (args['gpu-variants'] !== undefined && groups.includes('G2')) fail('--gpu-variants builds G1 kernels only: give it without --group g2 or both');
-if (!args.gpu && (args['gpu-variants'] !== undefined || args['gpu-threads'] !== undefined || args['gpu-windows'] !== undefined || args['gpu-no-glv'])) fail('--gpu-variants, --gpu-threads, --gpu-windows and --gpu-no-glv need --gpu');
+if (!args.gpu && (args['gpu-variants'] !== undefined || args['gpu-threads'] !== undefined || args['gpu-windows'] !== undefined || args['gpu-no-glv'] || args['gpu-wgsl'] !== undefined)) fail('--gpu-variants, --gpu-threads, --gpu-windows, --gpu-no-glv and --gpu-wgsl need --gpu');
 
 /**
  * What the modes run, in order: each curve's selected groups, [{ name, group, label, curve }], where curve is
@@ -499,7 +502,7 @@ if (args.gpu) {
     if (!(Number.isInteger(c) && c >= 1 && c <= 24)) fail(`--gpu-windows: ${v} is not a window (an integer in 1..24)`);
     return c;
   });
-  await evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants, shapes, windows, noGlv: args['gpu-no-glv'], json: args.json, progress });
+  await evaluateGpu({ targets, sizes, runs, threads, nobleCheck, variants, shapes, windows, noGlv: args['gpu-no-glv'], wgslDir: args['gpu-wgsl'] ?? null, json: args.json, progress });
   if (!args.json) process.stderr.write(`\r${''.padEnd(70)}\r`);
   process.exit(0);
 }

@@ -199,7 +199,9 @@ export class GpuCurve {
       try {
         const result = await body(state, budget);
         popped = true;
+        const popping = performance.now();
         const error = await scopes();
+        if (options.timings) options.timings.finish = performance.now() - popping;
         if (state.lost) throw new GpuDeviceLostError(`the GPU device was lost during the MSM (${state.lost.message || state.lost.reason}); the next call gets a new one`);
         if (error) throw new Error(`the GPU reported an error during the call, so its result is not used: ${error.message}`);
         return result;
@@ -223,8 +225,9 @@ export class GpuCurve {
    * the pool's msmBytes (a copy of a 2^20-point input would cost more than the GPU's whole MSM). options: window,
    * maxMemory (GPU bytes for the working buffers; default 1 GiB, or gpu()'s), timings (ms: convert, digits, sort,
    * accumulate, reduce, combine by GPU timestamps where the device has them, else each phase run alone, combine with
-   * the host's part added; prepare, upload, scalarCheck, wait and download by the host's clock; phaseClock says
-   * which), signal, onProgress (fraction of the chunks done), checkSubgroup, pointFormat, scalarFormat, resultFormat.
+   * the host's part added; prepare, upload, encode (the passes' commands), scalarCheck, wait, download and finish
+   * (the GPU's error scopes read) by the host's clock; phaseClock says which), signal, onProgress (fraction of the
+   * chunks done), checkSubgroup, pointFormat, scalarFormat, resultFormat.
    * The scalars' range (< r) is checked while the GPU runs the first chunk, unless a format option or checkSubgroup
    * has it checked first (as on the CPU, a bad scalar is reported before a bad point).
    */

@@ -182,9 +182,11 @@ export class GpuMsmRun {
    * submitted and awaited alone and timed by the wall clock.
    */
   async phase(name, body) {
+    const encoding = performance.now();
     this.encoder ??= this.device.createCommandEncoder();
     this.phaseName = name;
     body();
+    this.timeHost('encode', encoding);
     if (!this.timings || this.gpuClock) return;
     const started = performance.now();
     this.submit();
@@ -194,6 +196,7 @@ export class GpuMsmRun {
 
   submit() {
     if (!this.encoder) return;
+    const submitting = performance.now();
     const queries = this.queries;
     let read = null;
     if (queries) {
@@ -208,6 +211,7 @@ export class GpuMsmRun {
     this.device.queue.submit([this.encoder.finish()]);
     this.encoder = null;
     this.queries = null;
+    this.timeHost('encode', submitting);
     if (read) {
       const done = read.mapAsync(1 /* GPUMapMode.READ */).then(() => {
         const ns = new BigInt64Array(read.getMappedRange());
