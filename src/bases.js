@@ -36,10 +36,10 @@ export function countBases(P, formats, pointBytes) {
 }
 
 /**
- * msmBytes' scalars for the prepared bases of `layout`: decoded from options.scalarFormat, each below r, at most N.
- * Returns { k, scalarBytes (native), formats }.
+ * msmBytes' scalars for the prepared bases of `layout`: decoded from options.scalarFormat, each below r (unless range
+ * is false: the GPU checks them while its passes run), at most N. Returns { k, scalarBytes (native), formats }.
  */
-export function checkPreparedScalars(P, layout, scalarBytes, options) {
+export function checkPreparedScalars(P, layout, scalarBytes, options, { range = true } = {}) {
   const N = layout.N;
   if (options.window !== undefined && layout.Kt > 1) throw new TypeError('options.window does not apply to bases prepared with precompute');
   if (options.maxMemory !== undefined) throw new TypeError('options.maxMemory does not apply to prepared bases: their table is their memory (see tableBytes)');
@@ -54,7 +54,7 @@ export function checkPreparedScalars(P, layout, scalarBytes, options) {
   }
   const k = scalarBytes.length / P.scalarBytes;
   if (k > N) throw new RangeError(`${k} scalars but only ${N} prepared bases (a call may use a prefix of the bases, not more)`);
-  checkScalarBytes(P, scalarBytes, k);
+  checkScalarBytes(P, scalarBytes, k, { range });
   return { k, scalarBytes, formats };
 }
 

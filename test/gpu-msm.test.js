@@ -371,6 +371,15 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
       expect(hex(await bases.msmBytes(prefix)), `prefix ${k}`).toBe(hex(curve.msmBytes(pointBytes.subarray(0, k * curve.pointBytes), prefix)));
     }
     await expect(bases.msmBytes(curve.randomScalarsBytes(41))).rejects.toThrow(/41 scalars but only 40 prepared bases/);
+    // a scalar >= r (r itself, checked while the GPU runs): msmBytes' error and no result; the bases serve the next call
+    const hasR = scalarBytes.slice();
+    hasR.set(curve.encodeScalars([curve.r - 1n]), 29 * 32);
+    hasR[29 * 32] += 1; // (r - 1 is even)
+    const cpuError = (() => { try { curve.msmBytes(pointBytes, hasR); } catch (e) { return e; } })();
+    expect(cpuError?.message).toMatch(/scalars\[29\]/);
+    await expect(bases.msmBytes(hasR)).rejects.toThrow(cpuError.message);
+    await expect(bases.msmBytes(hasR.subarray(0, 29 * 32))).resolves.toBeInstanceOf(Uint8Array); // the prefix before it
+    await expect(bases.msmBytes(new Uint8Array(3 * 32).fill(0xff))).rejects.toThrow(/scalars\[0\]/);
     bases.free();
     await expect(bases.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
     // prepareBases' maxMemory: the bases held in chunks of that budget's plan
