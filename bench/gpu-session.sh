@@ -43,5 +43,5 @@ step kernels 240 "${EVAL[@]}" --gpu-no-glv --gpu-variants "$VARIANTS" \
   --curve "$CURVES" --sizes "$S1,$S2" --runs "$RUNS"
 step small 90 "${EVAL[@]}" --gpu-threads 16:14:2,16:14:8,16:14:16 --gpu-windows 12 --curve bn254 --sizes "$S1" --runs "$RUNS"
 step g2 150 "${EVAL[@]}" --group g2 --gpu-no-glv --curve bn254 --sizes "$S1" --runs "$RUNS"
-step field 60 bench/gpu-field.js --w 13 --variants loop,unrolled,product,karatsuba,sqr-scanning "${FIELD[@]}"
+step field 120 bench/gpu-field.js --w 13 --variants loop,unrolled,product,karatsuba,sqr-scanning "${FIELD[@]}"
 date +%T >> "$OUT/clock.txt"
