@@ -169,6 +169,10 @@ for (const [name, build] of [['bn128', buildBn128], ['bls12381', buildBls12381]]
           const off3 = bases.slice();
           off3[3 * 2 * G.F.n8 + 1] ^= 1;
           await expect(G.multiExpAffine(off3, halfZero)).rejects.toThrow(/points\[3\]/);
+          // a bad base with a zero scalar before it (never read) is not the one named
+          const off23 = off3.slice();
+          off23[2 * 2 * G.F.n8 + 1] ^= 1;
+          await expect(G.multiExpAffine(off23, halfZero)).rejects.toThrow(/^points\[3\]/);
           // the route goes on after an error
           expectSame(G, await G.multiExpAffine(bases, scalars), await own[group].call(G, bases, scalars));
         }
@@ -266,6 +270,31 @@ describe('accelerate: options, curves, restore', () => {
     } finally {
       await ff.terminate();
     }
+  });
+
+  it('handle.terminate() ends the curve once: not again after curve.terminate(), and through a newer route', { timeout: 60_000 }, async () => {
+    const counted = async () => {
+      const ff = await buildBn128(true);
+      const own = ff.terminate;
+      ff.ends = 0;
+      ff.terminate = async function () { ff.ends++; return own.call(this); };
+      return ff;
+    };
+    const ff = await counted();
+    const handle = await accelerate(ff, { threads: 1 });
+    await ff.terminate(); // snarkjs's way: the route restores, then the curve ends
+    await handle.terminate(); // (a cleanup path): nothing more
+    expect(ff.ends).toBe(1);
+    // an old handle after a newer route: the newer one is restored as the curve ends, once
+    const ff2 = await counted();
+    const own = ff2.G1.multiExpAffine;
+    const old = await accelerate(ff2, { threads: 1 });
+    await old.restore();
+    const newer = await accelerate(ff2, { threads: 1 });
+    await old.terminate();
+    expect(ff2.G1.multiExpAffine, 'the newer route restored').toBe(own);
+    await newer.terminate();
+    expect(ff2.ends).toBe(1);
   });
 
   // A child process: snarkjs's curve, accelerated, a Groth16-sized MSM on each group, then the given ending. It

@@ -20,8 +20,8 @@
 // This file speaks ffjavascript's formats through the objects the caller passes; it imports nothing from
 // snarkjs or ffjavascript (they are the user's dependencies) and only the public API of wasmsm.
 
-import { loadCurve, GpuDeviceLostError } from '../../index.js';
-import { bigIntToBytesLE, checkMsmOptions, checkOptionNames } from '../msm/bytes.js';
+import { loadCurve } from '../../index.js';
+import { bigIntToBytesLE, checkMsmOptions, checkOptionNames, inputError } from '../msm/bytes.js';
 import { checkGpuOption, openGpuOption } from './gpu-option.js';
 import { keptPairs } from '../groth16/pairs.js';
 
@@ -104,7 +104,7 @@ function allBelow(pages, rBytes) {
  */
 function withoutZeroScalars(points, scalars, pointBytes) {
   const kept = keptPairs(scalars, 32);
-  return { points: kept.points(points, pointBytes), scalars: kept.scalars };
+  return { points: kept.points(points, pointBytes), scalars: kept.scalars, pointIndex: kept.pointIndex };
 }
 
 function checkFfCurve(ffCurve) {
@@ -184,6 +184,7 @@ class Route {
     this.gpuError = null; // why the GPU was not taken ('auto')
     this.queue = Promise.resolve(); // one MSM at a time across G1 and G2
     this.originals = { terminate: ffCurve.terminate };
+    this.terminated = false; // the curve's terminate() ran through this route or its handle
     this.patched = {};
     this.active = true;
     this.stats = { routed: 0, fallback: 0, points: 0, gpu: 0 };
@@ -207,10 +208,15 @@ class Route {
       restore: () => route.restore(),
       /** The same as restore(). */
       close: () => route.restore(),
-      /** restore(), then ffjavascript's curve.terminate() (its workers end; snarkjs builds a new curve next time). */
+      /**
+       * restore(), then the curve's terminate() (its workers end; snarkjs builds a new curve next time), once: not
+       * again after curve.terminate() ended this route. The curve's own method now, so a newer route restores too.
+       */
       terminate: async () => {
         await route.restore();
-        await route.originals.terminate?.call(ffCurve);
+        if (route.terminated) return;
+        route.terminated = true;
+        await ffCurve.terminate?.();
       },
     });
   }
@@ -232,6 +238,7 @@ class Route {
       const route = this;
       // curve.terminate() drops snarkjs's cached curve: the route ends with it.
       this.ff.terminate = async function () {
+        route.terminated = true;
         await route.restore();
         return terminate.call(this);
       };
@@ -304,10 +311,12 @@ class Route {
     try {
       return this.toJacobian(G, await target.msmBytes(kept.points, kept.scalars, formats));
     } catch (e) {
-      // the error names an index in the kept pairs: the whole input again, for the index in the caller's arrays
-      // (a lost device or an abort is no input error: it fails as it is, never run again on a new device)
-      if (kept.points === b || e instanceof GpuDeviceLostError || e?.name === 'AbortError') throw e;
-      return this.toJacobian(G, await target.msmBytes(b, s, formats));
+      // an input error names an index among the kept pairs: the same error at that pair's index in the caller's
+      // arrays (not a run over every pair, which would read the bases of zero scalars, as ffjavascript does not)
+      if (kept.points !== b && (e?.argument === 'points' || e?.argument === 'scalars') && Number.isInteger(e.index)) {
+        throw inputError(e.argument, kept.pointIndex(e.index), e.reason);
+      }
+      throw e;
     }
   }
 
