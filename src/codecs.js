@@ -18,7 +18,7 @@
 // (SWFlags::from_y_coordinate: y <= -y is YIsPositive).
 
 import {
-  BAD_POINT_REASON, bigIntToBytesLE, bytesToBigIntLE, checkPointBytes, checkScalarBytes, inputError,
+  BAD_POINT_REASON, apartFrom, bigIntToBytesLE, checkAttached, bytesToBigIntLE, checkPointBytes, checkScalarBytes, inputError,
 } from './msm/bytes.js';
 import { encodeEdwards, parseEdwards, recoverX } from './codecs-edwards.js';
 import { checkSubgroupRange, subgroupScratchBytes } from './msm/subgroup.js';
@@ -157,6 +157,7 @@ function parsePoint(L, src, o, dst, d) {
 /** bytes is a Uint8Array of whole encodings of `size` bytes; returns their number. */
 export function checkBatchLength(bytes, size, what, format) {
   if (!(bytes instanceof Uint8Array)) throw new TypeError(`${what} must be a Uint8Array`);
+  checkAttached(bytes, what);
   if (bytes.length % size !== 0) {
     throw new RangeError(`${what} length ${bytes.length} is not a multiple of ${size} (bytes per ${what === 'scalarBytes' ? 'scalar' : 'point'} in format '${format}')`);
   }
@@ -192,7 +193,7 @@ export function decodePointBatch(curve, L, bytes, { checkSubgroup = false, check
   const B = L.B;
   const E = P.E;
   const out = new Uint8Array(n * 2 * B);
-  if (bytes.buffer === memory.buffer) bytes = bytes.slice();
+  bytes = apartFrom(memory, bytes);
   const ctx = { ex, memory, params: P };
   const mark = heap.mark();
   try {
@@ -373,6 +374,8 @@ function copyToBE(src, o, dst, d, B) {
 export function encodePointBatch(curve, L, nativeBytes, { what = 'nativeBytes' } = {}) {
   const B = L.B;
   const n = checkBatchLength(nativeBytes, 2 * B, what, 'native');
+  // (validated and read below: one copy for both where the bytes are a view of the curve's memory)
+  nativeBytes = apartFrom(curve.memory, nativeBytes);
   validateNative(curve, nativeBytes, n);
   const out = new Uint8Array(n * L.size);
   const { half } = L;
@@ -430,7 +433,7 @@ export function encodePointBatch(curve, L, nativeBytes, { what = 'nativeBytes' }
 /** Native points: coordinates < p and on the curve (g_fromBytes), else a RangeError naming the index. */
 function validateNative(curve, bytes, n) {
   const { heap, memory, params: P, exports: ex } = curve;
-  if (bytes.buffer === memory.buffer) bytes = bytes.slice();
+  bytes = apartFrom(memory, bytes);
   const size = 2 * P.field.bytes;
   const mark = heap.mark();
   try {

@@ -9,7 +9,7 @@ import { PreparedBases } from './bases.js';
 import { RELEASE_AFTER_MS, RESIDENT_BYTES } from './instance.js';
 import { MsmAccumulator, msmStreamOn } from './stream.js';
 import {
-  bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, checkOptionNames, convertPoints, isInfinityBytes, modelOf, neutralBytes,
+  apartFrom, bigIntToBytesLE, bytesToBigIntLE, checkMsmInputs, checkMsmOptions, checkOptionNames, convertPoints, isInfinityBytes, modelOf, neutralBytes,
 } from './msm/bytes.js';
 import { msmBytesOn } from './msm/chunked.js';
 import { decodePointBatch, encodePointBatch, inputsToNative, resultFromNative } from './codecs.js';
@@ -227,6 +227,9 @@ export class Curve {
    */
   msmBytes(pointBytes, scalarBytes, options) {
     options = checkMsmOptions(options);
+    // views of this curve's memory: copied before any decoding there grows it (which would detach them)
+    pointBytes = apartFrom(this.memory, pointBytes);
+    scalarBytes = apartFrom(this.memory, scalarBytes);
     const formats = resolveFormatOptions(this.params, options);
     if (formats) [pointBytes, scalarBytes] = inputsToNative(this, formats, pointBytes, scalarBytes, options.timings);
     const n = checkMsmInputs(this.params, pointBytes, scalarBytes);

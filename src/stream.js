@@ -4,7 +4,7 @@
 // handed on in batches to a ChunkedMsm (one thread, src/msm/chunked.js) or a pool's path, whose plan keeps the
 // memory bounded whatever the stream's length. Errors name the index in the whole stream.
 
-import { checkMsmOptions, checkScalarBytes, copyBytes, inputError } from './msm/bytes.js';
+import { checkAttached, checkMsmOptions, checkScalarBytes, copyBytes, inputError } from './msm/bytes.js';
 import { ChunkedMsm } from './msm/chunked.js';
 import { planMsm } from './msm/plan.js';
 import { STAGING_POINTS } from './msm/layout.js';
@@ -118,7 +118,9 @@ class PairBuffer {
 /** A TypeError unless points and scalars are each a Uint8Array or absent; `what` names the piece. */
 export function checkPiece(points, scalars, what) {
   for (const [name, bytes] of [['points', points], ['scalars', scalars]]) {
-    if (bytes !== undefined && bytes !== null && !(bytes instanceof Uint8Array)) throw new TypeError(`${what}.${name} must be a Uint8Array (or absent)`);
+    if (bytes === undefined || bytes === null) continue;
+    if (!(bytes instanceof Uint8Array)) throw new TypeError(`${what}.${name} must be a Uint8Array (or absent)`);
+    checkAttached(bytes, `${what}.${name}`);
   }
 }
 

@@ -542,3 +542,72 @@ describe('a forced window above 16: allowed up to ceil(log2(pairs)) + 2, refused
     });
   }
 });
+
+describe('inputs that are views of the curve\'s memory (Buffers too), or of a detached buffer (review)', () => {
+  const hex = (b) => Buffer.from(b).toString('hex');
+
+  it('msmBytes, decodePoints and encodePoint take views of the memory the call works in, as a Node Buffer too', async () => {
+    const curve = await loadCurve('bn254', { kernel: 'int' });
+    const n = 3000;
+    const points = curve.randomPointsBytes(n, { seed: 1 });
+    const scalars = curve.randomScalarsBytes(n, { seed: 2 });
+    const want = hex(curve.msmBytes(points, scalars));
+    const wantCompressed = hex(curve.encodePoint(points, 'gnark-compressed'));
+    curve.msmBytes(curve.randomPointsBytes(20000), curve.randomScalarsBytes(20000)); // the memory grown past the views
+    const at = curve.heap.mark() + 4096;
+    for (const View of [Uint8Array, Buffer]) {
+      const view = (offset, bytes) => {
+        const v = View === Buffer ? Buffer.from(curve.memory.buffer, offset, bytes.length) : new Uint8Array(curve.memory.buffer, offset, bytes.length);
+        v.set(bytes);
+        return v;
+      };
+      // (a Buffer's slice() is a view: the MSM's own allocations then overwrote the scalars, a wrong sum)
+      expect(hex(curve.msmBytes(points, view(at, scalars))), `${View.name}: scalars`).toBe(want);
+      expect(hex(curve.msmBytes(view(at, points), scalars)), `${View.name}: points`).toBe(want);
+      expect(hex(curve.decodePoints(view(at, points), 'native')), `${View.name}: decodePoints`).toBe(hex(points));
+      expect(hex(curve.encodePoint(view(at, points), 'gnark-compressed')), `${View.name}: encodePoint`).toBe(wantCompressed);
+    }
+    // a point format decoded in the curve's memory grows it: the scalars' view is copied before (not detached)
+    const compressed = curve.encodePoint(points, 'gnark-compressed');
+    curve.trim();
+    const room = curve.heap.mark() + 1024 + scalars.length - curve.memory.buffer.byteLength;
+    if (room > 0) curve.memory.grow(Math.ceil(room / 65536));
+    const grownBy = curve.memory.buffer.byteLength;
+    const small = new Uint8Array(curve.memory.buffer, curve.heap.mark() + 1024, scalars.length);
+    small.set(scalars);
+    expect(hex(curve.msmBytes(compressed, small, { pointFormat: 'gnark-compressed', resultFormat: 'native' }))).toBe(want);
+    expect(curve.memory.buffer.byteLength, 'the call grew the memory under the view').toBeGreaterThan(grownBy);
+  });
+
+  it('a view of a detached buffer is a TypeError, never the sum of no points', async () => {
+    const curve = await loadCurve('bn254', { kernel: 'int' });
+    const points = curve.randomPointsBytes(10, { seed: 3 });
+    const scalars = curve.randomScalarsBytes(10, { seed: 4 });
+    const gone = (bytes) => {
+      const copy = bytes.slice();
+      structuredClone(copy.buffer, { transfer: [copy.buffer] });
+      return copy;
+    };
+    expect(() => curve.msmBytes(gone(points), gone(scalars))).toThrow(/pointBytes is a view of a detached ArrayBuffer/);
+    expect(() => curve.msmBytes(points, gone(scalars))).toThrow(/scalarBytes is a view of a detached ArrayBuffer/);
+    expect(() => curve.decodePoints(gone(points), 'gnark-compressed')).toThrow(/detached/);
+    const acc = curve.msmAccumulator();
+    expect(() => acc.add(gone(points), scalars)).toThrow(/points is a view of a detached ArrayBuffer/);
+    acc.free?.();
+    // an empty input of its own is still no input: the neutral point
+    expect(curve.decodePoint(curve.msmBytes(new Uint8Array(0), new Uint8Array(0)))).toBe(null);
+  });
+
+  it('window null is no window, as undefined (the accumulator forced a window of 16 for 10 points)', async () => {
+    const curve = await loadCurve('bn254', { kernel: 'int' });
+    const points = curve.randomPointsBytes(10, { seed: 5 });
+    const scalars = curve.randomScalarsBytes(10, { seed: 6 });
+    const plain = curve.msmAccumulator();
+    plain.add(points, scalars);
+    const timings = {};
+    const withNull = curve.msmAccumulator({ window: null, timings });
+    withNull.add(points, scalars);
+    expect(hex(withNull.result())).toBe(hex(plain.result()));
+    expect(() => curve.msmBytes(points, scalars, { window: null, maxMemory: 1 })).toThrow(/^(?!.*window null)/);
+  });
+});

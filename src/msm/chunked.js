@@ -7,7 +7,7 @@
 import { allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, pairsOf, recordPointsFor, STAGING_POINTS } from './layout.js';
 import { planMsm, singleThreadPieces, windowWithin } from './plan.js';
 import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange, reducePieces, setInfinity } from './index.js';
-import { convertPoints, neutralBytes, pointToBytes, scalarBitLength } from './bytes.js';
+import { apartFrom, convertPoints, neutralBytes, pointToBytes, scalarBitLength } from './bytes.js';
 import { checkSubgroupRange } from './subgroup.js';
 
 /** Heap bytes a ChunkedMsm's pointScale takes on top of its plan: K, and the alignment it moves. */
@@ -150,6 +150,9 @@ export class ChunkedMsm {
  * pointScale (ChunkedMsm) }.
  */
 export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
+  // inputs that are views of this instance's memory: copied once, before any attempt overwrites or detaches them
+  pointBytes = apartFrom(instance.memory, pointBytes);
+  scalarBytes = apartFrom(instance.memory, scalarBytes);
   const scalarBits = scalarBitLength(scalarBytes, instance.params.scalarBytes, n);
   const planOptions = {
     window: options.window, maxMemory: options.maxMemory, checkSubgroup: !!options.checkSubgroup, blockPoints: options.blockPoints,
@@ -177,9 +180,6 @@ export function msmBytesOn(instance, pointBytes, scalarBytes, n, options = {}) {
 /** One MSM, planned, on one instance: a ChunkedMsm fed the whole input. */
 function msmOnInstance(instance, pointBytes, scalarBytes, n, plan, options) {
   const P = instance.params;
-  // Inputs that are views of this instance's memory would be overwritten (or detached, when memory grows).
-  if (pointBytes.buffer === instance.memory.buffer) pointBytes = pointBytes.slice();
-  if (scalarBytes.buffer === instance.memory.buffer) scalarBytes = scalarBytes.slice();
   const PB = 2 * P.field.bytes;
   const S = P.scalarBytes;
   const msm = new ChunkedMsm(instance, plan, { ...options, total: n });
