@@ -399,6 +399,40 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     await expect(again.msmBytes(scalarBytes)).rejects.toThrow(/freed/);
   }, 240_000);
 
+  it('an incomplete Edwards curve (a, d non-squares) with p = 3 mod 4: P + P where 2 P is a point at infinity, in a bucket and in the reduce (review)', async () => {
+    // p = 0x9c5f = 3 mod 4, so -d is a square: P4 has d x^2 y^2 = -1, order 4, and 2 P4 is a point at infinity,
+    // where the unified addition gives Z3 = 0 and the dedicated one is wrong for P1 = P2 (reviewer's curve)
+    const TE_3MOD4 = { name: 'te-3mod4', model: 'twisted-edwards', p: '0x9c5f', a: '0x13', d: '0x2b', r: '0x13af', h: '0x8', generator: { x: '0x7db1', y: '0x787a' } };
+    const curve = await loadToyCurve(TE_3MOD4);
+    const gpu = await gpuOf(curve);
+    const [p, a, d] = [0x9c5fn, 0x13n, 0x2bn];
+    const m = (v) => ((v % p) + p) % p;
+    const inv = (v) => { let [r, x, e] = [1n, m(v), p - 2n]; for (; e > 0n; e >>= 1n, x = x * x % p) if (e & 1n) r = r * x % p; return r; };
+    const add = (P, Q) => {
+      const t = m(d * P.x * Q.x * P.y * Q.y);
+      return { x: m((P.x * Q.y + P.y * Q.x) * inv(1n + t)), y: m((P.y * Q.y - a * P.x * Q.x) * inv(1n - t)) };
+    };
+    const P4 = { x: 0x3333n, y: 0x9907n };
+    const minusP4 = { x: p - P4.x, y: P4.y };
+    expect(m(a * P4.x ** 2n + P4.y ** 2n), 'P4 on the curve').toBe(m(1n + d * P4.x ** 2n * P4.y ** 2n));
+    expect(m(d * P4.x ** 2n * P4.y ** 2n), 'd x^2 y^2 = -1: 2 P4 at infinity').toBe(p - 1n);
+    const G = curve.decodePoint(curve.randomPointsBytes(1, { seed: 1 }));
+    const want = add(add(P4, G), P4); // (2 P4 itself has no affine form)
+    // (5 P4 + 5 P4 + G: bucket 5 holds 2 P4, a point at infinity, which the reduce's (g M) T doubles)
+    for (const [label, points, scalars] of [
+      ['P4, P4, G (one bucket)', [P4, P4, G], [1n, 1n, 1n]], ['2 P4 + G (a doubling in the reduce)', [P4, G], [2n, 1n]],
+      ['5 P4 + 5 P4 + G (a point at infinity doubled)', [P4, P4, G], [5n, 5n, 1n]],
+      // 2 (-P4) is the other point at infinity: both in the reduce (their sum is (0, -1)); -12 P4 = 2 P4
+      ['5 P4 + 5 P4 + 6 (-P4) + 6 (-P4) + G (both points at infinity)', [P4, P4, minusP4, minusP4, G], [5n, 5n, 6n, 6n, 1n]],
+    ]) {
+      const [pb, sb] = [curve.encodePoints(points), curve.encodeScalars(scalars)];
+      expect(curve.decodePoint(curve.msmBytes(pb, sb)), `${label}: CPU`).toEqual(want);
+      for (const window of [undefined, 2, 8]) {
+        expect(curve.decodePoint(await gpu.msmBytes(pb, sb, { window })), `${label}, window ${window}`).toEqual(want);
+      }
+    }
+  }, 240_000);
+
   it('GLV (bn254, secp256k1, a generated curve; not an Edwards one): P and phi(P) in one bucket, the split off and on alike, prepared bases with and without the images, chunks', async () => {
     const decomposed = vi.spyOn(GpuMsmRun.prototype, 'dispatch');
     const splits = () => decomposed.mock.calls.filter(([entryPoint]) => entryPoint === GLV_ENTRY_POINT).length;

@@ -317,9 +317,18 @@ function edwards(F, { a, d }, p) {
       'H = B - a * A',
       ...finish,
     ];
-  const fallback = (args) => complete ? [] : [
-    `if (fp_isZero(Z3)) {\n  // F G = 0: P1 - P2 or P1 + P2 is a point at infinity of the Edwards curve; the dedicated formula is right there\n  return g_addDedicated(${args});\n}`,
-  ];
+  // Z3 = 0 from P1 = P2, the one case the dedicated formula gets wrong: an affine point whose double is at infinity
+  // (d x^2 y^2 = -1), which exists where -d is a square mod p (with d a non-square: p = 3 mod 4). There the doubling
+  // takes it; elsewhere (every shipped curve) the branch is left out: SwiftShader's compiler crashes on bandersnatch's
+  // larger functions. (Two points at infinity (X : 0 : 0 : T) give Z3 = -C^2, not 0: the unified formula sums them.)
+  const doubleAtInfinity = !complete && isSquare(mod(-d, p), p);
+  const fallback = (args, same, double) => {
+    if (complete) return [];
+    const body = ['// F G = 0: P1 - P2 or P1 + P2 is a point at infinity of the Edwards curve; the dedicated formula is right there'];
+    if (doubleAtInfinity) body.push('// but for P1 = P2 (2 P1 at infinity, -d being a square mod p): the doubling', `if (${same}) { return ${double}; }`);
+    body.push(`return g_addDedicated(${args});`);
+    return [`if (fp_isZero(Z3)) {\n${body.map((line) => `  ${line}`).join('\n')}\n}`];
+  };
   const doubling = (fromAffine) => [
     'A = X1^2',
     'B = Y1^2',
@@ -341,10 +350,13 @@ function edwards(F, { a, d }, p) {
 // unified formula gives Z3 = F G = 0 exactly when P1 - P2 or P1 + P2 is one of them (all four coordinates 0 for
 // P1 - P2, a wrong result). That never happens for points of the subgroup of odd order r (their sums and differences
 // stay in it), but it can for inputs with a component of order 2; the dedicated addition (add-2008-hwcd-2) is right
-// in both cases, so g_add and g_addAffine take it when Z3 = 0 (checked against the Weierstrass image on every pair of
-// small multiples of G plus a point of order 2).
-// The doublings are exact for every point of E(F_p): with d a non-square their F G never vanishes on affine points,
-// and a point at infinity doubles to (0 : 1 : 1 : 0).`;
+// in both cases but P1 = P2, so g_add and g_addAffine take it when Z3 = 0 (checked against the Weierstrass image on
+// every pair of small multiples of G plus a point of order 2). ${doubleAtInfinity ? `Here -d is a square mod p (p = 3 mod 4): affine
+// points with d x^2 y^2 = -1 double to a point at infinity, where the unified addition of P and P gives Z3 = 0 too,
+// so g_add and g_addAffine take the doubling when P1 = P2 (checked on such a curve).` : `Here -d is a non-square mod p,
+// so no affine P + P gives Z3 = 0 (that needs d x^2 y^2 = -1).`}
+// The doublings are exact for every point of E(F_p): where F G vanishes (d x^2 y^2 = -1) the result (X3 : 0 : 0 : T3)
+// is the point at infinity 2 P, and a point at infinity doubles to (0 : 1 : 1 : 0).`;
   return `// twisted Edwards a x^2 + y^2 = 1 + d x^2 y^2, a = ${minusOne ? '-1' : `0x${a.toString(16)}`}, d = 0x${d.toString(16)}
 // extended coordinates (Hisil, Wong, Carter, Dawson 2008): (X, Y, Z, T) is the affine (X/Z, Y/Z) with T = XY/Z;
 // the neutral element is (0 : 1 : 1 : 0). Formulas of the EFD (g1p/auto/twisted/extended${minusOne ? '-1' : ''}):
@@ -383,14 +395,14 @@ ${fn('g_doubleAffine(q: Affine) -> Point', '2 Q for affine Q, mdbl-2008-hwcd (Z1
 
 ${fn('g_add(p1: Point, p2: Point) -> Point', `P1 + P2, ${minusOne ? 'add-2008-hwcd-3' : 'add-2008-hwcd'} (unified)${complete ? '; complete' : ', with the dedicated formula where it fails'}`, steps(two, [
     ...unified(false),
-    ...fallback('p1, p2'),
+    ...fallback('p1, p2', 'fp_eq(fp_mul(p1.x, p2.z), fp_mul(p2.x, p1.z)) && fp_eq(fp_mul(p1.y, p2.z), fp_mul(p2.y, p1.z))', 'g_double(p1)'),
     'return Point(X3, Y3, Z3, T3);',
   ]))}
 
 ${fn('g_addAffine(p1: Point, q: Affine) -> Point', `P1 + Q for affine Q = (X2, Y2), ${minusOne ? 'madd-2008-hwcd-3' : 'madd-2008-hwcd'} (Z2 = 1)${complete ? '; complete' : ', with the dedicated formula where it fails'}`, steps(mixed, [
     'T2 = X2 * Y2',
     ...unified(true),
-    ...fallback('p1, g_fromAffine(q)'),
+    ...fallback('p1, g_fromAffine(q)', 'fp_eq(p1.x, fp_mul(q.x, p1.z)) && fp_eq(p1.y, fp_mul(q.y, p1.z))', 'g_doubleAffine(q)'),
     'return Point(X3, Y3, Z3, T3);',
   ]))}${complete ? '' : `
 

@@ -714,10 +714,11 @@ fn coord_toMontgomery(x: Coord) -> Coord { return fp_toMontgomery(x); }
 // unified formula gives Z3 = F G = 0 exactly when P1 - P2 or P1 + P2 is one of them (all four coordinates 0 for
 // P1 - P2, a wrong result). That never happens for points of the subgroup of odd order r (their sums and differences
 // stay in it), but it can for inputs with a component of order 2; the dedicated addition (add-2008-hwcd-2) is right
-// in both cases, so g_add and g_addAffine take it when Z3 = 0 (checked against the Weierstrass image on every pair of
-// small multiples of G plus a point of order 2).
-// The doublings are exact for every point of E(F_p): with d a non-square their F G never vanishes on affine points,
-// and a point at infinity doubles to (0 : 1 : 1 : 0).
+// in both cases but P1 = P2, so g_add and g_addAffine take it when Z3 = 0 (checked against the Weierstrass image on
+// every pair of small multiples of G plus a point of order 2). Here -d is a non-square mod p,
+// so no affine P + P gives Z3 = 0 (that needs d x^2 y^2 = -1).
+// The doublings are exact for every point of E(F_p): where F G vanishes (d x^2 y^2 = -1) the result (X3 : 0 : 0 : T3)
+// is the point at infinity 2 P, and a point at infinity doubles to (0 : 1 : 1 : 0).
 const G_A: Fp = Fp(
   0xb1u, 0u, 0x13c0u, 0x1ffeu, 0xfffu, 0xda7u, 0x1b76u, 0x25fu,
   0x1e66u, 0x1730u, 0x16ebu, 0x11ccu, 0x18eau, 0x1f2eu, 0xdabu, 0x13ddu,
