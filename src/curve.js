@@ -86,6 +86,7 @@ export class Curve {
   #g2 = null;
   #owner; // the G1 curve, which owns the instance G1 and G2 share
   #releaseTimer = null;
+  #calls = 0; // MSMs running on the instance (an onProgress callback runs inside one): trim() waits for none
 
   /** Point this curve at an instance: its exports (the G2 view for G2), memory, heap and base field. */
   #bind(exports, memory, heap, fp) {
@@ -103,6 +104,8 @@ export class Curve {
   trim() {
     const owner = this.#owner;
     if (owner !== this) return owner.trim();
+    // (an onProgress callback runs inside a call: a new instance under it would give that call a wrong sum)
+    if (this.#calls > 0) throw new Error(`${this.name}: trim() during an MSM on this curve (from its onProgress): call it after the MSM returns`);
     clearTimeout(this.#releaseTimer);
     this.#releaseTimer = null;
     // nothing to give back: the memory has not grown past the pages its heap starts in
@@ -226,6 +229,7 @@ export class Curve {
    *   default 'native' / 'le'), resultFormat: the result's (default: pointFormat) } — see src/formats.js.
    */
   msmBytes(pointBytes, scalarBytes, options) {
+    const owner = this.#owner;
     options = checkMsmOptions(options);
     // views of this curve's memory: copied before any decoding there grows it (which would detach them)
     pointBytes = apartFrom(this.memory, pointBytes);
@@ -233,12 +237,15 @@ export class Curve {
     const formats = resolveFormatOptions(this.params, options);
     if (formats) [pointBytes, scalarBytes] = inputsToNative(this, formats, pointBytes, scalarBytes, options.timings);
     const n = checkMsmInputs(this.params, pointBytes, scalarBytes);
-    // a budget below what the curve holds from an earlier call: give that back first
-    if (options.maxMemory !== undefined && this.memory.buffer.byteLength > Math.max(options.maxMemory, RESIDENT_BYTES)) this.trim();
+    // a budget below what the curve holds from an earlier call: give that back first (not under a call still running:
+    // this one made from its onProgress plans above it)
+    if (options.maxMemory !== undefined && owner.#calls === 0 && this.memory.buffer.byteLength > Math.max(options.maxMemory, RESIDENT_BYTES)) this.trim();
     let out;
+    owner.#calls++;
     try {
       out = msmBytesOn(this, pointBytes, scalarBytes, n, options);
     } finally {
+      owner.#calls--;
       this.#releaseLater();
     }
     return resultFromNative(this, formats, out, options.timings);

@@ -598,6 +598,62 @@ describe('inputs that are views of the curve\'s memory (Buffers too), or of a de
     expect(curve.decodePoint(curve.msmBytes(new Uint8Array(0), new Uint8Array(0)))).toBe(null);
   });
 
+  it('trim() from an onProgress callback is refused (a new instance under the call gave it a wrong sum); a nested call is right', async () => {
+    const curve = await loadCurve('bn254', { kernel: 'int' });
+    const points = curve.randomPointsBytes(3000, { seed: 7 });
+    const scalars = curve.randomScalarsBytes(3000, { seed: 8 });
+    const want = hex(curve.msmBytes(points, scalars));
+    const options = { maxMemory: 4 * 2 ** 20, onProgress: () => curve.trim() }; // (chunks: onProgress mid-call)
+    expect(() => curve.msmBytes(points, scalars, options)).toThrow(/bn254: trim\(\) during an MSM on this curve/);
+    expect(() => curve.g2.msmBytes(curve.g2.randomPointsBytes(40), curve.g2.randomScalarsBytes(40), { onProgress: () => curve.g2.trim() })).toThrow(/trim\(\) during an MSM/);
+    // a call made from the callback: planned above the running one, never trimming under it. With a budget below
+    // what the outer call holds (past RESIDENT_BYTES: 2^16 points) it is a RangeError, and the outer sum stays right.
+    const small = [points.subarray(0, 8 * 64), scalars.subarray(0, 8 * 32)];
+    let inner = null;
+    const nested = curve.msmBytes(points, scalars, { onProgress: (f) => { if (f > 0.3 && !inner) inner = curve.msmBytes(...small, { maxMemory: 64 * 2 ** 20 }); } });
+    expect(hex(nested)).toBe(want);
+    expect(hex(inner)).toBe(hex(curve.msmBytes(...small)));
+    const [bigPoints, bigScalars] = [curve.randomPointsBytes(2 ** 16, { seed: 11 }), curve.randomScalarsBytes(2 ** 16, { seed: 12 })];
+    const bigWant = hex(curve.msmBytes(bigPoints, bigScalars));
+    let innerError = null;
+    const outer = curve.msmBytes(bigPoints, bigScalars, {
+      onProgress: (f) => {
+        if (f < 0.3 || innerError) return;
+        try {
+          curve.msmBytes(...small, { maxMemory: 20 * 2 ** 20 });
+          innerError = 'none';
+        } catch (e) {
+          innerError = e;
+        }
+      },
+    });
+    expect(curve.memory.buffer.byteLength, 'the outer call held more than the budget').toBeGreaterThan(20 * 2 ** 20);
+    expect(hex(outer)).toBe(bigWant);
+    expect(innerError).toBeInstanceOf(RangeError);
+    curve.trim(); // after the calls: allowed
+    expect(hex(curve.msmBytes(points, scalars))).toBe(want);
+  });
+
+  it('a memory that refuses to grow in a call\'s first allocations leaves the heap where it was', async () => {
+    const curve = await loadCurve('bn254', { kernel: 'int' });
+    const points = curve.randomPointsBytes(5000, { seed: 9 });
+    const scalars = curve.randomScalarsBytes(5000, { seed: 10 });
+    const want = hex(curve.msmBytes(points, scalars));
+    curve.trim();
+    const { memory } = curve;
+    const grow = memory.grow.bind(memory);
+    let grows = 0;
+    memory.grow = (pages) => { if (++grows > 1) throw new RangeError('refused (test)'); return grow(pages); };
+    const base = curve.heap.mark();
+    try {
+      expect(() => curve.msmBytes(points, scalars, { maxMemory: 64 * 2 ** 20 })).toThrow(/out of Wasm memory/);
+    } finally {
+      memory.grow = grow;
+    }
+    expect(curve.heap.mark(), 'the heap top back at its mark').toBe(base);
+    expect(hex(curve.msmBytes(points, scalars))).toBe(want);
+  });
+
   it('window null is no window, as undefined (the accumulator forced a window of 16 for 10 points)', async () => {
     const curve = await loadCurve('bn254', { kernel: 'int' });
     const points = curve.randomPointsBytes(10, { seed: 5 });

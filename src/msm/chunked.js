@@ -40,10 +40,16 @@ export class ChunkedMsm {
     this.#options = { checkSubgroup, timings, onProgress, total, blockPoints };
     this.#phase = phaseTimer(timings);
     this.#mark = instance.heap.mark();
-    if (pointScale !== undefined) instance.fp.writeLimbs((this.#scale = instance.fp.alloc()), pointScale);
-    // a known length fills whole chunks; a stream's first chunk grows with what comes (growInputs)
-    const C = Number.isFinite(plan.chunks) ? plan.chunkPoints : Math.min(plan.chunkPoints, FIRST_CHUNK_POINTS);
-    this.#inputs = allocInputs(instance.heap, instance.params, C, this.#inputOptions(C));
+    try {
+      if (pointScale !== undefined) instance.fp.writeLimbs((this.#scale = instance.fp.alloc()), pointScale);
+      // a known length fills whole chunks; a stream's first chunk grows with what comes (growInputs)
+      const C = Number.isFinite(plan.chunks) ? plan.chunkPoints : Math.min(plan.chunkPoints, FIRST_CHUNK_POINTS);
+      this.#inputs = allocInputs(instance.heap, instance.params, C, this.#inputOptions(C));
+    } catch (e) {
+      // (memory refused to grow: the caller has no object to free, and a retry plans from this mark)
+      instance.heap.release(this.#mark);
+      throw e;
+    }
   }
 
   #inputOptions = (capacity) => ({ stagingPoints: Math.min(STAGING_POINTS, capacity), subgroupScratch: this.#options.checkSubgroup ? 1 : 0 });
