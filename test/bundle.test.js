@@ -74,8 +74,10 @@ describe('browser bundle of the library', () => {
       expect(staticInputs.some((p) => p.endsWith('.wasm.js')), `${c.curve}: Wasm must not load with the entry`).toBe(false);
       expect(c.wasm.raw).toBeGreaterThan(10_000);
       // a budget, not a measure: 64 KiB had 118 bytes to spare when the streams' growing inputs, the copies of the
-      // caller's buffers and the option checks of issue #37 took about 0.9 KiB more (BLS12-381: 66409 bytes)
-      expect(c.js.raw).toBeLessThan(68 * 1024);
+      // caller's buffers and the option checks of issue #37 took about 0.9 KiB more (BLS12-381: 66409 bytes); 68 KiB
+      // had 198 bytes too few when the checks of detached views, views of the curve's memory and trim() during a
+      // call came (2026-11-28 review: BLS12-381 69830 bytes)
+      expect(c.js.raw).toBeLessThan(70 * 1024);
     }
   });
 
