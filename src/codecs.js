@@ -18,7 +18,7 @@
 // (SWFlags::from_y_coordinate: y <= -y is YIsPositive).
 
 import {
-  BAD_POINT_REASON, apartFrom, bigIntToBytesLE, checkAttached, bytesToBigIntLE, checkPointBytes, checkScalarBytes, inputError,
+  BAD_POINT_REASON, apartFrom, bigIntToBytesLE, bytesToBigIntLE, checkByteArray, checkPointBytes, checkScalarBytes, inputError,
 } from './msm/bytes.js';
 import { encodeEdwards, parseEdwards, recoverX } from './codecs-edwards.js';
 import { checkSubgroupRange, subgroupScratchBytes } from './msm/subgroup.js';
@@ -156,8 +156,7 @@ function parsePoint(L, src, o, dst, d) {
 
 /** bytes is a Uint8Array of whole encodings of `size` bytes; returns their number. */
 export function checkBatchLength(bytes, size, what, format) {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${what} must be a Uint8Array`);
-  checkAttached(bytes, what);
+  checkByteArray(bytes, what);
   if (bytes.length % size !== 0) {
     throw new RangeError(`${what} length ${bytes.length} is not a multiple of ${size} (bytes per ${what === 'scalarBytes' ? 'scalar' : 'point'} in format '${format}')`);
   }
@@ -430,10 +429,12 @@ export function encodePointBatch(curve, L, nativeBytes, { what = 'nativeBytes' }
   return out;
 }
 
-/** Native points: coordinates < p and on the curve (g_fromBytes), else a RangeError naming the index. */
+/**
+ * Native points: coordinates < p and on the curve (g_fromBytes), else a RangeError naming the index. `bytes` is no
+ * view of the curve's memory: decodePointBatch passes its own output, encodePointBatch its apartFrom copy.
+ */
 function validateNative(curve, bytes, n) {
   const { heap, memory, params: P, exports: ex } = curve;
-  bytes = apartFrom(memory, bytes);
   const size = 2 * P.field.bytes;
   const mark = heap.mark();
   try {

@@ -162,7 +162,6 @@ export function scalarBitLength(bytes, S, n = Math.floor(bytes.length / S), maxB
   return 8 * top + (32 - Math.clz32(high));
 }
 
-/** pointBytes is a Uint8Array of whole native points; returns their number. */
 /**
  * A view of a detached ArrayBuffer (transferred to a thread, or of a Wasm memory that grew) reads as empty: refused,
  * never summed as no input. Only empty views are probed (Node 20 has no ArrayBuffer.prototype.detached).
@@ -182,10 +181,16 @@ export function checkAttached(bytes, what) {
   if (detached) throw new TypeError(`${what} is a view of a detached ArrayBuffer (transferred, or of a memory that grew): pass bytes that are still there`);
 }
 
+/** `bytes` (named `what` in errors) is a Uint8Array over a buffer still there. */
+export function checkByteArray(bytes, what) {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${what} must be a Uint8Array`);
+  checkAttached(bytes, what);
+}
+
+/** pointBytes is a Uint8Array of whole native points; returns their number. */
 export function checkPointBytes(P, pointBytes) {
   const pointSize = 2 * P.field.bytes;
-  if (!(pointBytes instanceof Uint8Array)) throw new TypeError('pointBytes must be a Uint8Array');
-  checkAttached(pointBytes, 'pointBytes');
+  checkByteArray(pointBytes, 'pointBytes');
   if (pointBytes.length % pointSize !== 0) {
     throw new RangeError(`pointBytes length ${pointBytes.length} is not a multiple of ${pointSize} (bytes per point)`);
   }
@@ -195,8 +200,7 @@ export function checkPointBytes(P, pointBytes) {
 /** scalarBytes is a Uint8Array of n native scalars, each below r (RangeError naming the first that is not). */
 export function checkScalarBytes(P, scalarBytes, n, { range = true } = {}) {
   const S = P.scalarBytes;
-  if (!(scalarBytes instanceof Uint8Array)) throw new TypeError('scalarBytes must be a Uint8Array');
-  checkAttached(scalarBytes, 'scalarBytes');
+  checkByteArray(scalarBytes, 'scalarBytes');
   if (scalarBytes.length % S !== 0) {
     throw new RangeError(`scalarBytes length ${scalarBytes.length} is not a multiple of ${S} (bytes per scalar)`);
   }
