@@ -585,6 +585,34 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
       }
     });
 
+    it(`${path}: an accumulator's pieces added without awaiting: free(), or an earlier piece's error, rejects the ones still queued, and none goes unhandled`, async () => {
+      const bn = await loadCurve('bn254');
+      const [points, scalars] = [bn.randomPointsBytes(8, { seed: 1 }), bn.randomScalarsBytes(8, { seed: 2 })];
+      const unhandled = [];
+      const onUnhandled = (reason) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      const pool = await bn.threads({ count: 2, sharedMemory });
+      try {
+        const dropped = pool.msmAccumulator();
+        dropped.add(points, scalars); // copied: the caller need not await them
+        dropped.add(points, scalars);
+        await dropped.free();
+        const failing = pool.msmAccumulator();
+        const tooLarge = scalars.slice().fill(0xff); // every scalar >= r
+        const first = failing.add(points, tooLarge);
+        const second = failing.add(points, scalars);
+        await expect(failing.result()).rejects.toThrow(/scalars\[0\]/);
+        await expect(second).rejects.toThrow(/scalars\[0\]/); // awaited: the caller sees the stream's error
+        await first.catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, 50)); // Node reports unhandled rejections after a tick
+        expect(unhandled.map(String)).toEqual([]);
+        expect(await pool.msmBytes(points, scalars)).toEqual(bn.msmBytes(points, scalars));
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+        await pool.close();
+      }
+    });
+
     it(`${path}: close() while a trim() gives back memory: no thread starts after it, and the trim resolves`, async () => {
       const bn = await loadCurve('bn254');
       const A = [bn.randomPointsBytes(20000, { seed: 1 }), bn.randomScalarsBytes(20000, { seed: 2 })];

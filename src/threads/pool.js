@@ -226,10 +226,15 @@ export class MsmPool {
         }
         // copies: the pool reads a piece when the stream comes to it, and the caller's arrays are the caller's
         const chunk = { points: points && copyBytes(points), scalars: scalars && copyBytes(scalars) };
-        return new Promise((resolve, reject) => {
+        const taken = new Promise((resolve, reject) => {
           push({ chunk, taken: resolve });
           result.catch(reject);
         });
+        // a piece still queued when the accumulator ends rejects with result()'s error (or free()'s AbortError): that
+        // is the caller's to see where it awaits add(), and no unhandled rejection where it does not (copied pieces
+        // need no awaiting)
+        taken.catch(() => {});
+        return taken;
       },
       result: () => {
         ended = true;
