@@ -23,6 +23,7 @@ export function checkBasesOptions(P, options = {}) {
   let pre = false;
   if (precompute === true) pre = {};
   else if (precompute && typeof precompute === 'object') {
+    checkOptionNames(precompute, ['window'], 'options.precompute');
     if (precompute.window !== undefined && !Number.isInteger(precompute.window)) throw new TypeError('options.precompute.window must be an integer');
     pre = { window: precompute.window };
   } else if (precompute !== false) throw new TypeError('options.precompute must be a boolean or { window }');

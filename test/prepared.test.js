@@ -135,6 +135,7 @@ describe('prepared bases: larger inputs and the API', { timeout: 300_000 }, () =
     expect(() => curve.prepareBases(points.subarray(1))).toThrow(/not a multiple of 96/);
     expect(() => curve.prepareBases([1, 2])).toThrow(TypeError);
     expect(() => curve.prepareBases(points, { precompute: 'yes' })).toThrow(/precompute must be a boolean/);
+    expect(() => curve.prepareBases(points, { precompute: { windw: 5 } })).toThrow(/unknown option "windw" in options.precompute/);
     expect(() => curve.prepareBases(points, { scalarFormat: 'be' })).toThrow(/belongs to the prepared bases' msmBytes/);
     // (0, 2): y^2 = x^3 + 4, a point of order 3, outside the subgroup of order r
     const order3 = points.slice();
