@@ -239,7 +239,7 @@ export class Curve {
     const n = checkMsmInputs(this.params, pointBytes, scalarBytes);
     // a budget below what the curve holds from an earlier call: give that back first (not under a call still running:
     // this one made from its onProgress plans above it)
-    if (options.maxMemory !== undefined && owner.#calls === 0 && this.memory.buffer.byteLength > Math.max(options.maxMemory, RESIDENT_BYTES)) this.trim();
+    if (options.maxMemory !== undefined && owner.#calls === 0 && this.memory.buffer.byteLength > options.maxMemory) this.trim();
     let out;
     owner.#calls++;
     try {
