@@ -6,7 +6,7 @@
 
 import { checkAttached, checkMsmOptions, checkScalarBytes, copyBytes, inputError } from './msm/bytes.js';
 import { ChunkedMsm } from './msm/chunked.js';
-import { planMsm } from './msm/plan.js';
+import { planWithBatch } from './msm/plan.js';
 import { STAGING_POINTS } from './msm/layout.js';
 import { decodePointBatch, decodeScalarBatch, decodeScratchBytes, resultFromNative } from './codecs.js';
 import { resolveFormatOptions } from './formats.js';
@@ -171,6 +171,7 @@ export class MsmAccumulator {
   #buffer;
   #timings;
   #memory;
+  #decodeBatch; // points decoded at a time (a format to decode), as the budget leaves room for
 
   /** Use curve.msmAccumulator(options): { window, maxMemory, checkSubgroup, pointFormat, scalarFormat, resultFormat, timings }. */
   constructor(curve, options) {
@@ -184,8 +185,10 @@ export class MsmAccumulator {
     this.#timings = timings;
     this.#buffer = new PairBuffer(checked.pointSize, checked.scalarSize);
     const instance = ownInstance(curve.module, P);
-    const reserve = this.#formats?.point ? decodeScratchBytes(P, this.#formats.point, STAGING_POINTS, false) : 0;
-    const plan = planMsm(P, Infinity, { window, maxMemory, checkSubgroup, base: instance.heap.mark(), reserve });
+    // points in a format to decode: in batches whose scratch fits beside the MSM within the budget
+    const point = this.#formats?.point;
+    const { plan, batch } = planWithBatch(P, Infinity, { window, maxMemory, checkSubgroup, base: instance.heap.mark() }, (b) => (point ? decodeScratchBytes(P, point, b, false) : 0), point ? STAGING_POINTS : 1);
+    this.#decodeBatch = batch;
     this.#msm = new ChunkedMsm(instance, plan, { checkSubgroup, timings });
     this.#instance = instance;
     this.#memory = instance.memory;
@@ -216,7 +219,7 @@ export class MsmAccumulator {
     const buffer = this.#buffer;
     const { point, scalar } = this.#formats ?? {};
     while (buffer.pairs > 0) {
-      const count = Math.min(buffer.pairs, this.#msm.room, point ? STAGING_POINTS : BATCH_PAIRS);
+      const count = Math.min(buffer.pairs, this.#msm.room, point ? this.#decodeBatch : BATCH_PAIRS);
       const first = buffer.taken;
       let [points, scalars] = buffer.take(count);
       scalars = nativeScalars(P, scalar, scalars, count, first);

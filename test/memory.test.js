@@ -123,6 +123,10 @@ for (const name of WEIERSTRASS_CURVES) { // the Edwards curves: edwards.test.js
         expect(timings.chunkPoints, `${label}: the least budget runs one point per chunk`).toBe(1);
         expect(timings.chunks).toBe(n);
         expect(() => g.msmBytes(pointBytes, scalarBytes, { maxMemory: least - 1 }), `${label}: one byte less`).toThrow(RangeError);
+        // what an unbudgeted call grew (the curve keeps up to RESIDENT_BYTES idle) is given back by a call whose
+        // budget is below it: each call below stays within its own budget
+        g.msmBytes(g.randomPointsBytes(4096, { seed: 5 }), g.randomScalarsBytes(4096, { seed: 6 }));
+        expect(g.memory.buffer.byteLength, `${label}: the unbudgeted call grew the memory`).toBeGreaterThan(2 * budgetForChunk(g, n, 64, 5));
         for (const C of [2, 7, 64]) {
           const maxMemory = budgetForChunk(g, n, C, 5);
           const t = {};
@@ -130,7 +134,18 @@ for (const name of WEIERSTRASS_CURVES) { // the Edwards curves: edwards.test.js
           expect(got, `${label}: chunks of ${C}`).toBe(expected);
           expect([t.chunkPoints, t.chunks]).toEqual([C, Math.ceil(n / C)]);
           // the budget holds: the call ran in the curve's memory, which it grew no further than maxMemory
-          expect(g.memory.buffer.byteLength).toBeLessThanOrEqual(Math.max(maxMemory + 65536, RESIDENT_BYTES));
+          expect(g.memory.buffer.byteLength, `${label}: chunks of ${C}: memory`).toBeLessThanOrEqual(maxMemory + 65536);
+        }
+      }
+    });
+
+    it('fewer points never need more: the least budget of n points runs 1, 2 and 3 of them (a larger window than theirs where theirs does not fit)', () => {
+      for (const { g, label, pointBytes, scalarBytes, n } of cases) {
+        const least = leastBudget(g, n);
+        for (const k of [1, 2, 3]) {
+          expect(leastBudget(g, k), `${label}: ${k} points`).toBeLessThanOrEqual(least);
+          const [points, scalars] = [pointBytes.subarray(0, k * g.pointBytes), scalarBytes.subarray(0, k * g.scalarBytes)];
+          expect(g.msmBytes(points, scalars, { maxMemory: least }), `${label}: ${k} points in ${least} bytes`).toEqual(g.msmBytes(points, scalars));
         }
       }
     });
@@ -562,5 +577,30 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     expect(t.chunks).toBeGreaterThan(1);
     expect(instance.memory.buffer.byteLength).toBeLessThanOrEqual(4 * MiB);
     expect(() => msmBytesOn(capped(), pb, sb, n, { maxMemory: 64 * MiB })).toThrow(/out of Wasm memory/);
+  });
+});
+
+describe('points in a format to decode, within a small budget', { timeout: 120_000 }, () => {
+  it('compressed BLS12-381 points stream in a budget native points fit: decoded fewer at a time (sync, accumulator, both pool paths)', async () => {
+    const bls = await loadCurve('bls12-381');
+    const n = 300;
+    const [native, scalars] = [bls.randomPointsBytes(n, { seed: 61 }), bls.randomScalarsBytes(n, { seed: 62 })];
+    const compressed = bls.encodePoint(native, 'zcash-compressed');
+    const want = bls.msmBytes(native, scalars);
+    const options = { pointFormat: 'zcash-compressed', resultFormat: 'native' };
+    // a decode batch of 4096 compressed points takes about 1 MiB of scratch; these budgets are a fifth of that
+    expect(await bls.msmStream([{ points: compressed, scalars }], { ...options, maxMemory: 200_000 })).toEqual(want);
+    const acc = bls.msmAccumulator({ ...options, maxMemory: 200_000 });
+    acc.add(compressed.subarray(0, 100 * 48), scalars.subarray(0, 100 * 32));
+    acc.add(compressed.subarray(100 * 48), scalars.subarray(100 * 32));
+    expect(acc.result()).toEqual(want);
+    for (const sharedMemory of [false, true]) {
+      const pool = await bls.threads({ count: 2, sharedMemory });
+      try {
+        expect(await pool.msmStream([{ points: compressed, scalars }], { ...options, maxMemory: 400_000 }), `sharedMemory ${sharedMemory}`).toEqual(want);
+      } finally {
+        await pool.close();
+      }
+    }
   });
 });

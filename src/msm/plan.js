@@ -168,8 +168,9 @@ function largestChunk(P, shape, limit, budget, options) {
  * budget without maxMemory; default DEFAULT_WORKING_SET), scalarBits (the largest scalar's bit length, when known: see msmShape) }.
  * The window chosen for n stands, in as few chunks as fit the budget, while those chunks are not small against its
  * buckets; else, of the smaller windows, the one whose largest chunk that fits gives the least modelled work (by
- * 3%: the larger window on a near tie). A budget too small for one point per chunk is a RangeError that names the
- * least that works.
+ * 3%: the larger window on a near tie); where none of those fits (a few points, whose small window means many windows),
+ * the least larger window that fits. A budget too small for one point per chunk is a RangeError that names the least
+ * that works.
  * Returns { shape: { c, K, L, bits, glv }, chunkPoints, chunks, bytes, inputBytes, budget, window, scalarBits, sizeOptions }.
  */
 export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool = false, checkSubgroup = false, blockPoints, windowLimitPoints, reserve, workingSet = DEFAULT_WORKING_SET, scalarBits } = {}) {
@@ -195,6 +196,19 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     // points it took 1.04x one chunk's time at 2^18, docs/memory.md); else the model picks among the smaller ones
     if (c === best && C >= Math.min(limit, shape.L / 4)) break;
   }
+  // A few points take a small window, and so many windows, each with memory of its own: where none of those fits, a
+  // larger window that does (fewer windows, more buckets) runs instead of refusing a budget that more points fit
+  for (let c = best + 1; !chosen && window === undefined && c <= 24; c++) {
+    let shape;
+    try {
+      shape = shapeOf(P, c, n, windowLimitPoints, scalarBits);
+    } catch {
+      break; // past the largest window the points allow (msmShape)
+    }
+    least = Math.min(least, msmBytesFor(P, shape, 1, sizeOptions).total);
+    const C = largestChunk(P, shape, limit, budget, sizeOptions);
+    if (C > 0) chosen = { shape, C };
+  }
   if (!chosen) throw budgetError(maxMemory, Math.ceil(least + base), window);
   const { shape, C } = chosen;
   const bytes = msmBytesFor(P, shape, C, sizeOptions);
@@ -209,6 +223,21 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     scalarBits,
     sizeOptions: Object.freeze(sizeOptions),
   });
+}
+
+/**
+ * planMsm(P, n, options) with reserveFor(batch) bytes of scratch beside it, for batches of up to maxBatch points decoded
+ * at a time: the largest power of two that leaves a plan within the budget, so a tight budget decodes fewer points a
+ * batch instead of refusing. Returns { plan, batch }; a budget too small for batches of one point is planMsm's error.
+ */
+export function planWithBatch(P, n, options, reserveFor, maxBatch) {
+  for (let batch = maxBatch; ; batch = Math.max(1, batch >> 1)) {
+    try {
+      return { plan: planMsm(P, n, { ...options, reserve: reserveFor(batch) }), batch };
+    } catch (e) {
+      if (batch === 1 || e?.need === undefined) throw e;
+    }
+  }
 }
 
 /**

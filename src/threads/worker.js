@@ -16,7 +16,7 @@ import { accumulateLane, claimLane, countDigits, phaseTimer, prepareRange, reduc
 import { convertPoints, inputError } from '../msm/bytes.js';
 import { checkSubgroupRange } from '../msm/subgroup.js';
 import { ChunkedMsm, msmBytesOn, pointScaleBytes } from '../msm/chunked.js';
-import { planMsm } from '../msm/plan.js';
+import { planWithBatch } from '../msm/plan.js';
 import { STAGING_POINTS } from '../msm/layout.js';
 import { decodePointBatch, decodeScratchBytes } from '../codecs.js';
 import { pointLayout, resolveFormatOptions } from '../formats.js';
@@ -165,19 +165,18 @@ export function serveThread(port) {
       const pointScale = scaleOf(format);
       // the formats to decode (snarkjs points are read as they are, as in msm); the scratch that either takes
       const layout = format && pointScale === undefined ? pointLayout(P, format) : null;
-      let reserve = 0;
-      if (layout) reserve = decodeScratchBytes(P, layout, STAGING_POINTS);
-      else if (pointScale !== undefined) reserve = pointScaleBytes(P);
-      const plan = planMsm(P, points, { ...options, base: instance.heap.mark(), reserve });
-      streams.set(id, { msm: new ChunkedMsm(instance, plan, { checkSubgroup: options.checkSubgroup, pointScale }), layout });
+      // points to decode: in batches whose scratch fits beside the MSM within the budget (plan.js planWithBatch)
+      const reserveFor = (batch) => (layout ? decodeScratchBytes(P, layout, batch) : pointScale !== undefined ? pointScaleBytes(P) : 0);
+      const { plan, batch } = planWithBatch(P, points, { ...options, base: instance.heap.mark() }, reserveFor, layout ? STAGING_POINTS : 1);
+      streams.set(id, { msm: new ChunkedMsm(instance, plan, { checkSubgroup: options.checkSubgroup, pointScale }), layout, batch });
     },
     /** Own memory: count points and scalars of a stream (points in its format; scalars native, checked), the first at index `first`. */
     streamAdd({ id, pointBytes, scalarBytes, count, first }) {
-      const { msm, layout } = streams.get(id);
+      const { msm, layout, batch } = streams.get(id);
       const PB = 2 * ctx.params.field.bytes;
       const S = ctx.params.scalarBytes;
       for (let at = 0; at < count; ) {
-        const take = Math.min(msm.room, count - at, layout ? STAGING_POINTS : Infinity);
+        const take = Math.min(msm.room, count - at, layout ? batch : Infinity);
         let points = pointBytes.subarray(at * (layout?.size ?? PB), (at + take) * (layout?.size ?? PB));
         if (layout) {
           try {
