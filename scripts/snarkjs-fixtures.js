@@ -200,6 +200,30 @@ async function make(snarkjs, circuit, curve, protocol) {
   return { circuit, curve, protocol, r1cs: p.r1cs, wasm: p.wasm, wtns: p.wtns, zkey, vkey: p.vkey(protocol), input: c.input };
 }
 
+/**
+ * A Groth16 zkey and verification key for an R1CS given as bytes (a hand-written circuit, for shapes circom does not
+ * make: one constraint and no public signal, a domain of 2), under CACHE/<name>-<curve>/, made again when the bytes
+ * change. Returns { r1cs, zkey, vkey } (paths).
+ */
+export function r1csFixture(snarkjs, name, curve, r1csBytes) {
+  return locked(async () => {
+    const dir = join(CACHE, `${name}-${curve}`);
+    mkdirSync(dir, { recursive: true });
+    const p = { r1cs: join(dir, `${name}.r1cs`), zkey: join(dir, `${name}-groth16.zkey`), vkey: join(dir, `${name}-groth16.vkey.json`) };
+    if (!existsSync(p.r1cs) || !Buffer.from(readFileSync(p.r1cs)).equals(Buffer.from(r1csBytes))) {
+      rmSync(p.zkey, { force: true });
+      writeFileSync(p.r1cs, r1csBytes);
+    }
+    if (!existsSync(p.zkey)) {
+      const t = await ptau(snarkjs, curve, 8);
+      await snarkjs.zKey.newZKey(p.r1cs, t, `${p.zkey}.tmp`);
+      renameSync(`${p.zkey}.tmp`, p.zkey);
+      writeFileSync(p.vkey, JSON.stringify(await snarkjs.zKey.exportVerificationKey(p.zkey)));
+    }
+    return p;
+  });
+}
+
 /** Ends the curves snarkjs built (so the process can exit). */
 export async function terminateCurves() {
   for (const key of ['curve_bn128', 'curve_bls12381']) await globalThis[key]?.terminate();

@@ -13,7 +13,7 @@
 import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import * as snarkjs from 'snarkjs';
 import { readFileSync } from 'node:fs';
-import { fixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
+import { fixture, r1csFixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
 import { groth16Prove, Groth16Prover } from 'wasmsm/snarkjs';
 import { readZkey } from '../src/groth16/zkey.js';
 import { readWtns } from '../src/groth16/wtns.js';
@@ -116,6 +116,36 @@ describe('groth16Prove', () => {
       for (const k of ['read', 'qap', 'ntt', 'join', 'msm', 'blind', 'total']) expect(timings[k], k).toBeGreaterThanOrEqual(0);
     });
   }
+
+  it('a domain of 2 (one constraint, no public signal): proof after proof in one process, each build, the reference\'s and verifying', { timeout: 120_000 }, async () => {
+    // a b = c over wires (1, a, b, c): the arrays A and B of the QAP are 2 elements each, which (36-byte elements in
+    // the integer build) do not end on the heap's 16-byte alignment
+    const r = 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n;
+    const le = (v, n) => Uint8Array.from({ length: n }, (_, i) => Number((BigInt(v) >> BigInt(8 * i)) & 255n));
+    const join = (parts) => Uint8Array.from(parts.flatMap((x) => [...x]));
+    const file = (magic, version, sections) => join([new TextEncoder().encode(magic), le(version, 4), le(sections.length, 4), ...sections.flatMap(([id, body]) => [le(id, 4), le(body.length, 8), body])]);
+    const term = (wire) => join([le(1, 4), le(wire, 4), le(1, 32)]); // a linear combination: 1 * wire
+    const wires = [1n, 3n, 5n, 15n];
+    const r1cs = file('r1cs', 1, [
+      [1, join([le(32, 4), le(r, 32), le(4, 4), le(0, 4), le(0, 4), le(3, 4), le(4, 8), le(1, 4)])], // no public signal
+      [2, join([term(1), term(2), term(3)])],
+      [3, join(wires.map((_, i) => le(i, 8)))],
+    ]);
+    const wtns = file('wtns', 2, [[1, join([le(32, 4), le(r, 32), le(4, 4)])], [2, join(wires.map((w) => le(w, 32)))]]);
+    const f = await r1csFixture(snarkjs, 'ab-c', 'bn128', r1cs);
+    const zkey = new Uint8Array(readFileSync(f.zkey));
+    expect((await readZkey(zkey)).header.domainSize).toBe(2);
+    const vkey = JSON.parse(readFileSync(f.vkey, 'utf8'));
+    const want = JSON.stringify(referenceProve(await readZkey(zkey), await readWtns(wtns), { r: R, s: S }));
+    for (const kernel of ['int', 'auto']) {
+      for (let i = 0; i < 3; i++) expect(JSON.stringify(await groth16Prove(zkey, wtns, { r: R, s: S, kernel })), `${kernel}: groth16Prove ${i}`).toBe(want);
+      const p = prover({ kernel, threads: 1, sharedMemory: false });
+      for (let i = 0; i < 2; i++) {
+        const { proof, publicSignals } = await p.prove(zkey, wtns);
+        expect(await snarkjs.groth16.verify(vkey, publicSignals, proof), `${kernel}: prover ${i}`).toBe(true);
+      }
+    }
+  });
 
   it('random r and s: proofs verify and differ; one prover, both transports, one thread, any input form', { timeout: 300_000 }, async () => {
     const f = fx['merkle1 bn128'];

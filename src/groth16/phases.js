@@ -294,7 +294,8 @@ async function evaluateQap(fr, header, scalars, section, into, engine = null) {
   const witness = heap.alloc(nVars * E, 16);
   const staging = heap.alloc(STAGING_BYTES, 16);
   const stage = (bytes, at = staging) => new Uint8Array(fr.memory.buffer, at, bytes.length).set(bytes);
-  const zeroAB = () => new Uint8Array(fr.memory.buffer, a, 2 * domainSize * E).fill(0);
+  // each on its own: b starts at the next 16-byte boundary after a, not always right after it (36-byte elements)
+  const zeroAB = () => [a, b].forEach((at) => new Uint8Array(fr.memory.buffer, at, domainSize * E).fill(0));
   const qap = { a, b, c, witness, staging, stage, zeroAB };
   if (engine) await sharedQap(fr, header, scalars, section, into, qap, engine);
   else {
