@@ -298,6 +298,11 @@ describe('errors', () => {
     await rejects(header((b) => setU32(b, N, 247)), 'zkey: section 8 (C) is 15616 bytes; the header (nVars 247, nPublic 1, domainSize 256) needs 15680');
     await rejects(header((b) => setU32(b, N + 4, 246)), 'zkey: section 2 (Groth16 header) has nPublic 246 and nVars 246: nPublic must be below nVars');
     await rejects(header((b) => setU32(b, N + 8, 255)), 'zkey: section 2 (Groth16 header) has domainSize 255, not a power of two');
+    // bytes: every section's size is known with the header, so a domainSize section 9 does not have is refused there,
+    // before a prover allocates and computes for it (2^28 elements asked more Wasm memory than there is)
+    for (const domainSize of [2 ** 20, 2 ** 28]) {
+      await expect(openZkey(header((b) => setU32(b, N + 8, domainSize))), `domainSize ${domainSize}: the header alone`).rejects.toThrow(`zkey: section 9 (H) is 16384 bytes; the header (nVars 246, nPublic 1, domainSize ${domainSize}) needs ${domainSize * 64}`);
+    }
     await rejects(header((b) => b.slice(0, 600)), 'zkey: section 2 (Groth16 header) is 600 bytes; with n8q 32 it must be 660');
     await rejects(header((b) => (b[4] ^= 1, b)), /^zkey: unknown curve \(q = \d+\); snarkjs zkeys on bn128 and bls12381 are supported$/);
     const coef = (edit) => rebuild(zb, order, (id, b) => (id === 4 ? edit(b) : b));

@@ -151,6 +151,9 @@ class ZkeyReader {
     const s2 = await find(2);
     if (!s2) throw new FileFormatError('zkey: no section 2 (Groth16 header)');
     this.header = parseHeader(s2.body ?? (await file.bytes(s2)));
+    // bytes or a path: every section's size is known now, so a header that does not match them (a domainSize or nVars
+    // the point sections do not have) is refused before a proof allocates and computes for it
+    if (file.table) for (const s of file.table) this.#checkSize(s);
     const early = this.#skipped.filter((id) => PROVING_SECTIONS.includes(id));
     if (early.length) throw new FileFormatError(`zkey stream: section ${early[0]} comes before the header (sections 1 and 2), and a stream is read once; pass the zkey as bytes or a path`);
   }
