@@ -383,6 +383,28 @@ describe('a curve without a scalar-field module', () => {
 });
 
 describe('fr.nttOn: the NTT split over a thread pool', () => {
+  it("bytes that are a view of the field's own memory: copied before the call allocates there (which grows it), by fr.ntt and fr.nttOn's message path", { timeout: 120_000 }, async () => {
+    const { loadCurve } = await import('../index.js');
+    const curve = await loadCurve('bn254');
+    const fr = await curve.fr();
+    const N = 2 ** 16;
+    const rng = makeRng('view of fr.memory');
+    const values = Array.from({ length: N }, () => rng.below(fr.r));
+    const want = toBytes(fr.ntt(values), fr.bytes);
+    const pool = await curve.threads({ count: 2, sharedMemory: false });
+    try {
+      for (const [what, run] of [['fr.ntt', (v) => fr.ntt(v)], ['fr.nttOn', (v) => fr.nttOn(pool, v)]]) {
+        fr.trim(); // the memory at its base size: the call's twiddle table and elements grow it
+        const at = fr.heap.alloc(N * fr.bytes); // (which may grow the memory itself: the view is made after it)
+        const view = new Uint8Array(fr.memory.buffer, at, N * fr.bytes);
+        view.set(toBytes(values, fr.bytes));
+        expect(Buffer.from(await run(view)).equals(Buffer.from(want)), what).toBe(true);
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('calls made at once take turns on the field (fr.exclusive): each result is fr.ntt\'s, on both pool paths and two pools', { timeout: 120_000 }, async () => {
     const { loadCurve } = await import('../index.js');
     const curve = await loadCurve('bn254');

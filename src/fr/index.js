@@ -285,7 +285,7 @@ export class ScalarField {
     const twin = pool.sharedMemory ? await this.sharedTwin().catch(() => null) : null;
     // the heap it uses (the twin's, or this field's with its twiddle tables) is its alone for the call
     return (twin ?? this).exclusive(async () => {
-      const input = this.#valuesIn(values, inverse, coset, { tables: twin === null });
+      const input = this.#valuesIn(values, inverse, coset, { tables: twin === null, twin });
       const k = blocksLogFor(pool.count, input.logN);
       if (twin) {
         const { sharedNttOn } = await import('./shared.js');
@@ -298,8 +298,12 @@ export class ScalarField {
     });
   }
 
-  /** values checked: { bigints, bytes (canonical), N, logN }; the twiddle table built (below any mark) unless not `tables`. */
-  #valuesIn(values, inverse, coset, { tables = true } = {}) {
+  /**
+   * values checked: { bigints, bytes (canonical), N, logN }; the twiddle table built (below any mark) unless not `tables`.
+   * Bytes that are a view of this field's memory (or of `twin`'s) are copied first: the call allocates there, which
+   * may grow the memory (detaching the view) or write over them.
+   */
+  #valuesIn(values, inverse, coset, { tables = true, twin = null } = {}) {
     const bigints = Array.isArray(values);
     if (!bigints && !(values instanceof Uint8Array)) throw new TypeError(`${this.name} Fr: values must be an array of BigInt or a Uint8Array`);
     const B = this.bytes;
@@ -310,6 +314,7 @@ export class ScalarField {
     this.#checkLog(logN);
     this.#cosetOf(coset);
     let bytes = values;
+    if (!bigints && (values.buffer === this.memory.buffer || values.buffer === twin?.memory.buffer)) bytes = values.slice();
     if (bigints) {
       bytes = new Uint8Array(N * B);
       // by index, not forEach: a hole in the array is refused as undefined is, never read as zero
