@@ -562,6 +562,26 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
       delete device.popErrorScope;
     }
     expect(most).toBe(2);
+    // a gpu given another's own device (not one passed to gpu()) takes turns with that owner too
+    await testGpu(); // Dawn loaded, SwiftShader chosen
+    const owner = await curve.gpu(); // a device of its own
+    gpus.push(owner);
+    const sharer = await curve.gpu({ device: owner.device });
+    gpus.push(sharer);
+    const own = owner.device;
+    open = 0;
+    most = 0;
+    const [ownPush, ownPop] = [own.pushErrorScope.bind(own), own.popErrorScope.bind(own)];
+    own.pushErrorScope = (filter) => ((most = Math.max(most, ++open)), ownPush(filter));
+    own.popErrorScope = () => (open--, ownPop());
+    try {
+      const results = await Promise.all(inputs.map(([p, s], i) => (i % 2 ? sharer : owner).msmBytes(p, s)));
+      inputs.forEach(([p, s], i) => expect(hex(results[i]), `owner and sharer, call ${i}`).toBe(hex(curve.msmBytes(p, s))));
+    } finally {
+      delete own.pushErrorScope;
+      delete own.popErrorScope;
+    }
+    expect(most, 'owner and sharer').toBe(2);
   }, 240_000);
 
   it('bad input gets the errors of msmBytes, naming the index', async () => {
@@ -614,6 +634,27 @@ describe.skipIf(skipGpuSuite('gpu-msm.test.js'))('GPU MSM on SwiftShader (Dawn)'
     expect(release).toHaveBeenCalledTimes(1);
     release.mockRestore();
     await expect(gpu.msmBytes(points, scalars, { wndow: 4 })).rejects.toThrow(/unknown option "wndow"/);
+    // prepared bases' options are the GPU's: no precompute table, maxMemory bounds their calls' buffers
+    await expect(gpu.prepareBases(points, { maxMemry: 1 << 20 })).rejects.toThrow(/unknown option "maxMemry" in the GPU's prepareBases options \(known: checkSubgroup, pointFormat, maxMemory\)/);
+    await expect(gpu.prepareBases(points, { precompute: true })).rejects.toThrow(/the GPU sums prepared bases without a table/);
+    const bases = await gpu.prepareBases(points);
+    await expect(bases.msmBytes(scalars, { maxMemory: 1 << 20 })).rejects.toThrow(/options.maxMemory belongs to the GPU's prepareBases/);
+    await expect(bases.msmBytes(scalars, { foo: 1 })).rejects.toThrow(/unknown option "foo" in the GPU's prepared bases' msmBytes options \(known: window, timings, onProgress, scalarFormat, resultFormat, signal\)/);
+    await bases.free();
+    // views of the curve's own memory are copied at the call: a subgroup test or a format's decoding grows the memory
+    // there (which detaches them), as may any CPU call on the curve before the GPU call's turn
+    const many = [curve.randomPointsBytes(1024, { seed: 13 }), curve.randomScalarsBytes(1024, { seed: 14 })];
+    const want = curve.msmBytes(...many);
+    const viewOf = (bytes) => {
+      curve.trim(); // the memory at its base size
+      const at = curve.heap.alloc(bytes.length);
+      const view = new Uint8Array(curve.memory.buffer, at, bytes.length);
+      view.set(bytes);
+      return view;
+    };
+    expect(hex(await gpu.msmBytes(viewOf(many[0]), many[1], { checkSubgroup: true })), 'points a view, checkSubgroup').toBe(hex(want));
+    const compressed = curve.encodePoint(many[0], 'arkworks-compressed');
+    expect(hex(await gpu.msmBytes(compressed, viewOf(many[1]), { pointFormat: 'arkworks-compressed', resultFormat: 'native' })), 'scalars a view, compressed points').toBe(hex(want));
     await expect(gpu.msmBytes([1, 2], scalars)).rejects.toThrow(TypeError);
     // and the next call is right
     expect(hex(await gpu.msmBytes(points, scalars))).toBe(hex(curve.msmBytes(points, scalars)));

@@ -8,7 +8,7 @@ import { MAX_GPU_POINTS, planGpuCall, planGpuMsm, useGlv } from './plan.js';
 import { GpuBases } from './bases.js';
 import { pointWords } from './layout.js';
 import {
-  BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
+  apartFrom, BAD_POINT_REASON, bigIntToBytesLE, checkMsmInputs, checkMsmOptions, checkOptionNames, inputError, modInverse, modelOf, neutralBytes, scalarBitLength,
   batchInverse, checkScalarRange, sumPointBytes,
 } from '../msm/bytes.js';
 import { inputsToNative, resultFromNative } from '../codecs.js';
@@ -20,6 +20,10 @@ export { GpuDeviceLostError, GpuUnavailableError };
 
 const CALL_OPTIONS = ['window', 'timings', 'checkSubgroup', 'onProgress', 'maxMemory', 'pointFormat', 'scalarFormat', 'resultFormat', 'signal'];
 const GPU_OPTIONS = ['device', 'powerPreference', 'maxMemory'];
+/** prepareBases' options on the GPU (no precompute table: maxMemory bounds the buffers of its calls instead). */
+const GPU_BASES_OPTIONS = ['checkSubgroup', 'pointFormat', 'maxMemory'];
+/** An MSM over the GPU's prepared bases: msmBytes' options less those prepareBases took. */
+const GPU_BASES_CALL_OPTIONS = CALL_OPTIONS.filter((name) => !['maxMemory', 'pointFormat', 'checkSubgroup'].includes(name));
 
 /** msmBytes' option checks (src/msm/bytes.js) over the GPU's names; its window may be 1 (a tiny input's best). */
 function checkCallOptions(options) {
@@ -107,9 +111,9 @@ export function affineBytes(params, gpu, coords, count) {
 }
 
 /**
- * The calls under way on each device a caller passed to gpu() (its last call's settling). The GpuCurves that share
- * one (G1's and G2's, say) take turns on it: a device has one stack of error scopes, and each call's must catch its
- * own errors only (two calls at once would pop each other's).
+ * The calls under way on each device (its last call's settling). The GpuCurves that share one (a device passed to
+ * gpu(), or one gpu's own device passed to another: G1's and G2's, say) take turns on it: a device has one stack of
+ * error scopes, and each call's must catch its own errors only (two calls at once would pop each other's).
  */
 const sharedDeviceTails = new WeakMap();
 
@@ -184,8 +188,9 @@ export class GpuCurve {
    */
   #exclusive(options, body) {
     if (this.#closed) return Promise.reject(new Error('the GPU MSM is closed'));
-    const shared = this.#options.device;
-    const before = shared ? Promise.all([this.#tail, sharedDeviceTails.get(shared)]) : this.#tail;
+    // a device passed to gpu(), or this one's own: another GpuCurve may have been given it (gpu({ device: g.device }))
+    const device = this.#options.device ?? this.#state?.device;
+    const before = device ? Promise.all([this.#tail, sharedDeviceTails.get(device)]) : this.#tail;
     const run = before.then(async () => {
       const { signal } = options;
       if (signal?.aborted) throw abortError(signal);
@@ -215,7 +220,7 @@ export class GpuCurve {
       }
     });
     this.#tail = run.catch(() => {});
-    if (shared) sharedDeviceTails.set(shared, this.#tail);
+    if (device) sharedDeviceTails.set(device, this.#tail);
     return run;
   }
 
@@ -238,6 +243,10 @@ export class GpuCurve {
     const curve = this.#curve;
     try {
       options = checkCallOptions(options);
+      // views of the curve's memory: copied now, as curve.msmBytes does (a format's decoding or the subgroup test grows
+      // it here, and any CPU call on the curve may before this call's turn: either detaches them)
+      pointBytes = apartFrom(curve.memory, pointBytes);
+      scalarBytes = apartFrom(curve.memory, scalarBytes);
       formats = resolveFormatOptions(curve.params, options);
       // (inputsToNative checks the scalars' range too)
       if (formats) [pointBytes, scalarBytes] = inputsToNative(curve, formats, pointBytes, scalarBytes, options.timings);
@@ -274,14 +283,15 @@ export class GpuCurve {
   async prepareBases(pointBytes, options = {}) {
     const curve = this.#curve;
     const P = curve.params;
+    if (options?.precompute !== undefined) throw new TypeError('options.precompute is for the CPU\'s prepared bases; the GPU sums prepared bases without a table');
+    checkOptionNames(options, GPU_BASES_OPTIONS, 'the GPU\'s prepareBases options');
     const maxMemory = options?.maxMemory;
     if (maxMemory !== undefined && !(typeof maxMemory === 'number' && maxMemory > 0)) throw new TypeError('options.maxMemory must be a positive number of bytes');
-    const { checkSubgroup, precompute, formats } = checkBasesOptions(P, withoutMaxMemory(options));
-    if (precompute) throw new TypeError('options.precompute is for the CPU\'s prepared bases; the GPU sums prepared bases without a table');
+    const { checkSubgroup, formats } = checkBasesOptions(P, withoutMaxMemory(options));
     const n = countBases(P, formats, pointBytes);
     if (n > MAX_GPU_POINTS) throw new RangeError(`the GPU MSM takes at most ${MAX_GPU_POINTS} points, got ${n}`);
     // other formats decoded (and checked) here; native points are checked on the GPU as they are converted
-    const native = formats?.point || checkSubgroup ? curve.decodePoints(pointBytes, formats?.point?.name ?? 'native', { checkSubgroup }) : pointBytes;
+    const native = formats?.point || checkSubgroup ? curve.decodePoints(pointBytes, formats?.point?.name ?? 'native', { checkSubgroup }) : apartFrom(curve.memory, pointBytes);
     const bases = new GpuBases(this, native, n, maxMemory);
     this.#bases.add(bases);
     try {
@@ -304,9 +314,13 @@ export class GpuCurve {
     let formats;
     const curve = this.#curve;
     try {
+      for (const key of ['maxMemory', 'pointFormat', 'checkSubgroup']) {
+        if (options?.[key] !== undefined) throw new TypeError(`options.${key} belongs to the GPU's prepareBases (the bases were checked, and their calls' memory bounded, there)`);
+      }
+      checkOptionNames(options, GPU_BASES_CALL_OPTIONS, 'the GPU\'s prepared bases\' msmBytes options');
       options = checkCallOptions(options);
       // the scalars' range is checked while the GPU runs, as msmBytes does (it cost 7 ms before the passes at 2^20)
-      ({ k, scalarBytes, formats } = checkPreparedScalars(curve.params, { N: bases.length, Kt: 1 }, scalarBytes, options, { range: false }));
+      ({ k, scalarBytes, formats } = checkPreparedScalars(curve.params, { N: bases.length, Kt: 1 }, apartFrom(curve.memory, scalarBytes), options, { range: false }));
     } catch (e) {
       return Promise.reject(e);
     }
