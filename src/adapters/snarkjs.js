@@ -304,9 +304,12 @@ class Route {
     return result;
   }
 
-  /** msmBytes on `target` (a pool or the GPU) of the pairs with a non-zero scalar, as ffjavascript's Jacobian. */
+  /**
+   * msmBytes on `target` (a pool or the GPU) of the pairs with a non-zero scalar, as ffjavascript's Jacobian. With
+   * checkSubgroup every pair: each base is to be checked, whatever its scalar (as a BigBuffer's pages are).
+   */
   async sumPairs(G, target, b, s, formats) {
-    const kept = withoutZeroScalars(b, s, 2 * G.F.n8);
+    const kept = formats.checkSubgroup ? { points: b, scalars: s } : withoutZeroScalars(b, s, 2 * G.F.n8);
     if (kept.scalars.length === 0) return G.zero.slice();
     try {
       return this.toJacobian(G, await target.msmBytes(kept.points, kept.scalars, formats));
