@@ -23,7 +23,7 @@ const GPU_OPTIONS = ['device', 'powerPreference', 'maxMemory'];
 /** prepareBases' options on the GPU (no precompute table: maxMemory bounds the buffers of its calls instead). */
 const GPU_BASES_OPTIONS = ['checkSubgroup', 'pointFormat', 'maxMemory'];
 /** An MSM over the GPU's prepared bases: msmBytes' options less those prepareBases took. */
-const GPU_BASES_CALL_OPTIONS = CALL_OPTIONS.filter((name) => !['maxMemory', 'pointFormat', 'checkSubgroup'].includes(name));
+const GPU_BASES_CALL_OPTIONS = CALL_OPTIONS.filter((name) => !GPU_BASES_OPTIONS.includes(name));
 
 /** msmBytes' option checks (src/msm/bytes.js) over the GPU's names; its window may be 1 (a tiny input's best). */
 function checkCallOptions(options) {
@@ -314,7 +314,7 @@ export class GpuCurve {
     let formats;
     const curve = this.#curve;
     try {
-      for (const key of ['maxMemory', 'pointFormat', 'checkSubgroup']) {
+      for (const key of GPU_BASES_OPTIONS) {
         if (options?.[key] !== undefined) throw new TypeError(`options.${key} belongs to the GPU's prepareBases (the bases were checked, and their calls' memory bounded, there)`);
       }
       checkOptionNames(options, GPU_BASES_CALL_OPTIONS, 'the GPU\'s prepared bases\' msmBytes options');

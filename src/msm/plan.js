@@ -182,10 +182,14 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
   const limit = known ? Math.max(1, n) : 2 ** 31;
   let chosen = null;
   let least = Infinity;
+  /** The largest chunk of `shape` within the budget (0: none), the least budget of any window tried kept. */
+  const fit = (shape) => {
+    least = Math.min(least, msmBytesFor(P, shape, 1, sizeOptions).total);
+    return largestChunk(P, shape, limit, budget, sizeOptions);
+  };
   for (let c = best; c >= (window ?? 2); c--) {
     const shape = shapeOf(P, c, n, windowLimitPoints, scalarBits);
-    least = Math.min(least, msmBytesFor(P, shape, 1, sizeOptions).total);
-    const C = largestChunk(P, shape, limit, budget, sizeOptions);
+    const C = fit(shape);
     if (C === 0) continue;
     const points = known ? n : STREAM_WINDOW_POINTS;
     const chunks = Math.max(1, Math.ceil(points / C));
@@ -205,8 +209,7 @@ export function planMsm(P, n, { window, maxMemory, base = 0, threads = 1, pool =
     } catch {
       break; // past the largest window the points allow (msmShape)
     }
-    least = Math.min(least, msmBytesFor(P, shape, 1, sizeOptions).total);
-    const C = largestChunk(P, shape, limit, budget, sizeOptions);
+    const C = fit(shape);
     if (C > 0) chosen = { shape, C };
   }
   if (!chosen) throw budgetError(maxMemory, Math.ceil(least + base), window);
