@@ -43,6 +43,14 @@ describe('scalarBitLength', () => {
       for (const maxBits of [255, 256, Math.max(1, expected), expected + 1]) {
         expect(scalarBitLength(scalarsToBytes(32, set), 32, set.length, maxBits), `${set.map(String).join(',')} maxBits ${maxBits}`).toBe(expected);
       }
+      // read as words where the view allows, else as bytes: views at every offset mod 4, and 34-byte scalars
+      for (const [S, offset] of [[32, 1], [32, 2], [32, 4], [34, 0], [34, 3]]) {
+        const bytes = scalarsToBytes(S, set);
+        const view = new Uint8Array(bytes.length + offset + 8).fill(0xff).subarray(offset, offset + bytes.length);
+        view.set(bytes);
+        expect(scalarBitLength(view, S), `${set.map(String).join(',')} S ${S} offset ${offset}`).toBe(expected);
+        expect(scalarBitLength(view, S, set.length, Math.max(1, expected)), `${set.map(String).join(',')} S ${S} offset ${offset} maxBits`).toBe(expected);
+      }
     }
   });
 });

@@ -141,25 +141,29 @@ export function checkMsmOptions(options, { async = false } = {}) {
 
 /**
  * The bit length of the largest of the n scalars in `bytes` (S bytes each, little-endian): 0 when all are zero.
- * Bytes above the largest top byte found so far are the only ones read, so full-size scalars cost one byte each.
+ * Words (bytes where S or the view's offset is not a multiple of 4) above the largest top word found so far are the
+ * only ones read, so full-size scalars cost one word each and a witness's bits S / 4 words each.
  * maxBits: no scalar is longer (r's bits, for scalars checked below r: before the result is used, at least), so the
- * scan stops at the first scalar that long, where random scalars would otherwise have every scalar's top byte read.
+ * scan stops at the first scalar that long, where random scalars would otherwise have every scalar's top word read.
  */
 export function scalarBitLength(bytes, S, n = Math.floor(bytes.length / S), maxBits = 8 * S) {
-  let top = -1; // the highest byte index nonzero in any scalar so far
-  for (let i = 0, o = 0; i < n && top < S - 1; i++, o += S) {
-    for (let k = S - 1; k > top; k--) {
-      if (bytes[o + k] !== 0) {
+  const B = S % 4 === 0 && bytes.byteOffset % 4 === 0 ? 4 : 1; // bytes per unit read
+  const units = B === 4 ? new Uint32Array(bytes.buffer, bytes.byteOffset, (n * S) / 4) : bytes;
+  const U = S / B; // units per scalar
+  let top = -1; // the highest unit index nonzero in any scalar so far
+  for (let i = 0, o = 0; i < n && top < U - 1; i++, o += U) {
+    for (let k = U - 1; k > top; k--) {
+      if (units[o + k] !== 0) {
         top = k;
         break;
       }
     }
   }
   if (top < 0) return 0;
-  let high = 0; // the bits of byte `top` in any scalar
-  const most = Math.min(8, maxBits - 8 * top); // of byte top's bits, the most a scalar may have
-  for (let i = 0, o = top; i < n && 32 - Math.clz32(high) < most; i++, o += S) high |= bytes[o];
-  return 8 * top + (32 - Math.clz32(high));
+  let high = 0; // the bits of unit `top` in any scalar
+  const most = Math.min(8 * B, maxBits - 8 * B * top); // of unit top's bits, the most a scalar may have
+  for (let i = 0, o = top; i < n && 32 - Math.clz32(high) < most; i++, o += U) high |= units[o];
+  return 8 * B * top + (32 - Math.clz32(high));
 }
 
 /**
