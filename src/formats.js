@@ -50,11 +50,11 @@ function refusal(entry, name, params) {
 
 function checkName(table, kind, name, params) {
   if (typeof name !== 'string') throw new TypeError(`${kind} format must be a string, got ${name === null ? 'null' : typeof name}`);
-  if (!Object.hasOwn(table, name)) {
-    throw new RangeError(`unknown ${kind} format '${name}': known formats are ${Object.keys(table).map((k) => `'${k}'`).join(', ')}`);
-  }
+  // the formats this curve takes, for the errors
+  const taken = () => `${params.name} takes ${Object.keys(table).filter((k) => refusal(table[k], k, params) === null).map((k) => `'${k}'`).join(', ')}`;
+  if (!Object.hasOwn(table, name)) throw new RangeError(`unknown ${kind} format '${name}': ${taken()}`);
   const why = refusal(table[name], name, params);
-  if (why) throw new RangeError(`${kind} format '${name}' ${why}`);
+  if (why) throw new RangeError(`${kind} format '${name}' ${why}; ${taken()}`);
 }
 
 /**

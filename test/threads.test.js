@@ -720,6 +720,7 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
 
   it('options are checked', async () => {
     await expect(curve.threads({ count: 0 })).rejects.toThrow(/count must be an integer in 1\.\.256/);
+    await expect(curve.threads({ count: '2' })).rejects.toThrow(/^count must be an integer in 1\.\.256, got the string '2'$/);
     await expect(curve.threads({ count: 2.5 })).rejects.toThrow(RangeError);
     await expect(curve.threads({ sharedMemory: 'yes' })).rejects.toThrow(TypeError);
     await expect(curve.threads(null)).rejects.toThrow(TypeError);

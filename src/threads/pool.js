@@ -38,7 +38,7 @@ export async function createPool(curve, options = {}) {
   checkOptionNames(options, ['count', 'sharedMemory', 'releaseAfterMs'], 'threads options');
   const { count = defaultThreadCount(), sharedMemory: mode = 'auto', releaseAfterMs = RELEASE_AFTER_MS } = options;
   if (!Number.isInteger(count) || count < 1 || count > MAX_THREADS) {
-    throw new RangeError(`count must be an integer in 1..${MAX_THREADS}, got ${count}`);
+    throw new RangeError(`count must be an integer in 1..${MAX_THREADS}, got ${typeof count === 'string' ? `the string '${count}'` : count}`);
   }
   if (typeof releaseAfterMs !== 'number' || !(releaseAfterMs >= 0) || (releaseAfterMs >= 2 ** 31 && releaseAfterMs !== Infinity)) {
     throw new RangeError(`releaseAfterMs must be milliseconds in 0..2^31-1, or Infinity (only at trim()), got ${releaseAfterMs}`);
