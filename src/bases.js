@@ -3,7 +3,7 @@
 // any prefix of the bases. The pool's variant is in src/threads/pool.js.
 
 import { ownInstance } from './instance.js';
-import { checkMsmOptions, checkOptionNames, checkPointBytes, checkScalarBytes, pointToBytes } from './msm/bytes.js';
+import { checkMsmOptions, checkOptionNames, checkPointBytes, checkScalarBytes, partialBytes, pointToBytes } from './msm/bytes.js';
 import { buildTable, checkTableFits, preparedMsmPointers, tableLayout } from './msm/prepared.js';
 import { checkBatchLength, decodePointBatch, decodeScalarBatch, resultFromNative } from './codecs.js';
 import { noFormatOptions, resolveFormatOptions } from './formats.js';
@@ -78,14 +78,15 @@ export function prepareOn(instance, pointBytes, N, { checkSubgroup, precompute, 
   return { layout, table };
 }
 
-/** One MSM over the first k bases of a table on `instance`; returns the result in the msmBytes encoding. */
+/** One MSM over the first k bases of a table on `instance`; returns the result in the msmBytes encoding (options.partial: partialBytes'). */
 export function preparedMsmOn(instance, layout, table, scalarBytes, k, options = {}) {
   const { heap, memory } = instance;
   const mark = heap.mark();
   try {
     const scalars = heap.alloc(scalarBytes.length + 8);
     new Uint8Array(memory.buffer, scalars, scalarBytes.length).set(scalarBytes);
-    return pointToBytes(instance, preparedMsmPointers(instance, layout, table, { scalars, k, options }));
+    const result = preparedMsmPointers(instance, layout, table, { scalars, k, options });
+    return options.partial ? partialBytes(instance, result) : pointToBytes(instance, result);
   } finally {
     heap.release(mark);
   }

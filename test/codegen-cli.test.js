@@ -392,8 +392,28 @@ describe('codegen curve: generated modules against the BigInt oracle', () => {
       const T4 = toMontgomery(ed25519.Point.fromAffine({ x: modSqrt(F(-1n), p), y: 0n }).toAffine()); // order 4
       expect(() => curve.msm([points[0], T4], [1n, 1n], { checkSubgroup: true })).toThrow(/^points\[1\] is not in the subgroup of order r$/);
       expect(() => curve.msm([T4], [2n])).toThrow(/the result is \(0, 0\), the point of order 2/);
+      // a share of the sum may be (0, 0) where the sum is not: the pool's message path adds its threads' partial sums
+      // in Jacobian form (the first thread's two points sum to (0, 0), the second's to E[0] + E[1])
+      const T4e = ed25519.Point.fromAffine({ x: modSqrt(F(-1n), p), y: 0n });
+      const shares = [T4, T4, points[0], points[1]];
+      const total = T4e.add(T4e).add(E[0]).add(E[1]).toAffine();
+      for (const sharedMemory of [false, true]) {
+        const pool = await curve.threads({ count: 2, sharedMemory });
+        try {
+          expect(fromMontgomery(await pool.msm(shares, [1n, 1n, 1n, 1n])), `shared ${sharedMemory}`).toEqual({ x: total.x, y: total.y });
+          const bytes = curve.encodePoints(shares);
+          expect(fromMontgomery(curve.decodePoint(await pool.msmStream({ points: [bytes], scalars: [curve.encodeScalars([1n, 1n, 1n, 1n])] })))).toEqual({ x: total.x, y: total.y });
+          const bases = await pool.prepareBases(bytes);
+          expect(fromMontgomery(await bases.msm([1n, 1n, 1n, 1n]))).toEqual({ x: total.x, y: total.y });
+          await bases.free();
+          // the whole sum (0, 0) is still the clear error
+          await expect(pool.msm([T4, T4], [1n, 1n])).rejects.toThrow(/the result is \(0, 0\), the point of order 2/);
+        } finally {
+          await pool.close();
+        }
+      }
     }
-  }, 30_000);
+  }, 60_000);
 
   it('a twisted Edwards curve with a degree-2 GLV endomorphism (a copy of the shipped bandersnatch): same results as the shipped curve', async () => {
     const r = runs.bandersnatch;

@@ -269,6 +269,31 @@ export function pointToBytes(instance, ptr) {
 }
 
 /**
+ * A thread's result on the pool's message path: the Jacobian point at ptr as raw words (P.jacobianBytes of this
+ * build's layout), for sumPartials in an instance of the same module. Unlike the native encoding it holds every
+ * point: a thread's share of a sum may be a point without an affine form (see pointToBytes) where the sum is not.
+ */
+export const partialBytes = (instance, ptr) => new Uint8Array(instance.memory.buffer, ptr, instance.params.jacobianBytes).slice();
+
+/** The native encoding of the sum of partialBytes' results (the neutral element for none). */
+export function sumPartials(instance, list) {
+  const { heap, memory, params: P, exports: ex } = instance;
+  if (list.length === 0) return neutralBytes(P);
+  const J = P.jacobianBytes;
+  const mark = heap.mark();
+  try {
+    const acc = heap.alloc(J * list.length, 64);
+    list.forEach((bytes, i) => new Uint8Array(memory.buffer, acc + i * J, J).set(bytes));
+    for (let i = 1; i < list.length; i++) ex.g_jacAdd(acc, acc, acc + i * J);
+    const result = heap.alloc(P.affineBytes);
+    ex.g_jacToAffine(result, acc);
+    return pointToBytes(instance, result);
+  } finally {
+    heap.release(mark);
+  }
+}
+
+/**
  * sum_i 2^(shift i) list[i], of points given in their encoding (each checked like an MSM input), encoded: with shift 0
  * the plain sum (joining the message-passing pool's partial results), with shift c the windows' combination of the
  * GPU MSM (Horner from the top: a doubling's chain of dependent products is far faster here than on one GPU thread).

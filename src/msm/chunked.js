@@ -7,7 +7,7 @@
 import { allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, pairsOf, recordPointsFor, STAGING_POINTS } from './layout.js';
 import { planMsm, singleThreadPieces, windowWithin } from './plan.js';
 import { accumulateLane, combineWindows, lanePartials, phaseTimer, prepareRange, reducePieces, setInfinity } from './index.js';
-import { apartFrom, convertPoints, neutralBytes, pointToBytes, scalarBitLength } from './bytes.js';
+import { apartFrom, convertPoints, neutralBytes, partialBytes, pointToBytes, scalarBitLength } from './bytes.js';
 import { checkSubgroupRange } from './subgroup.js';
 
 /** Heap bytes a ChunkedMsm's pointScale takes on top of its plan: K, and the alignment it moves. */
@@ -31,13 +31,14 @@ export class ChunkedMsm {
    * @param instance { exports, memory, params, heap } (src/instance.js); the MSM allocates above heap.mark()
    * @param plan planMsm's plan; a plan for n = Infinity (a stream) chooses its window when the first chunk is summed
    * @param options { checkSubgroup, timings, onProgress (with total), total (points expected), blockPoints,
-   *   pointScale (K of g_fromScaledBytes, for points given scaled: snarkjs' layout.scale; default native points) }
+   *   pointScale (K of g_fromScaledBytes, for points given scaled: snarkjs' layout.scale; default native points),
+   *   partial (finish gives partialBytes' form, null for the neutral element: a thread's share on the message path) }
    */
-  constructor(instance, plan, { checkSubgroup = false, timings, onProgress, total = Infinity, blockPoints, pointScale } = {}) {
+  constructor(instance, plan, { checkSubgroup = false, timings, onProgress, total = Infinity, blockPoints, pointScale, partial = false } = {}) {
     this.#instance = instance;
     this.#ctx = { ex: instance.exports, memory: instance.memory, params: instance.params };
     this.#plan = plan;
-    this.#options = { checkSubgroup, timings, onProgress, total, blockPoints };
+    this.#options = { checkSubgroup, timings, onProgress, total, blockPoints, partial };
     this.#phase = phaseTimer(timings);
     this.#mark = instance.heap.mark();
     try {
@@ -121,17 +122,21 @@ export class ChunkedMsm {
     this.#filled = 0;
   }
 
-  /** Sums the last chunk, reduces and combines: the result in the msmBytes encoding (neutralBytes for the neutral element). */
+  /**
+   * Sums the last chunk, reduces and combines: the result in the msmBytes encoding (neutralBytes for the neutral
+   * element), or with `partial` in partialBytes' (null for the neutral element).
+   */
   finish() {
     this.#sumChunk(true);
     const { params: P } = this.#ctx;
-    const { timings, onProgress } = this.#options;
+    const { timings, onProgress, partial } = this.#options;
     let out;
-    if (!this.#lane) out = neutralBytes(P);
+    if (!this.#lane) out = partial ? null : neutralBytes(P);
     else {
       const io = { shape: this.#work.shape, infinity: this.#work.infinity };
       reducePieces(this.#ctx, io, this.#lane, this.#phase);
-      out = pointToBytes(this.#instance, combineWindows(this.#ctx, this.#instance.heap, io, lanePartials(P, this.#lane)));
+      const sum = combineWindows(this.#ctx, this.#instance.heap, io, lanePartials(P, this.#lane), { jacobian: partial });
+      out = partial ? partialBytes(this.#instance, sum) : pointToBytes(this.#instance, sum);
       this.#phase('combine');
       if (timings) Object.assign(timings, { window: io.shape.c, windows: io.shape.K, bits: io.shape.bits });
     }

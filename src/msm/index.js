@@ -348,9 +348,10 @@ export function runLane(ctx, io, lane, { phase, progress } = {}) {
 
 /**
  * combine: W_k = the sum of the partial sums of window k's pieces (`partials`: [{ k, ptr }]), then
- * sum_k 2^(c k) W_k by doubling and adding; the affine result is written at a fresh heap address.
+ * sum_k 2^(c k) W_k by doubling and adding; the affine result is written at a fresh heap address. With `jacobian`:
+ * the address of the Jacobian sum instead, which holds every point (partialBytes), those without an affine form too.
  */
-export function combineWindows(ctx, heap, io, partials) {
+export function combineWindows(ctx, heap, io, partials, { jacobian = false } = {}) {
   const { ex, params: P } = ctx;
   const { c, K } = io.shape;
   const J = P.jacobianBytes;
@@ -363,6 +364,7 @@ export function combineWindows(ctx, heap, io, partials) {
     for (let i = 0; i < c; i++) ex.g_jacDouble(acc, acc);
     ex.g_jacAdd(acc, acc, windowSums + k * J);
   }
+  if (jacobian) return acc;
   const result = heap.alloc(P.affineBytes);
   ex.g_jacToAffine(result, acc);
   return result;

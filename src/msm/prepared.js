@@ -212,8 +212,8 @@ export function countPreparedDigits(ctx, io, layout, first, count) {
 
 /**
  * One MSM over the first k bases of a table on one thread (the table and scalars at these addresses of
- * instance's memory); returns a pointer to the affine result in instance.heap.
- * options: { window (windowed only), windowLimitPoints (the whole MSM's k, where this is a thread's slice of it: the
+ * instance's memory); returns a pointer to the affine result in instance.heap (with `partial`, to the Jacobian one).
+ * options: { partial, window (windowed only), windowLimitPoints (the whole MSM's k, where this is a thread's slice of it: the
  * windows allowed are the whole MSM's), timings, onProgress }
  */
 export function preparedMsmPointers(instance, layout, table, { scalars, k, options = {} }) {
@@ -231,7 +231,7 @@ export function preparedMsmPointers(instance, layout, table, { scalars, k, optio
   phase('allocate');
   const onProgress = options.onProgress;
   runLane(ctx, io, lane, { phase, progress: onProgress && ((done, total) => onProgress(done / (total + 1))) });
-  const result = combineWindows(ctx, instance.heap, io, lanePartials(P, lane));
+  const result = combineWindows(ctx, instance.heap, io, lanePartials(P, lane), { jacobian: !!options.partial });
   phase('combine');
   onProgress?.(1);
   if (timings) Object.assign(timings, { window: shape.c, windows: shape.K, flat: shape.flat });

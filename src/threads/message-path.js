@@ -9,7 +9,7 @@ import { budgetError, equalShares } from '../msm/plan.js';
 import { MEMORY_LIMIT } from '../runtime/heap.js';
 import { engineMemory } from '#threads-host';
 import { defaultWorkingSet } from './working-set.js';
-import { copyBytes, neutralBytes, sumPointBytes } from '../msm/bytes.js';
+import { copyBytes, neutralBytes, sumPartials } from '../msm/bytes.js';
 import { tableLayout } from '../msm/prepared.js';
 import { phaseTimer } from '../msm/index.js';
 import { RESIDENT_BYTES } from '../instance.js';
@@ -137,7 +137,7 @@ export class MessagePath {
       throw MessagePath.#poolBudgetError(e, options, T);
     });
     phase('slices');
-    const out = sumPointBytes(curve, results.filter(Boolean));
+    const out = sumPartials(curve, results.filter(Boolean));
     phase('combine');
     if (options.timings) options.timings.threads = T;
     return out;
@@ -181,7 +181,7 @@ export class MessagePath {
       async finish() {
         await begin();
         const results = await workers.runAll('streamFinish', () => ({ args: { id } }));
-        const out = sumPointBytes(curve, results.filter(Boolean));
+        const out = sumPartials(curve, results.filter(Boolean));
         if (options.timings) options.timings.threads = T;
         progress(1);
         return out;
@@ -260,7 +260,7 @@ export class MessagePath {
       },
     );
     phase('slices');
-    const out = sumPointBytes(this.#curve, results.filter(Boolean));
+    const out = sumPartials(this.#curve, results.filter(Boolean));
     phase('combine');
     if (options.timings) options.timings.threads = counts.filter(Boolean).length;
     return out;

@@ -114,7 +114,7 @@ export function serveThread(port) {
     preparedMsm({ id, scalarBytes, k, options }, progress) {
       const kept = bases.get(id);
       if (!kept) throw new Error(`prepared bases ${id} are not on this thread`);
-      return preparedMsmOn(kept.instance, kept.layout, kept.table, scalarBytes, k, { ...options, onProgress: progress });
+      return preparedMsmOn(kept.instance, kept.layout, kept.table, scalarBytes, k, { ...options, partial: true, onProgress: progress });
     },
     freeBases({ id }) {
       bases.delete(id);
@@ -148,7 +148,8 @@ export function serveThread(port) {
     },
     /**
      * Own memory: a whole MSM over this thread's share of the inputs; points in `format` decoded first, but snarkjs
-     * points read as they are, converted by the product that checks them (pointScale).
+     * points read as they are, converted by the product that checks them (pointScale). The own-memory MSMs return
+     * partial sums (partialBytes: a share may sum to a point without an affine form), which the pool adds (sumPartials).
      */
     async msm({ pointBytes, scalarBytes, n, options, format, timed }, progress, steps) {
       const pointScale = scaleOf(format);
@@ -157,7 +158,7 @@ export function serveThread(port) {
         pointBytes = await ops.decode({ bytes: pointBytes, format });
         phase('decode');
       }
-      return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, onProgress: progress, ...(timed && { timings: steps }) });
+      return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, partial: true, onProgress: progress, ...(timed && { timings: steps }) });
     },
     /** Own memory: this thread's share of a stream (about `points` points, or Infinity), a ChunkedMsm kept under `id` until streamFinish. */
     streamBegin({ id, options, format, points }) {
@@ -168,7 +169,7 @@ export function serveThread(port) {
       // points to decode: in batches whose scratch fits beside the MSM within the budget (plan.js planWithBatch)
       const reserveFor = (batch) => (layout ? decodeScratchBytes(P, layout, batch) : pointScale !== undefined ? pointScaleBytes(P) : 0);
       const { plan, batch } = planWithBatch(P, points, { ...options, base: instance.heap.mark() }, reserveFor, layout ? STAGING_POINTS : 1);
-      streams.set(id, { msm: new ChunkedMsm(instance, plan, { checkSubgroup: options.checkSubgroup, pointScale }), layout, batch });
+      streams.set(id, { msm: new ChunkedMsm(instance, plan, { checkSubgroup: options.checkSubgroup, pointScale, partial: true }), layout, batch });
     },
     /** Own memory: count points and scalars of a stream (points in its format; scalars native, checked), the first at index `first`. */
     streamAdd({ id, pointBytes, scalarBytes, count, first }) {
