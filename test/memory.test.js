@@ -603,4 +603,26 @@ describe('points in a format to decode, within a small budget', { timeout: 120_0
       }
     }
   });
+
+  it('a pool with shared memory counts the memories its threads decode in (outside the budget) and gives them back at trim()', async () => {
+    const bls = await loadCurve('bls12-381');
+    const n = 8192;
+    const [native, scalars] = [bls.randomPointsBytes(n, { seed: 63 }), bls.randomScalarsBytes(n, { seed: 64 })];
+    const compressed = bls.encodePoint(native, 'zcash-compressed');
+    const want = bls.msmBytes(native, scalars);
+    const pool = await bls.threads({ count: 2, sharedMemory: true });
+    try {
+      const fresh = pool.memoryBytes;
+      const options = { pointFormat: 'zcash-compressed', resultFormat: 'native', maxMemory: 4 * MiB };
+      expect(await pool.msmBytes(compressed, scalars, options)).toEqual(want);
+      // the shared memory within the budget, and each thread's decoding memory (4096 points a batch: about 1 MiB) on top
+      expect(pool.memoryBytes, 'the decoding memories counted').toBeGreaterThan(options.maxMemory + 65536);
+      await pool.trim();
+      expect(pool.memoryBytes, 'trim gives them back').toBeLessThanOrEqual(fresh);
+      expect(await pool.msmStream([{ points: compressed, scalars }], options)).toEqual(want);
+      expect(pool.memoryBytes).toBeGreaterThan(options.maxMemory + 65536);
+    } finally {
+      await pool.close();
+    }
+  });
 });

@@ -45,6 +45,11 @@ export class MessagePath {
     return this.#workers.list.reduce((sum, thread) => sum + thread.memoryBytes, 0);
   }
 
+  /** What a call's maxMemory bounds (maxMemory / T a thread): the threads' memories. */
+  budgetBytes() {
+    return this.memoryBytes();
+  }
+
   /** Bytes a release would give back: what the threads' memories hold past their start, less RESIDENT_BYTES unless `all`. */
   releasable({ all = false } = {}) {
     const grown = this.#workers.list.reduce((sum, thread) => sum + Math.max(0, thread.memoryBytes - GROWN_BYTES), 0);

@@ -300,7 +300,7 @@ export class MsmPool {
       this.#workers.timeline = timeline;
       // a budget below what the pool holds from earlier calls: give that back first, as a curve does
       const { maxMemory } = options;
-      if (maxMemory !== undefined && this.#path.memoryBytes() > maxMemory && this.#path.releasable({ all: true }) > 0) {
+      if (maxMemory !== undefined && this.#path.budgetBytes() > maxMemory && this.#path.releasable({ all: true }) > 0) {
         await this.#path.release({ all: true });
         going();
       }
@@ -417,8 +417,9 @@ export class MsmPool {
   }
 
   /**
-   * Bytes of Wasm memory the pool's MSMs hold now: the shared memory (prepared tables included), or the threads'
-   * own memories on the message path (their slices of prepared bases not counted). trim() gives back what calls grew.
+   * Bytes of Wasm memory the pool's MSMs hold now: the shared memory (prepared tables included) and the memories its
+   * threads decoded points in, or the threads' own memories on the message path (their slices of prepared bases not
+   * counted). trim() gives back what calls grew.
    */
   get memoryBytes() {
     return this.#path.memoryBytes();

@@ -72,19 +72,33 @@ export class SharedPath {
     this.#shared.instance.heap.release(this.#keptTop);
   }
 
+  /** The shared memory and the memories the threads decode points in (decodePoints: their own, outside any plan). */
   memoryBytes() {
+    return this.budgetBytes() + this.#decodingBytes();
+  }
+
+  /** What a call's maxMemory bounds: the shared memory. */
+  budgetBytes() {
     return this.#shared.memory.buffer.byteLength;
   }
 
-  /** Bytes release() would give back: what the memory holds past the kept tables, less RESIDENT_BYTES unless `all`. */
+  #decodingBytes() {
+    return this.#workers ? this.#workers.list.reduce((sum, thread) => sum + thread.memoryBytes, 0) : 0;
+  }
+
+  /**
+   * Bytes release() would give back: what the shared memory holds past the kept tables, and the threads' decoding
+   * memories, less RESIDENT_BYTES unless `all`.
+   */
   releasable({ all = false } = {}) {
-    return this.#shared.memory.buffer.byteLength - Math.ceil(this.#keptTop / 65536) * 65536 - (all ? 0 : RESIDENT_BYTES);
+    return this.budgetBytes() - Math.ceil(this.#keptTop / 65536) * 65536 + this.#decodingBytes() - (all ? 0 : RESIDENT_BYTES);
   }
 
   /**
    * Give back what the memory grew to beyond the kept tables: a new shared memory with the bytes below
    * the kept top copied (constants, stacks, tables keep their addresses), a new instance here and new threads
-   * (stopped threads free the old memory at once; this thread's copy goes at its next collection).
+   * (stopped threads free the old memory and their decoding memories at once; this thread's copy goes at its next
+   * collection).
    */
   async release() {
     const { module, memory: old, stacks, syncWord } = this.#shared;
