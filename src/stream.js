@@ -172,6 +172,7 @@ export class MsmAccumulator {
   #timings;
   #memory;
   #decodeBatch; // points decoded at a time (a format to decode), as the budget leaves room for
+  #failed = null; // the error of an add() that ended the accumulator
 
   /** Use curve.msmAccumulator(options): { window, maxMemory, checkSubgroup, pointFormat, scalarFormat, resultFormat, timings }. */
   constructor(curve, options) {
@@ -197,6 +198,7 @@ export class MsmAccumulator {
   }
 
   #live() {
+    if (this.#failed) throw this.#failed;
     if (!this.#instance) throw new Error('this accumulator is finished (result() or free() was called)');
   }
 
@@ -209,6 +211,7 @@ export class MsmAccumulator {
       this.#buffer.keep();
     } catch (e) {
       this.free();
+      this.#failed = e; // what every later call throws, as the pool's accumulator does
       throw e;
     }
   }
@@ -288,11 +291,11 @@ function byteIterator(bytes, name) {
     let done = false;
     return { next: async () => (done ? { done: true } : ((done = true), { done: false, value: bytes })), return: async () => ({ done: true }) };
   }
-  try {
-    return chunkIterator(bytes);
-  } catch {
-    throw new TypeError(`source.${name} must be a ReadableStream or an iterable of Uint8Array chunks, or a Uint8Array`);
-  }
+  const streamLike = bytes !== null && typeof bytes === 'object' && !ArrayBuffer.isView(bytes)
+    && (typeof bytes.getReader === 'function' || typeof bytes[Symbol.asyncIterator] === 'function' || typeof bytes[Symbol.iterator] === 'function');
+  if (!streamLike) throw new TypeError(`source.${name} must be a ReadableStream or an iterable of Uint8Array chunks, or a Uint8Array`);
+  return chunkIterator(bytes); // a locked stream's own error, as for a whole source
+
 }
 
 /**

@@ -162,6 +162,45 @@ describe('the caller may reuse or transfer its buffers once add() returns', { ti
     expect(() => bn.msmAccumulator().add(new Uint16Array(32))).toThrow('add().points must be a Uint8Array (or absent)');
   });
 
+  it('an add() with neither array adds nothing (sync and pool); after a failed add() the sync accumulator throws that error again', async () => {
+    const { points, scalars } = inputs(bn, 6, 73);
+    const want = bn.msmBytes(points, scalars);
+    const half = (bytes, size) => [bytes.subarray(0, 3 * size), bytes.subarray(3 * size)];
+    const [p0, p1] = half(points, bn.pointBytes);
+    const [s0, s1] = half(scalars, bn.scalarBytes);
+    for (const pool of pools) {
+      const acc = pool.msmAccumulator();
+      await acc.add(p0, s0);
+      await acc.add();
+      await acc.add(undefined, undefined);
+      await acc.add(null, null);
+      await acc.add(p1, s1);
+      expect(await acc.result(), `shared ${pool.sharedMemory}`).toEqual(want);
+    }
+    const acc = bn.msmAccumulator();
+    acc.add();
+    acc.add(points, scalars);
+    expect(acc.result()).toEqual(want);
+    const failed = bn.msmAccumulator();
+    failed.add(p0, s0);
+    expect(() => failed.add(new Uint16Array(32))).toThrow('add().points must be a Uint8Array (or absent)');
+    expect(() => failed.result()).toThrow('add().points must be a Uint8Array (or absent)');
+    expect(() => failed.add(p1, s1)).toThrow('add().points must be a Uint8Array (or absent)');
+  });
+
+  it('a locked ReadableStream as one side of { points, scalars } is refused with its own error, not as a wrong type', async () => {
+    const { points, scalars } = inputs(bn, 4, 75);
+    const lockedStream = () => {
+      const stream = new ReadableStream({ start: (c) => (c.enqueue(scalars), c.close()) });
+      stream.getReader();
+      return stream;
+    };
+    await expect(bn.msmStream({ points, scalars: lockedStream() })).rejects.toThrow(/locked/);
+    for (const pool of pools) await expect(pool.msmStream({ points, scalars: lockedStream() })).rejects.toThrow(/locked/);
+    await expect(bn.msmStream({ points, scalars: 5 })).rejects.toThrow(/^source\.scalars must be a ReadableStream or an iterable of Uint8Array chunks, or a Uint8Array$/);
+    await expect(bn.msmStream({ points, scalars: { points } })).rejects.toThrow(/^source\.scalars must be a ReadableStream/);
+  });
+
   it('close() while a stream waits on its source: the stream rejects at once, and the call queued behind it', async () => {
     const { points, scalars } = inputs(bn, 10, 71);
     for (const sharedMemory of [true, false]) {

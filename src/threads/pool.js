@@ -224,6 +224,7 @@ export class MsmPool {
           push({ chunk: { error }, taken: () => {} });
           return Promise.reject(error);
         }
+        if (points == null && scalars == null) return Promise.resolve(); // nothing to add, as the synchronous add()
         // copies: the pool reads a piece when the stream comes to it, and the caller's arrays are the caller's
         const chunk = { points: points && copyBytes(points), scalars: scalars && copyBytes(scalars) };
         const taken = new Promise((resolve, reject) => {
