@@ -188,6 +188,18 @@ describe('the caller may reuse or transfer its buffers once add() returns', { ti
     expect(() => failed.add(p1, s1)).toThrow('add().points must be a Uint8Array (or absent)');
   });
 
+  it('pool.msmBytes: an input transferred while the call waits for its turn is the library\'s TypeError', async () => {
+    for (const pool of pools) {
+      const busy = inputs(bn, 500, 77);
+      const late = inputs(bn, 10, 78);
+      const first = pool.msmBytes(busy.points, busy.scalars);
+      const queued = pool.msmBytes(late.points, late.scalars);
+      structuredClone(late.points.buffer, { transfer: [late.points.buffer] });
+      expect(await first).toEqual(bn.msmBytes(busy.points, busy.scalars));
+      await expect(queued, `shared ${pool.sharedMemory}`).rejects.toThrow(/^pointBytes is a view of a detached ArrayBuffer/);
+    }
+  });
+
   it('a locked ReadableStream as one side of { points, scalars } is refused with its own error, not as a wrong type', async () => {
     const { points, scalars } = inputs(bn, 4, 75);
     const lockedStream = () => {

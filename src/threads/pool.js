@@ -11,7 +11,7 @@ import { Workers } from './thread.js';
 import { SharedPath } from './shared-path.js';
 import { MessagePath } from './message-path.js';
 import { msmShape } from '../msm/plan.js';
-import { checkMsmOptions, checkOptionNames, copyBytes } from '../msm/bytes.js';
+import { checkAttached, checkMsmOptions, checkOptionNames, copyBytes } from '../msm/bytes.js';
 import { checkedScalars, resultFromNative } from '../codecs.js';
 import { noFormatOptions, resolveFormatOptions } from '../formats.js';
 import { checkBasesOptions, checkPreparedScalars, countBases } from '../bases.js';
@@ -112,6 +112,8 @@ export class MsmPool {
     const path = this.#path;
     let run = this.#queue.then(() =>
       this.#exclusive(options, async (progress) => {
+        // inputs transferred while the call waited for its turn: the library's error, not the engine's
+        for (const [bytes, what] of [[pointBytes, 'pointBytes'], [scalarBytes, 'scalarBytes']]) if (n > 0) checkAttached(bytes, what);
         if (!this.sharedMemory) return path.msm(pointBytes, scalarBytes, n, options, progress, pointFormat);
         // snarkjs points are read as they are by the threads' prepare; the other formats are decoded first
         if (pointFormat?.kind === 'snarkjs') return path.msmBytes(pointBytes, scalarBytes, n, options, progress, pointFormat);
