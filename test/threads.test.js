@@ -25,6 +25,7 @@ import wabtInit from 'wabt';
 import { sharedMemoryModuleBytes } from '../src/runtime/loader.js';
 import { equalShares, msmShape, splitPieces } from '../src/msm/plan.js';
 import { weightedCuts } from '../src/threads/split.js';
+import { Thread } from '../src/threads/thread.js';
 import { claimLane, combineWindows, countDigits, lanePartials, prepareRange, setInfinity } from '../src/msm/index.js';
 import { allocClaimLanes, allocInputs, allocWork, chunkIO } from '../src/msm/layout.js';
 import { convertPoints, pointToBytes } from '../src/msm/bytes.js';
@@ -665,6 +666,22 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
       }
     });
 
+    it(`${path}: after a thread died, trim() and close() one microtask later both settle, and a later call rejects (closed)`, async () => {
+      const pool = await curve.threads({ count: 2, sharedMemory, releaseAfterMs: Infinity });
+      const n = 1 << 14;
+      await pool.msmBytes(curve.randomPointsBytes(n, { seed: 10 }), curve.randomScalarsBytes(n, { seed: 11 })); // memory for trim() to give back
+      pool.killThreadForTesting(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const trimmed = pool.trim();
+      await null;
+      await pool.close();
+      const after = pool.msmBytes(pointBytes, scalarBytes);
+      const settled = await Promise.race([Promise.allSettled([trimmed, after]), new Promise((resolve) => setTimeout(() => resolve('still pending'), 5000))]);
+      expect(settled).not.toBe('still pending');
+      expect(settled[0].status).toBe('fulfilled');
+      expect(settled[1].reason?.message).toMatch(/the thread pool is closed/);
+    });
+
     it(`${path}: calls made at once queue and all give their own result; close() ends the pool`, async () => {
       const pool = await curve.threads({ count: 2, sharedMemory });
       const half = N / 2;
@@ -766,6 +783,19 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
       expect(child.stdout.trim().split('\n')).toEqual(['true 64', 'false 64']);
       expect(Date.now() - started).toBeLessThan(30_000);
     }
+  });
+});
+
+describe('a thread that never ran (src/threads/thread.js)', () => {
+  it('a worker that fails to start leaves the thread dead, so the next ready() replaces it; one stopped before its worker came rejects ready', async () => {
+    const failing = new Thread({ type: 'init' }, 0, () => Promise.reject(new Error('no worker here')));
+    await expect(failing.ready).rejects.toThrow('no worker here');
+    expect(failing.dead).toBe(true);
+    const bn = await loadCurve('bn254');
+    const stopped = new Thread({ type: 'init', module: bn.module, params: bn.params }, 1);
+    stopped.terminate();
+    const settled = await Promise.race([stopped.ready.then(() => 'ready', (e) => e.message), new Promise((resolve) => setTimeout(() => resolve('still pending'), 5000))]);
+    expect(settled).toBe('wasmsm thread 1 was stopped');
   });
 });
 

@@ -21,18 +21,30 @@ export class Thread {
   #initialised = null; // { resolve, reject } until the worker answers init
   #nextId = 1;
 
-  constructor(init, label) {
+  /** startHost: the host's worker start (#threads-host; tests give one that fails). */
+  constructor(init, label, startHost = startWorker) {
     this.label = label;
     this.dead = false;
     /** Bytes of the Wasm memories of its own the worker held after its last operation (message path). */
     this.memoryBytes = 0;
-    this.#host = startWorker();
+    this.#host = startHost();
     this.ready = this.#start(init);
     this.ready.catch(() => {});
   }
 
   async #start(init) {
-    const host = await this.#host;
+    let host;
+    try {
+      host = await this.#host;
+    } catch (error) {
+      this.dead = true; // a worker that could not start: the next ready() starts another in its place
+      throw error;
+    }
+    if (this.dead) {
+      // stopped before its worker came: no handshake would ever answer
+      host.terminate();
+      throw new Error(`wasmsm thread ${this.label} was stopped`);
+    }
     const done = new Promise((resolve, reject) => {
       this.#initialised = { resolve, reject };
     });
