@@ -735,6 +735,21 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
     await expect(bare.threads({ count: 1 })).rejects.toThrow(/threads\(\) needs a curve loaded by loadCurve/);
   });
 
+  it('message path without maxMemory: a budget error names what the pool needs (T threads), and that budget works', async () => {
+    const bn = await loadCurve('bn254');
+    const [points, scalars] = [bn.randomPointsBytes(300, { seed: 41 }), bn.randomScalarsBytes(300, { seed: 42 })];
+    const pool = await bn.threads({ count: 2, sharedMemory: false });
+    try {
+      // window 19: about 144 MiB a thread, more than each thread's half of the default working set
+      const e = await pool.msmStream([{ points, scalars }], { window: 19 }).catch((error) => error);
+      expect(e.message).toMatch(/^the default working set \(no maxMemory given\) is too small for this MSM: it needs at least \d+ bytes/);
+      expect(e.need).toBeGreaterThan(256 * 2 ** 20);
+      expect(await pool.msmStream([{ points, scalars }], { window: 19, maxMemory: e.need })).toEqual(bn.msmBytes(points, scalars));
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('options are checked', async () => {
     await expect(curve.threads({ count: 0 })).rejects.toThrow(/count must be an integer in 1\.\.256/);
     await expect(curve.threads({ count: '2' })).rejects.toThrow(/^count must be an integer in 1\.\.256, got the string '2'$/);

@@ -75,7 +75,7 @@ export class MessagePath {
    * least budget that works for the pool.
    */
   static #poolBudgetError(e, options, T) {
-    return e?.need === undefined || options.maxMemory === undefined ? e : budgetError(options.maxMemory, T * e.need, options.window);
+    return e?.need === undefined ? e : budgetError(options.maxMemory, T * e.need, options.window);
   }
 
   /**
