@@ -764,8 +764,31 @@ describe('thread pool: errors, abort, progress, lifecycle', { timeout: 120_000 }
         () => pool.msm([], [], { blockPoints: 1 }),
         () => pool.msmStream([{ points: pointBytes, scalars: scalarBytes }], { blockPoints: 1 }),
       ]) await expect(call()).rejects.toThrow(/^options\.blockPoints \(a testing knob of the synchronous MSM\) does not apply to a thread pool$/);
+      // an accumulator's options are checked when it is made, as curve.msmAccumulator's are
+      expect(() => pool.msmAccumulator({ blockPoints: 1 })).toThrow(/^options\.blockPoints \(a testing knob/);
     } finally {
       await pool.close();
+    }
+  });
+
+  it('one AbortSignal on many queued calls: one listener on it while they wait, none once they settle; abort rejects them all', async () => {
+    const { getEventListeners } = await import('node:events');
+    for (const sharedMemory of [true, false]) {
+      const pool = await curve.threads({ count: 2, sharedMemory });
+      try {
+        const controller = new AbortController();
+        const calls = Array.from({ length: 12 }, () => pool.msmBytes(pointBytes, scalarBytes, { signal: controller.signal }));
+        expect(getEventListeners(controller.signal, 'abort').length, `shared ${sharedMemory}`).toBeLessThanOrEqual(2); // the queue's and the running call's
+        expect(await Promise.all(calls)).toEqual(calls.map(() => expected));
+        expect(getEventListeners(controller.signal, 'abort').length).toBe(0);
+        const waiting = Array.from({ length: 12 }, () => pool.msmBytes(pointBytes, scalarBytes, { signal: controller.signal }));
+        controller.abort();
+        for (const call of waiting) await expect(call).rejects.toThrow(/abort/i);
+        expect(await pool.msmBytes(pointBytes, scalarBytes)).toEqual(expected);
+      } finally {
+        await pool.close();
+      }
+      expect(pool.memoryBytes, 'a closed pool holds no memory').toBe(0);
     }
   });
 

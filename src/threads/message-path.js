@@ -41,8 +41,9 @@ export class MessagePath {
     return { type: 'init', module: this.#curve.module, params: this.#curve.params };
   }
 
+  /** The threads' own memories (a stopped thread's went with it). */
   memoryBytes() {
-    return this.#workers.list.reduce((sum, thread) => sum + thread.memoryBytes, 0);
+    return this.#workers.list.reduce((sum, thread) => sum + (thread.dead ? 0 : thread.memoryBytes), 0);
   }
 
   /** What a call's maxMemory bounds (maxMemory / T a thread): the threads' memories. */

@@ -23,6 +23,32 @@ import { Timeline } from './timeline.js';
 const MAX_THREADS = 256;
 
 /** A pool call's options: those of the synchronous MSM but blockPoints (a testing knob the pool's lanes do not take). */
+/** signal -> the callbacks of the calls queued with it: one listener a signal, however many calls wait on it. */
+const abortWatchers = new WeakMap();
+
+/** Call `callback` when `signal` aborts; returns what stops that (the signal's listener goes with its last callback). */
+function onAbortOf(signal, callback) {
+  let watch = abortWatchers.get(signal);
+  if (!watch) {
+    const callbacks = new Set();
+    const listener = () => {
+      abortWatchers.delete(signal);
+      for (const f of callbacks) f();
+    };
+    watch = { callbacks, listener };
+    abortWatchers.set(signal, watch);
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  watch.callbacks.add(callback);
+  return () => {
+    watch.callbacks.delete(callback);
+    if (watch.callbacks.size === 0 && abortWatchers.get(signal) === watch) {
+      abortWatchers.delete(signal);
+      signal.removeEventListener('abort', watch.listener);
+    }
+  };
+}
+
 function poolOptions(options) {
   if (options?.blockPoints !== undefined) throw new TypeError('options.blockPoints (a testing knob of the synchronous MSM) does not apply to a thread pool');
   return options;
@@ -60,6 +86,7 @@ export class MsmPool {
   #path; // SharedPath or MessagePath
   #workers = null;
   #queue = Promise.resolve();
+  #working = Promise.resolve(); // the steps of the call that has the threads (they may outlast its promise: close())
   #closed = false;
   #closing = new AbortController(); // close(): the call under way settles at once (a stream may wait on its source)
   #nextBasesId = 1;
@@ -204,7 +231,7 @@ export class MsmPool {
       }),
     };
     // free() aborts the stream, as does the caller's own signal
-    const own = checkStreamOptions(this.#curve.params, options).options.signal;
+    const own = checkStreamOptions(this.#curve.params, poolOptions(options)).options.signal;
     if (own?.aborted) controller.abort(own.reason);
     const onOwnAbort = () => controller.abort(own.reason);
     own?.addEventListener('abort', onOwnAbort, { once: true });
@@ -259,9 +286,8 @@ export class MsmPool {
     if (!signal) return run;
     // A call still waiting for its turn rejects at once too (at its turn it stops before it starts).
     return new Promise((resolve, reject) => {
-      const onAbort = () => reject(abortError(signal));
-      signal.addEventListener('abort', onAbort, { once: true });
-      run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      const unwatch = onAbortOf(signal, () => reject(abortError(signal)));
+      run.then(resolve, reject).finally(unwatch);
     });
   }
 
@@ -309,6 +335,7 @@ export class MsmPool {
       }
       return body(progress);
     })();
+    this.#working = work.catch(() => {});
     try {
       const result = await Promise.race([work, aborted, closed]);
       timeline?.finish(options.timings);
@@ -422,7 +449,8 @@ export class MsmPool {
   /**
    * Bytes of Wasm memory the pool's MSMs hold now: the shared memory (prepared tables included) and the memories its
    * threads decoded points in, or the threads' own memories on the message path (their slices of prepared bases not
-   * counted). trim() gives back what calls grew.
+   * counted). trim() gives back what calls grew; after close(), 0 once the last call's steps have ended (the memories
+   * go then).
    */
   get memoryBytes() {
     return this.#path.memoryBytes();
@@ -438,6 +466,8 @@ export class MsmPool {
     this.#closed = true;
     clearTimeout(this.#releaseTimer);
     this.#closing.abort(); // the call under way rejects now, those queued behind it at their turn
+    // the shared memory goes once no call's steps run any more (a stream's may still wait on its source)
+    Promise.all([this.#queue, this.#working]).then(() => this.#path?.drop?.());
     await this.#workers?.close();
   }
 }

@@ -67,6 +67,11 @@ export class SharedPath {
     return this.#keptTop;
   }
 
+  /** The pool is closed and no call's steps run: its memory and instance go (the threads are stopped). */
+  drop() {
+    this.#shared = null;
+  }
+
   /** A call is over: its memory is free again (the tables it prepared stay). */
   endCall() {
     this.#shared.instance.heap.release(this.#keptTop);
@@ -77,13 +82,13 @@ export class SharedPath {
     return this.budgetBytes() + this.#decodingBytes();
   }
 
-  /** What a call's maxMemory bounds: the shared memory. */
+  /** What a call's maxMemory bounds: the shared memory (none once dropped). */
   budgetBytes() {
-    return this.#shared.memory.buffer.byteLength;
+    return this.#shared ? this.#shared.memory.buffer.byteLength : 0;
   }
 
   #decodingBytes() {
-    return this.#workers ? this.#workers.list.reduce((sum, thread) => sum + thread.memoryBytes, 0) : 0;
+    return this.#workers ? this.#workers.list.reduce((sum, thread) => sum + (thread.dead ? 0 : thread.memoryBytes), 0) : 0;
   }
 
   /**
