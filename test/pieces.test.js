@@ -200,6 +200,26 @@ describe('the caller may reuse or transfer its buffers once add() returns', { ti
     }
   });
 
+  it('a stream with a bad point and a later problem names the bad point on every path, as the curve\'s stream does', async () => {
+    const n = 1000;
+    const { points, scalars } = inputs(bn, n, 79);
+    const [PB, S] = [bn.pointBytes, bn.scalarBytes];
+    const badAt = (i) => {
+      const out = points.slice();
+      out[i * PB] ^= 1; // off the curve
+      return out;
+    };
+    const p3 = badAt(3);
+    const shortOne = () => [{ points: p3, scalars: scalars.subarray(0, (n - 1) * S) }]; // and one scalar short
+    const p0 = badAt(0);
+    const s999 = scalars.slice().fill(0xff, 999 * S); // and scalars[999] >= r, in the next chunk
+    const laterScalar = () => [{ points: p0.subarray(0, 500 * PB), scalars: s999.subarray(0, 500 * S) }, { points: p0.subarray(500 * PB), scalars: s999.subarray(500 * S) }];
+    for (const run of [(source) => bn.msmStream(source), ...pools.map((pool) => (source) => pool.msmStream(source))]) {
+      await expect(run(shortOne())).rejects.toThrow(/^points\[3\]: point is not on the curve$/);
+      await expect(run(laterScalar())).rejects.toThrow(/^points\[0\]: point is not on the curve$/);
+    }
+  });
+
   it('a locked ReadableStream as one side of { points, scalars } is refused with its own error, not as a wrong type', async () => {
     const { points, scalars } = inputs(bn, 4, 75);
     const lockedStream = () => {

@@ -196,8 +196,10 @@ export class MsmPool {
           });
           return await sink.finish();
         } catch (e) {
+          // a bad point that came before (the shared path checks a chunk's points when it sums it)
+          const earlier = e?.argument === 'points' ? null : sink.pendingPointError?.();
           await sink.abandon?.(); // the message path's threads hold the stream's shares
-          throw e;
+          throw earlier ?? e;
         }
       }),
     );

@@ -14,7 +14,7 @@ import { equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js'
 import { scalePieces, weightedCuts } from './split.js';
 import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, lanePieces } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
-import { copyBytes, neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
+import { convertPoints, copyBytes, neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { pointScaleBytes } from '../msm/chunked.js';
 import { RESIDENT_BYTES, withHeap } from '../instance.js';
 import { engineMemory } from '#threads-host';
@@ -468,6 +468,23 @@ class SharedChunks {
     this.#done += count;
     this.#filled = 0;
     this.#reduced = last;
+  }
+
+  /**
+   * The error of the first bad point among those of the chunk being filled (the threads check a chunk's points when
+   * it is summed), or null: a stream that fails for a later reason names it first, as the curve's stream does (it
+   * checks points as they come).
+   */
+  pendingPointError() {
+    if (this.#filled === 0) return null;
+    const { shared } = this.#path.internals;
+    const { instance, memory } = shared;
+    try {
+      convertPoints({ ex: instance.exports, memory, params: instance.params }, this.#inputs.points, this.#inputs.staging, this.#filled, this.#chunkFirst, this.#scale);
+      return null;
+    } catch (e) {
+      return e;
+    }
   }
 
   /** Sum the last chunk, reduce each lane on its thread, add the partial sums here: the result's encoding. */
