@@ -295,7 +295,6 @@ function byteIterator(bytes, name) {
     && (typeof bytes.getReader === 'function' || typeof bytes[Symbol.asyncIterator] === 'function' || typeof bytes[Symbol.iterator] === 'function');
   if (!streamLike) throw new TypeError(`source.${name} must be a ReadableStream or an iterable of Uint8Array chunks, or a Uint8Array`);
   return chunkIterator(bytes); // a locked stream's own error, as for a whole source
-
 }
 
 /**

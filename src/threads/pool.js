@@ -22,7 +22,6 @@ import { Timeline } from './timeline.js';
 
 const MAX_THREADS = 256;
 
-/** A pool call's options: those of the synchronous MSM but blockPoints (a testing knob the pool's lanes do not take). */
 /** signal -> the callbacks of the calls queued with it: one listener a signal, however many calls wait on it. */
 const abortWatchers = new WeakMap();
 
@@ -49,6 +48,7 @@ function onAbortOf(signal, callback) {
   };
 }
 
+/** A pool call's options: those of the synchronous MSM but blockPoints (a testing knob the pool's lanes do not take). */
 function poolOptions(options) {
   if (options?.blockPoints !== undefined) throw new TypeError('options.blockPoints (a testing knob of the synchronous MSM) does not apply to a thread pool');
   return options;
