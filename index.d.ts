@@ -133,7 +133,7 @@ export interface CurveParams<C = bigint> {
 /** loadCurve's and a curve loader's options. */
 export interface LoadOptions {
   /**
-   * 'auto' (default): the wide build where the engine validates wide arithmetic (Chromium with
+   * 'auto' (default): the wide build where the engine validates wide arithmetic (Bun 1.4, and Chromium with
    * --js-flags=--wasm-wide-arithmetic), else the FMA build where it validates relaxed SIMD and its relaxed_madd is
    * fused (Node >= 22, Chrome, Firefox), else the integer build (Node 20, Safari). 'int', 'fma' or 'wide' forces one;
    * 'fma' and 'wide' reject with a RangeError where they cannot run. The builds give the same results.
@@ -149,6 +149,11 @@ export interface LoadOptions {
  * the end: its peak).
  */
 export interface MsmPhaseTimings {
+  /**
+   * Milliseconds, and the plan's figures. Two fields are not numbers, and are read untyped: prepared bases' `flat`
+   * (a boolean: the MSM ran flat over a precompute table) and the GPU's `phaseClock` (a string: how its phases were
+   * timed).
+   */
   [phase: string]: number | undefined;
   window?: number;
   windows?: number;
@@ -162,7 +167,7 @@ export interface MsmPhaseTimings {
 
 /** Per-phase timings (ms) and the plan's figures; a pool's calls add perThread (filled by the library, read by you). */
 export type MsmTimings = MsmPhaseTimings & {
-  /** A pool's calls: one entry per thread of the pool, in thread order (docs/threads.md); not enumerable, so a loop over timings sees numbers only. */
+  /** A pool's calls: one entry per thread of the pool, in thread order (docs/threads.md); not enumerable, so a loop over timings does not meet it. */
   perThread?: MsmThreadTimings[];
 };
 
@@ -202,7 +207,11 @@ export type PointFormat =
   | 'gnark-compressed'
   | 'gnark-uncompressed'
   | 'eip2537'
-  | 'snarkjs';
+  | 'snarkjs'
+  /** ed25519: RFC 8032's 32-byte point encoding. */
+  | 'rfc8032'
+  /** baby-jubjub: circomlib's packed 32-byte point. */
+  | 'circomlib';
 
 /**
  * Scalar encodings taken by msmBytes ({ scalarFormat }): 'le' (native: little-endian, scalarBytes each, < r), 'be'
@@ -236,6 +245,8 @@ export interface MsmOptions {
    * thread; on a pool, 64 MiB a thread (at least 256 MiB) within what the machine offers (docs/memory.md).
    */
   maxMemory?: number;
+  /** Called with the fraction done, in [0, 1], non-decreasing, the last call 1. */
+  onProgress?: (fraction: number) => void;
 }
 
 /** Options of msmBytes (and the pool's): MsmOptions plus the encodings of the inputs and of the result. */
@@ -277,7 +288,7 @@ export interface PoolMsmOptions extends MsmBytesOptions {
 }
 
 /** Options of msmStream and msmAccumulator: msmBytes' (no onProgress: a stream's length is unknown), and signal for a stream. */
-export interface StreamOptions extends MsmBytesOptions {
+export interface StreamOptions extends Omit<MsmBytesOptions, 'onProgress'> {
   /** Stops the stream: it rejects with an AbortError at once, even while the source waits. */
   signal?: AbortSignal;
 }
@@ -428,6 +439,8 @@ export interface GpuMsmOptions extends PoolMsmOptions {}
 export interface GpuMsm<C = bigint> {
   /** The adapter: vendor / architecture / device / description, as the runtime gives them. */
   readonly adapter: string;
+  /** The GPUDevice it runs on: give it to another gpu() (curve.g2.gpu({ device })) and the two take turns on it. */
+  readonly device: GPUDeviceLike;
   msmBytes(pointBytes: Uint8Array, scalarBytes: Uint8Array, options?: GpuMsmOptions): Promise<Uint8Array>;
   msm(points: ReadonlyArray<AffinePoint<C> | PointLike<C> | null>, scalars: ReadonlyArray<bigint>, options?: Omit<GpuMsmOptions, 'pointFormat' | 'scalarFormat' | 'resultFormat'>): Promise<AffinePoint<C> | null>;
   /** Points uploaded, converted and checked once; msmBytes(scalars) sums any prefix of them. */
@@ -491,7 +504,7 @@ export declare class Curve<C = bigint> {
   readonly model: CurveModel;
   /** The model's coefficients: a and b (short Weierstrass), a and d (twisted Edwards; b undefined), A and B (Montgomery). */
   readonly a: bigint;
-  readonly b: C;
+  readonly b?: C;
   readonly d?: bigint;
   readonly A?: bigint;
   readonly B?: bigint;
@@ -553,7 +566,7 @@ export declare class Curve<C = bigint> {
   threads(options?: ThreadsOptions): Promise<MsmPool<C>>;
   /**
    * The MSM on a WebGPU device (docs/gpu.md): WebGPU from options.device, navigator.gpu, or in Node the optional
-   * `webgpu` package. G1 only. Rejects with GpuUnavailableError where none is usable. Close it when done.
+   * `webgpu` package (curve.g2.gpu() for G2). Rejects with GpuUnavailableError where none is usable. Close it when done.
    */
   gpu(options?: GpuOptions): Promise<GpuMsm<C>>;
   /**
@@ -633,6 +646,10 @@ export interface ScalarField {
   toBytesPointer(bytesPtr: number, ptr: number, count: number, options?: { montgomery?: boolean }): void;
   /** Gives back the memory transforms grew: a fresh instance (memory, heap, exports, field); old pointers are gone. */
   trim(): void;
+  /** The same field over a shared WebAssembly.Memory, made on the first call (docs/ntt.md): a pool's threads work on its arrays in place. */
+  sharedTwin(): Promise<ScalarField>;
+  /** Run `work` when no other fr.nttOn or proof works on this field's heap (they take turns). */
+  exclusive<T>(work: () => T | Promise<T>): Promise<T>;
 }
 
 /** Names accepted by loadCurve, in a fixed order. */

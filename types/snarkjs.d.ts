@@ -39,6 +39,8 @@ export interface AccelerateOptions {
   kernel?: 'auto' | Kernel;
   /** The groups routed. Default ['G1', 'G2']. */
   groups?: ReadonlyArray<'G1' | 'G2'>;
+  /** Check every routed MSM's points in the subgroup of order r (docs/snarkjs.md). Default false. */
+  checkSubgroup?: boolean;
   /**
    * Milliseconds the pools wait, idle, before giving back the memory the MSMs grew (ThreadsOptions.releaseAfterMs).
    * Default 10000, so proofs one after another keep their threads and memory; Infinity: until restore().
@@ -133,7 +135,7 @@ export interface Groth16ProveOptions {
   /** The blinding r and s, bigints in [0, r) (tests). Default: random (crypto.getRandomValues). */
   r?: bigint;
   s?: bigint;
-  /** Filled with the phases' milliseconds: read, qap, ntt, join, msm, msmWait, blind, total. */
+  /** Filled with the phases' milliseconds: read, qap, ntt, join, each MSM alone (msmA, msmB1, msmB2, msmC, msmH), msm, msmWait, blind, total. */
   timings?: Record<string, number>;
   /** The circuit's .r1cs: every constraint is checked first, and the first the witness breaks is named in a RangeError. */
   r1cs?: SnarkjsFileInput;
@@ -156,3 +158,8 @@ export declare function groth16Prove(
   witness: SnarkjsFileInput,
   options?: Groth16ProverOptions & Groth16ProveOptions,
 ): Promise<{ proof: Groth16Proof; publicSignals: string[] }>;
+
+/** A .zkey, .wtns or .r1cs that is malformed, truncated, of another protocol or curve, or that does not match the header (name 'FileFormatError'). */
+export declare class FileFormatError extends Error {
+  constructor(message: string);
+}

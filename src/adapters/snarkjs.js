@@ -358,3 +358,4 @@ class Route {
 
 // The whole Groth16 proof in Wasm (no snarkjs, no ffjavascript): src/groth16/.
 export { groth16Prove, Groth16Prover } from '../groth16/prove.js';
+export { FileFormatError } from '../groth16/source.js';

@@ -15,7 +15,7 @@ import { load as loadNoble, msm as nobleMsm } from 'wasmsm/noble';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { loadKzg } from 'wasmsm/kzg';
 import type { Kzg } from 'wasmsm/kzg';
-import { accelerate, DEFAULT_MIN_POINTS } from 'wasmsm/snarkjs';
+import { accelerate, DEFAULT_MIN_POINTS, FileFormatError } from 'wasmsm/snarkjs';
 import type { AccelerateHandle, FfCurve } from 'wasmsm/snarkjs';
 
 export async function example(): Promise<string> {
@@ -34,6 +34,10 @@ export async function example(): Promise<string> {
   const out: Uint8Array = curve.msmBytes(points, scalars, options);
   const result: AffinePoint | null = curve.decodePoint(out);
   const ms: number = (timings.accumulate ?? 0) + (timings.window ?? 0);
+  // the synchronous MSM reports progress too; a stream cannot (its length is unknown)
+  curve.msmBytes(points, scalars, { onProgress: (fraction: number) => void fraction });
+  // @ts-expect-error a stream reports no progress
+  const noProgress: StreamOptions = { onProgress: () => {} };
 
   // BigInt points and scalars.
   const P: AffinePoint[] = curve.randomPoints(4);
@@ -48,6 +52,7 @@ export async function example(): Promise<string> {
 
   // Point and scalar formats: bytes in another library's encoding, the result in that encoding too.
   const format: PointFormat = 'zcash-compressed';
+  const edwardsFormats: PointFormat[] = ['rfc8032', 'circomlib'];
   const scalarFormat: ScalarFormat = 'be';
   const zcash: Uint8Array = curve.encodePoint(points, format);
   const bytesPerPoint: number = curve.pointFormats[format] ?? 0;
@@ -73,6 +78,10 @@ export async function example(): Promise<string> {
   const order: NttPointerOptions = { inverse: true, input: 'natural', output: 'bit-reversed' };
   fr.nttPointer(frPtr, 1, order);
   fr.evaluationsToCoset(frPtr, 1, fr.rootOfUnity(2));
+  const twin: ScalarField = await fr.sharedTwin();
+  const turn: number = await twin.exclusive(() => 1);
+  const gpu = await curve.gpu();
+  const onOneDevice = await curve.gpu({ device: gpu.device });
   // @ts-expect-error: an order is 'natural' or 'bit-reversed'
   fr.nttPointer(frPtr, 1, { input: 'reversed' });
   const frUsed = [evals.length, evalBytes.length, fr.s, fr.params.cosetGenerator].join();
@@ -186,11 +195,12 @@ export async function example(): Promise<string> {
 
   // wasmsm/snarkjs: an ffjavascript curve (snarkjs.curves.getCurveFromName('bn128')) as the caller holds it.
   const ffCurve = {} as FfCurve;
-  const handle: AccelerateHandle = await accelerate(ffCurve, { threads: 2, minPoints: DEFAULT_MIN_POINTS, groups: ['G1'] });
+  const handle: AccelerateHandle = await accelerate(ffCurve, { threads: 2, minPoints: DEFAULT_MIN_POINTS, groups: ['G1'], checkSubgroup: true });
+  const badFile: boolean = new Error('x') instanceof FileFormatError;
   const routed: number = handle.stats.routed + handle.curve.coordinateBytes;
   await handle.restore();
   // @ts-expect-error the groups are G1 and G2 only
   await accelerate(ffCurve, { groups: ['G3'] });
 
-  return [routed, name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, frUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x, nobleOk, kzgProof, kzgY, blobProof].join(' ');
+  return [routed, name, p, result?.x, ms, Q?.y, sizes, memoryBytes, g, x, fp.n, wat.length, root, Curve.name, typeof loadMine, threaded.length, threadedPoint?.x, shared, notYet, formatsUsed, frUsed, tableSize, preparedPoint?.x, notAPromise, g2Coordinate, g2x, nobleOk, kzgProof, kzgY, blobProof, noProgress, edwardsFormats, turn, badFile, onOneDevice.adapter].join(' ');
 }
