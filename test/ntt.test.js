@@ -367,6 +367,12 @@ describe.each(curveNames.flatMap((name) => KERNELS.map((kernel) => [name, kernel
     expect(() => fr.ntt([1n, 2n], { coset: 3 })).toThrow(TypeError);
     expect(() => fr.nttPointer(0, 1, { input: 'reversed' })).toThrow(/input order must be/);
     expect(() => fr.nttPointer(0, 1.5)).toThrow(/logN must be a non-negative integer/);
+    // a misspelt option is never ignored (it gave the forward transform)
+    expect(() => fr.ntt([1n, 2n], { invrse: true })).toThrow(/^\S+ Fr: unknown option "invrse" in ntt options \(known: inverse, coset\)$/);
+    expect(() => fr.intt([1n, 2n], { inverse: false })).toThrow(/unknown option "inverse" in intt options \(known: coset\)/);
+    expect(() => fr.nttPointer(0, 1, { ouput: 'natural' })).toThrow(/unknown option "ouput" in nttPointer options/);
+    expect(() => fr.ntt([1n, 2n], { inverse: 1 })).toThrow(/ntt options\.inverse must be a boolean/);
+    expect(() => fr.ntt([1n, 2n], null)).toThrow(/ntt options must be an object/);
     expect(fr.ntt([5n])).toEqual([5n]);
     expect(fr.intt(fr.ntt([1n, 2n]))).toEqual([1n, 2n]);
   });
@@ -400,6 +406,7 @@ describe('fr.nttOn: the NTT split over a thread pool', () => {
         view.set(toBytes(values, fr.bytes));
         expect(Buffer.from(await run(view)).equals(Buffer.from(want)), what).toBe(true);
       }
+      await expect(fr.nttOn(pool, [1n, 2n], { invrse: true })).rejects.toThrow(/unknown option "invrse" in nttOn options/);
     } finally {
       await pool.close();
     }

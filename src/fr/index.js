@@ -182,7 +182,8 @@ export class ScalarField {
    * ('natural' | 'bit-reversed'; natural-order input runs DIF, bit-reversed DIT, with no reordering pass when the
    * output is the other order). Twiddle tables are built (and cached) before any scratch is taken.
    */
-  nttPointer(ptr, logN, { inverse = false, coset = false, input = 'natural', output = 'natural' } = {}) {
+  nttPointer(ptr, logN, options) {
+    const { inverse = false, coset = false, input = 'natural', output = 'natural' } = this.#options(options, ['inverse', 'coset', 'input', 'output'], 'nttPointer');
     this.#checkLog(logN);
     for (const [k, v] of [['input', input], ['output', output]]) {
       if (!ORDERS.includes(v)) throw new RangeError(`${this.name} Fr: ${k} order must be 'natural' or 'bit-reversed', got ${JSON.stringify(v)}`);
@@ -266,7 +267,8 @@ export class ScalarField {
    * length N a power of two up to 2^s; returns the same kind. Natural order in and out. options as nttPointer's
    * inverse and coset.
    */
-  ntt(values, { inverse = false, coset = false } = {}) {
+  ntt(values, options) {
+    const { inverse = false, coset = false } = this.#options(options, ['inverse', 'coset'], 'ntt');
     const input = this.#valuesIn(values, inverse, coset);
     return this.#valuesOut(input, this.#withElements(input, (ptr) => this.nttPointer(ptr, input.logN, { inverse, coset })));
   }
@@ -277,7 +279,8 @@ export class ScalarField {
    * the layers that span the array run here and the 2^k blocks between them on the threads, each sent there and back
    * (src/fr/thread-ops.js). Calls made at once take turns on the field's heap (exclusive).
    */
-  async nttOn(pool, values, { inverse = false, coset = false } = {}) {
+  async nttOn(pool, values, options) {
+    const { inverse = false, coset = false } = this.#options(options, ['inverse', 'coset'], 'nttOn');
     if (typeof pool?.runTasks !== 'function') throw new TypeError(`${this.name} Fr: nttOn takes a thread pool (curve.threads())`);
     const runTasks = (op, tasks) => pool.runTasks(op, tasks);
     const g = this.#cosetOf(coset);
@@ -376,8 +379,20 @@ export class ScalarField {
   }
 
   /** The inverse NTT (with the 1/N scaling): ntt(values, { inverse: true, coset }). */
-  intt(values, { coset = false } = {}) {
+  intt(values, options) {
+    const { coset = false } = this.#options(options, ['coset'], 'intt');
     return this.ntt(values, { inverse: true, coset });
+  }
+
+  /** A transform's options: an object of `known` names only (a misspelt one is a TypeError, never ignored), inverse a boolean. */
+  #options(options, known, what) {
+    if (options === undefined) return {};
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError(`${this.name} Fr: ${what} options must be an object`);
+    for (const key of Object.keys(options)) {
+      if (!known.includes(key)) throw new TypeError(`${this.name} Fr: unknown option "${key}" in ${what} options (known: ${known.join(', ')})`);
+    }
+    if (options.inverse !== undefined && typeof options.inverse !== 'boolean') throw new TypeError(`${this.name} Fr: ${what} options.inverse must be a boolean`);
+    return options;
   }
 }
 
