@@ -55,7 +55,7 @@ describe('the packed package in a fresh project', { timeout: 240_000 }, () => {
     };
     writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'app', lockfileVersion: 3, requires: true, packages }, null, 2));
     install = run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
-  });
+  }, 240_000); // npm pack and npm ci: over vitest's 10 s default for hooks on a loaded 2-core machine
 
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
