@@ -262,26 +262,35 @@ export class MsmAccumulator {
   }
 }
 
+/**
+ * An async iterator over a ReadableStream or an async or sync iterable (not a typed array), or null for anything
+ * else. A locked stream throws its own error.
+ */
+function iteratorOf(source) {
+  if (source === null || typeof source !== 'object') return null;
+  if (typeof source.getReader === 'function' && typeof source[Symbol.asyncIterator] !== 'function') {
+    const reader = source.getReader();
+    return {
+      next: () => reader.read(),
+      return: async () => {
+        await reader.cancel().catch(() => {});
+        return { done: true };
+      },
+    };
+  }
+  if (typeof source[Symbol.asyncIterator] === 'function') return source[Symbol.asyncIterator]();
+  if (typeof source[Symbol.iterator] === 'function' && !ArrayBuffer.isView(source)) {
+    const it = source[Symbol.iterator]();
+    return { next: async () => it.next(), return: async () => it.return?.() ?? { done: true } };
+  }
+  return null;
+}
+
 /** A source's chunks as an async iterator: an async or sync iterable, or a ReadableStream, of { points, scalars }. */
 function chunkIterator(source) {
-  if (source !== null && typeof source === 'object') {
-    if (typeof source.getReader === 'function' && typeof source[Symbol.asyncIterator] !== 'function') {
-      const reader = source.getReader();
-      return {
-        next: () => reader.read(),
-        return: async () => {
-          await reader.cancel().catch(() => {});
-          return { done: true };
-        },
-      };
-    }
-    if (typeof source[Symbol.asyncIterator] === 'function') return source[Symbol.asyncIterator]();
-    if (typeof source[Symbol.iterator] === 'function' && !ArrayBuffer.isView(source)) {
-      const it = source[Symbol.iterator]();
-      return { next: async () => it.next(), return: async () => it.return?.() ?? { done: true } };
-    }
-    if ('points' in source || 'scalars' in source) return zipByteStreams(source);
-  }
+  const it = iteratorOf(source);
+  if (it) return it;
+  if (source !== null && typeof source === 'object' && ('points' in source || 'scalars' in source)) return zipByteStreams(source);
   throw new TypeError('the source must be an async iterable, an iterable or a ReadableStream of { points, scalars } chunks, or { points, scalars } of byte streams');
 }
 
@@ -291,10 +300,9 @@ function byteIterator(bytes, name) {
     let done = false;
     return { next: async () => (done ? { done: true } : ((done = true), { done: false, value: bytes })), return: async () => ({ done: true }) };
   }
-  const streamLike = bytes !== null && typeof bytes === 'object' && !ArrayBuffer.isView(bytes)
-    && (typeof bytes.getReader === 'function' || typeof bytes[Symbol.asyncIterator] === 'function' || typeof bytes[Symbol.iterator] === 'function');
-  if (!streamLike) throw new TypeError(`source.${name} must be a ReadableStream or an iterable of Uint8Array chunks, or a Uint8Array`);
-  return chunkIterator(bytes); // a locked stream's own error, as for a whole source
+  const it = iteratorOf(bytes); // a locked stream's own error, as for a whole source
+  if (!it) throw new TypeError(`source.${name} must be a ReadableStream or an iterable of Uint8Array chunks, or a Uint8Array`);
+  return it;
 }
 
 /**

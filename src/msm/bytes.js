@@ -295,8 +295,8 @@ export function sumPartials(instance, list) {
 
 /**
  * sum_i 2^(shift i) list[i], of points given in their encoding (each checked like an MSM input), encoded: with shift 0
- * the plain sum (joining the message-passing pool's partial results), with shift c the windows' combination of the
- * GPU MSM (Horner from the top: a doubling's chain of dependent products is far faster here than on one GPU thread).
+ * the plain sum, with shift c the windows' combination of the GPU MSM (Horner from the top: a doubling's chain of
+ * dependent products is far faster here than on one GPU thread).
  */
 export function sumPointBytes(instance, list, { shift = 0 } = {}) {
   const { heap, memory, params: P, exports: ex } = instance;

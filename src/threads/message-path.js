@@ -43,7 +43,7 @@ export class MessagePath {
 
   /** The threads' own memories (a stopped thread's went with it). */
   memoryBytes() {
-    return this.#workers.list.reduce((sum, thread) => sum + (thread.dead ? 0 : thread.memoryBytes), 0);
+    return this.#workers.memoryBytes();
   }
 
   /** What a call's maxMemory bounds (maxMemory / T a thread): the threads' memories. */

@@ -88,7 +88,7 @@ export class SharedPath {
   }
 
   #decodingBytes() {
-    return this.#workers ? this.#workers.list.reduce((sum, thread) => sum + (thread.dead ? 0 : thread.memoryBytes), 0) : 0;
+    return this.#workers ? this.#workers.memoryBytes() : 0;
   }
 
   /**

@@ -141,6 +141,11 @@ export class Workers {
     this.list = Array.from({ length: count }, (_, t) => new Thread(initFor(t), t));
   }
 
+  /** Bytes of the Wasm memories the running threads hold of their own (each one's last report; a stopped thread's went with it). */
+  memoryBytes() {
+    return this.list.reduce((sum, thread) => sum + (thread.dead ? 0 : thread.memoryBytes), 0);
+  }
+
   /** Set by close(): ready() starts no thread any more (a release or an abort under way when the pool closed). */
   closed = false;
 
