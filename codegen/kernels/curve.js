@@ -10,6 +10,7 @@
 
 import { Func, i32, local, comment, op, loop, block, br, br_if, if_, select } from '../wat/index.js';
 import { codecKernels } from './curve-codec.js';
+import { inlineAdditive, lazyOperandFits } from './field-add.js';
 import { jacobianKernels } from './curve-jacobian.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
@@ -136,7 +137,7 @@ entries[i] is set. Affine points of ${affineBytes} bytes; entries are u32.`,
               call(fp('copy'), local.get('dst'), local.get('s')),
               if_(
                 i32.shr_u(local.get('e'), i32.const(31)),
-                [call(fp('neg'), Y('dst'), Y('s'))],
+                [base ? call(fp('neg'), Y('dst'), Y('s')) : inlineAdditive(fn, fieldParams).neg(Y('dst'), Y('s'))],
                 [call(fp('copy'), Y('dst'), Y('s'))],
               ),
               i32.store(local.get('dst'), i32.load(local.get('s'), infOffset), infOffset),
@@ -207,6 +208,15 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
     });
     for (const l of ['i', 'dst', 'src', 'd', 'pre', 'kinds', 'lam', 't', 'acc']) fn.local(l, 'i32');
     fn.local('kind', 'i32');
+    // Over F_p the subtractions are written in, not called (inlineAdditive); over F_p2 they are F_p2 kernels. Where
+    // lazyOperandFits (8p < R), a difference that only feeds products as their first operand stays unreduced, in
+    // (0, 4p): d_i = x2 - x1 (its zero test then takes p, 2p and 3p), the slope's numerator and x1 - x3.
+    const inline = base ? null : inlineAdditive(fn, fieldParams);
+    const sub = inline ? inline.sub : (out, x, y) => call(fp('sub'), out, x, y);
+    const lazy = inline && lazyOperandFits(fieldParams);
+    const subLazy = lazy ? inline.subLazy : sub;
+    fn.local('dIsZero', 'i32');
+    const dIsZero = (d) => (lazy ? inline.isZeroLazy('dIsZero', d) : local.set('dIsZero', call(fp('isZero'), d)));
     const dAt = (i) => i32.add(local.get('scratch'), i32.mul(i, i32.const(E)));
     const preAt = (i) => i32.add(i32.add(local.get('scratch'), i32.mul(local.get('count'), i32.const(E))), i32.mul(i, i32.const(E)));
     const kindAt = (i) => i32.add(local.get('kinds'), i32.shl(i, i32.const(2)));
@@ -226,15 +236,15 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
         call(fp('add'), local.get(lam), local.get(lam), local.get(t)),
         aIsZero ? [] : call(fp('add'), local.get(lam), local.get(lam), i32.const(layout.curveA)),
       ],
-      [call(fp('sub'), local.get(lam), Y(src), Y(dst))],
+      [subLazy(local.get(lam), Y(src), Y(dst))],
     );
     // with t = lambda^2: t = x3 = lambda^2 - x1 - x2 and u = x1 - x3; then, with u = lambda (x1 - x3): y3 = u - y1, x1 = x3
     const x3 = (t, u, dst, src) => [
-      call(fp('sub'), local.get(t), local.get(t), X(dst)),
-      call(fp('sub'), local.get(t), local.get(t), X(src)),
-      call(fp('sub'), local.get(u), X(dst), local.get(t)),
+      sub(local.get(t), local.get(t), X(dst)),
+      sub(local.get(t), local.get(t), X(src)),
+      subLazy(local.get(u), X(dst), local.get(t)),
     ];
-    const y3 = (t, u, dst) => [call(fp('sub'), Y(dst), local.get(u), Y(dst)), call(fp('copy'), X(dst), local.get(t))];
+    const y3 = (t, u, dst) => [sub(Y(dst), local.get(u), Y(dst)), call(fp('copy'), X(dst), local.get(t))];
     // pair i (loadPair done): kind_i, and d_i = x2 - x1 (or 2 y1 to double) when it adds; the dst-only cases done here
     const classify = [
       local.set('kind', i32.const(SKIP)),
@@ -243,9 +253,10 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
           INF('dst'),
           [comment('infinity + Q = Q'), call(fp('copy'), X('dst'), X('src')), call(fp('copy'), Y('dst'), Y('src')), setInf('dst', 0)],
           [
-            call(fp('sub'), local.get('d'), X('src'), X('dst')),
+            subLazy(local.get('d'), X('src'), X('dst')),
             local.set('kind', i32.const(ADD)),
-            if_(call(fp('isZero'), local.get('d')), [
+            dIsZero(local.get('d')),
+            if_(local.get('dIsZero'), [
               comment('same x: P + P doubles (unless y = 0), P + (-P) is infinity'),
               local.set('kind', i32.const(SKIP)),
               if_(
@@ -284,7 +295,7 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
                   call(fp('norm'), i32.add(local.get('pre'), i32.const(base.E)), local.get('d')),
                   call(base.fp('mul'), local.get('acc'), local.get('acc'), i32.add(local.get('pre'), i32.const(base.E))),
                 ]
-                : [call(fp('copy'), local.get('pre'), local.get('acc')), call(fp('mul'), local.get('acc'), local.get('acc'), local.get('d'))]),
+                : [call(fp('copy'), local.get('pre'), local.get('acc')), call(fp('mul'), local.get('acc'), local.get('d'), local.get('acc'))]),
             ]),
             local.set('i', i32.add(local.get('i'), i32.const(1))),
             br('fwd'),
@@ -306,7 +317,7 @@ Handles every degenerate case without poisoning the batch: src = infinity (dst k
                   call(base.fp('mul'), local.get('acc'), local.get('acc'), i32.add(local.get('pre'), i32.const(base.E))),
                   call(fp('conjScale'), local.get('pre'), local.get('d'), local.get('pre')),
                 ]
-                : [call(fp('mul'), local.get('pre'), local.get('pre'), local.get('acc')), call(fp('mul'), local.get('acc'), local.get('acc'), local.get('d'))]),
+                : [call(fp('mul'), local.get('pre'), local.get('pre'), local.get('acc')), call(fp('mul'), local.get('acc'), local.get('d'), local.get('acc'))]),
               numerator(local.get('kind'), 'lam', 't', 'dst', 'src'),
               call(fp('mul'), local.get('lam'), local.get('lam'), local.get('pre')),
               call(fp('sqr'), local.get('t'), local.get('lam')),
@@ -389,7 +400,7 @@ function batchAddFourLanes({ fn, E, affineBytes, layout, fp, S, X, Y, classify, 
       loop('fwd', [
         br_if('fwdDone', i32.ge_u(get('i'), get('count'))),
         ...perLane((s) => [...laneSlots(s), call(fp('copy'), get(`pre${s}`), get(`acc${s}`))]),
-        four('mul4', 'acc', 'acc', 'd'),
+        four('mul4', 'acc', 'd', 'acc'),
         local.set('i', i32.add(get('i'), i32.const(4))),
         br('fwd'),
       ]),
@@ -415,7 +426,7 @@ function batchAddFourLanes({ fn, E, affineBytes, layout, fp, S, X, Y, classify, 
           if_(get(`kind${s}`), [local.set(`dst${s}`, pairWord(s, 0)), local.set(`src${s}`, pairWord(s, 4))]),
         ]),
         four('mul4', 'pre', 'pre', 'acc'),
-        four('mul4', 'acc', 'acc', 'd'),
+        four('mul4', 'acc', 'd', 'acc'),
         ...perLane((s) => [numerator(get(`kind${s}`), `lam${s}`, `t${s}`, `dst${s}`, `src${s}`)]),
         four('mul4', 'lam', 'lam', 'pre'),
         four('mul4', 't', 'lam', 'lam'),

@@ -3,23 +3,27 @@
 
 import { Func, i32, i64, local, comment } from '../wat/index.js';
 import { limbAccess, limbConst, limbTerms, chain } from './limbs.js';
+import { toLimbs } from '../params/field.js';
 
 const ptrParams = (...names) => names.map((n) => [n, 'i32']);
 
-/** out = z + (m & borrowMask), where borrowMask is 0 or -1 (all ones): adds m back when the last step went negative. */
-function addMaskedAndStore(fn, params, src, limbsOfM, maskLocal) {
+/**
+ * out = z + (m & borrowMask), where borrowMask is 0 or -1 (all ones): adds m back when the last step went negative.
+ * Locals are named after `tag` (the prefix of an inlined body, '' in the kernel itself).
+ */
+function addMaskedAndStore(fn, params, src, limbsOfM, maskLocal, tag = '', out = 'out') {
   const { n, w } = params;
   const T = limbTerms(params);
   // The sum may carry past the top limb exactly when the borrow is undone (that carry is R): mask it off.
   return chain(fn, {
-    n, w, dst: 'r', keepTopCarry: true,
+    n, w, dst: `${tag}r`, keepTopCarry: true, carry: `${tag}carry`,
     term: (j) => (limbsOfM[j] === 0n ? local.get(`${src}${j}`) : T.add(local.get(`${src}${j}`), i64.and(limbConst(limbsOfM[j]), local.get(maskLocal)))),
-  }).concat(storeLocals(params, 'r'));
+  }).concat(storeLocals(params, `${tag}r`, out));
 }
 
-function storeLocals(params, src) {
+function storeLocals(params, src, out = 'out') {
   const { store } = limbAccess(params);
-  return Array.from({ length: params.n }, (_, j) => store('out', j, local.get(`${src}${j}`)));
+  return Array.from({ length: params.n }, (_, j) => store(out, j, local.get(`${src}${j}`)));
 }
 
 /** z = x + y (no reduction): the shared first half of add and addNoReduce. */
@@ -50,12 +54,15 @@ export function fieldAddNoReduce(params, { name = 'addNoReduce' } = {}) {
   return fn;
 }
 
-/** out = x - y, plus m when it went negative. */
-function subThenMaskAdd(fn, params, m) {
+/** out = x - y, plus m when it went negative (x, y, out: pointer locals; the other locals named after `tag`). */
+function subThenMaskAdd(fn, params, m, { x = 'x', y = 'y', out = 'out', tag = '' } = {}) {
   const { load } = limbAccess(params);
   const T = limbTerms(params);
-  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(load('x', j), load('y', j)) }));
-  fn.push(local.set(fn.local('m'), local.get('carry')), addMaskedAndStore(fn, params, 'd', m, 'm'));
+  return [
+    chain(fn, { ...params, dst: `${tag}d`, carry: `${tag}carry`, signed: true, keepTopCarry: true, term: (j) => T.sub(load(x, j), load(y, j)) }),
+    local.set(fn.local(`${tag}m`), local.get(`${tag}carry`)),
+    addMaskedAndStore(fn, params, `${tag}d`, m, `${tag}m`, tag, out),
+  ];
 }
 
 export function fieldSub(params, { name = 'sub' } = {}) {
@@ -63,9 +70,58 @@ export function fieldSub(params, { name = 'sub' } = {}) {
     params: ptrParams('out', 'x', 'y'), exportName: name,
     doc: `${name}(out, x, y): out = x - y mod p. Inputs in [0, 2p), output in [0, 2p). out may alias x or y.`,
   });
-  fn.push(comment('d = x - y in (-2p, 2p); add 2p when negative'));
-  subThenMaskAdd(fn, params, params.twoPLimbs);
+  fn.push(comment('d = x - y in (-2p, 2p); add 2p when negative'), subThenMaskAdd(fn, params, params.twoPLimbs));
   return fn;
+}
+
+/**
+ * fieldSub and fieldNeg written into the body of `fn` instead of called, with subLazy and isZeroLazy, which have no
+ * kernel of their own: each takes i32 address expressions and returns statements (sub and neg: the kernels' ranges;
+ * out may alias x or y). The locals start with `tag`. For the batch-affine addition (codegen/kernels/curve.js): there
+ * the differences that only feed products skip their reduction, and written in they measured faster than as calls
+ * (bench/README.md, "Unreduced differences in the batch-affine addition").
+ */
+export function inlineAdditive(fn, params, tag = 'f_') {
+  const pointers = (values) => Object.entries(values).map(([name, value]) => local.set(fn.local(`${tag}${name}`, 'i32'), value));
+  const names = { x: `${tag}x`, y: `${tag}y`, out: `${tag}out`, tag };
+  const { load, store } = limbAccess(params);
+  const T = limbTerms(params);
+  return {
+    sub: (out, x, y) => [...pointers({ out, x, y }), subThenMaskAdd(fn, params, params.twoPLimbs, names)],
+    neg: (out, x) => [...pointers({ out, x }), negBody(fn, params, names)],
+    /** out = x - y + 2p as integers, in (0, 4p): no correction, for a product's first operand where lazyOperandFits */
+    subLazy: (out, x, y) => [
+      ...pointers({ out, x, y }),
+      chain(fn, { ...params, dst: `${tag}d`, carry: `${tag}carry`, signed: true, term: (j) => T.add(T.sub(load(names.x, j), load(names.y, j)), limbConst(params.twoPLimbs[j])) }),
+      ...Array.from({ length: params.n }, (_, j) => store(names.out, j, local.get(`${tag}d${j}`))),
+    ],
+    /** the i32 local `result` = 1 if x in (0, 4p), as subLazy writes it, is 0 mod p (x is p, 2p or 3p), else 0 */
+    isZeroLazy: (result, x) => [
+      ...pointers({ x }),
+      ...Array.from({ length: params.n }, (_, j) => local.set(fn.local(`${tag}d${j}`), load(names.x, j))),
+      local.set(result, i32.or(i32.or(equalsConst(params, `${tag}d`, params.pLimbs), equalsConst(params, `${tag}d`, params.twoPLimbs)), equalsConst(params, `${tag}d`, threePLimbs(params)))),
+    ],
+  };
+}
+
+/**
+ * Whether a Montgomery product may take an unreduced x in (0, 4p) (inlineAdditive's subLazy) as its first operand,
+ * with the second in [0, 2p), and still give [0, 2p): its result is t = (x y + q p) / R < x y / R + p < 8p^2 / R + p,
+ * below 2p when 8p < R. The products' accumulators are bounded for any first operand of w-bit limbs (the integer
+ * kernel's carry plan takes xMax = 2^w - 1, test/bounds.test.js; the FMA kernel's columns assume every limb below 2^W).
+ */
+export const lazyOperandFits = (params) => (params.kernel === 'int' || params.kernel === 'fma') && params.reduction !== 'crandall' && 8n * params.p < params.R;
+
+const threePLimbs = (params) => toLimbs(3n * params.p, params.w, params.n);
+
+/** 1 when the locals prefix0.. hold the limbs of the constant. */
+function equalsConst(params, prefix, limbs) {
+  let differs = null;
+  for (let j = 0; j < params.n; j++) {
+    const x = i64.xor(local.get(`${prefix}${j}`), limbConst(limbs[j]));
+    differs = differs === null ? x : i64.or(differs, x);
+  }
+  return i64.eqz(differs);
 }
 
 export function fieldSubNoReduce(params, { name = 'subNoReduce' } = {}) {
@@ -85,11 +141,17 @@ export function fieldNeg(params, { name = 'neg' } = {}) {
     params: ptrParams('out', 'x'), exportName: name,
     doc: `${name}(out, x): out = -x mod p. Input in [0, 2p), output in [0, 2p) (0 maps to 0). out may alias x.`,
   });
-  const T = limbTerms(params);
-  fn.push(comment('d = 0 - x; add 2p unless x = 0'));
-  fn.push(chain(fn, { ...params, dst: 'd', signed: true, keepTopCarry: true, term: (j) => T.sub(i64.const(0), limbAccess(params).load('x', j)) }));
-  fn.push(local.set(fn.local('m'), local.get('carry')), addMaskedAndStore(fn, params, 'd', params.twoPLimbs, 'm'));
+  fn.push(comment('d = 0 - x; add 2p unless x = 0'), negBody(fn, params));
   return fn;
+}
+
+function negBody(fn, params, { x = 'x', out = 'out', tag = '' } = {}) {
+  const T = limbTerms(params);
+  return [
+    chain(fn, { ...params, dst: `${tag}d`, carry: `${tag}carry`, signed: true, keepTopCarry: true, term: (j) => T.sub(i64.const(0), limbAccess(params).load(x, j)) }),
+    local.set(fn.local(`${tag}m`), local.get(`${tag}carry`)),
+    addMaskedAndStore(fn, params, `${tag}d`, params.twoPLimbs, `${tag}m`, tag, out),
+  ];
 }
 
 export function fieldReduce(params, { name = 'reduce' } = {}) {
