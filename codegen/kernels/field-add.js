@@ -84,7 +84,7 @@ export function fieldSub(params, { name = 'sub' } = {}) {
 export function inlineAdditive(fn, params, tag = 'f_') {
   const pointers = (values) => Object.entries(values).map(([name, value]) => local.set(fn.local(`${tag}${name}`, 'i32'), value));
   const names = { x: `${tag}x`, y: `${tag}y`, out: `${tag}out`, tag };
-  const { load, store } = limbAccess(params);
+  const { load } = limbAccess(params);
   const T = limbTerms(params);
   return {
     sub: (out, x, y) => [...pointers({ out, x, y }), subThenMaskAdd(fn, params, params.twoPLimbs, names)],
@@ -93,7 +93,7 @@ export function inlineAdditive(fn, params, tag = 'f_') {
     subLazy: (out, x, y) => [
       ...pointers({ out, x, y }),
       chain(fn, { ...params, dst: `${tag}d`, carry: `${tag}carry`, signed: true, term: (j) => T.add(T.sub(load(names.x, j), load(names.y, j)), limbConst(params.twoPLimbs[j])) }),
-      ...Array.from({ length: params.n }, (_, j) => store(names.out, j, local.get(`${tag}d${j}`))),
+      storeLocals(params, `${tag}d`, names.out),
     ],
     /** the i32 local `result` = 1 if x in (0, 4p), as subLazy writes it, is 0 mod p (x is p, 2p or 3p), else 0 */
     isZeroLazy: (result, x) => [
@@ -114,11 +114,11 @@ export const lazyOperandFits = (params) => (params.kernel === 'int' || params.ke
 
 const threePLimbs = (params) => toLimbs(3n * params.p, params.w, params.n);
 
-/** 1 when the locals prefix0.. hold the limbs of the constant. */
+/** 1 when the locals prefix0.. hold the limbs of the constant (a zero limb is compared as itself, without an xor). */
 function equalsConst(params, prefix, limbs) {
   let differs = null;
   for (let j = 0; j < params.n; j++) {
-    const x = i64.xor(local.get(`${prefix}${j}`), limbConst(limbs[j]));
+    const x = limbs[j] === 0n ? local.get(`${prefix}${j}`) : i64.xor(local.get(`${prefix}${j}`), limbConst(limbs[j]));
     differs = differs === null ? x : i64.or(differs, x);
   }
   return i64.eqz(differs);
@@ -166,18 +166,7 @@ export function fieldReduce(params, { name = 'reduce' } = {}) {
 }
 
 /** 1 when the locals prefix0.. hold 0 or p (the two representatives of zero in [0, 2p)). */
-function isZeroExpr(params, prefix) {
-  const { n, pLimbs } = params;
-  let allZero = null;
-  let allP = null;
-  for (let j = 0; j < n; j++) {
-    const v = local.get(`${prefix}${j}`);
-    allZero = allZero === null ? v : i64.or(allZero, v);
-    const x = i64.xor(v, limbConst(pLimbs[j]));
-    allP = allP === null ? x : i64.or(allP, x);
-  }
-  return i32.or(i64.eqz(allZero), i64.eqz(allP));
-}
+const isZeroExpr = (params, prefix) => i32.or(equalsConst(params, prefix, params.pLimbs.map(() => 0n)), equalsConst(params, prefix, params.pLimbs));
 
 export function fieldIsZero(params, { name = 'isZero' } = {}) {
   const fn = new Func(name, {

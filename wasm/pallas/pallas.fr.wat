@@ -994,7 +994,7 @@
     (local.set $z6 (i64.load32_u offset=24 (local.get $x)))
     (local.set $z7 (i64.load32_u offset=28 (local.get $x)))
     (local.set $z8 (i64.load32_u offset=32 (local.get $x)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4)) (local.get $z5)) (local.get $z6)) (local.get $z7)) (local.get $z8))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x1)) (i64.xor (local.get $z1) (i64.const 0x311bac84))) (i64.xor (local.get $z2) (i64.const 0x194a8dd8))) (i64.xor (local.get $z3) (i64.const 0x11a63f02))) (i64.xor (local.get $z4) (i64.const 0x22))) (i64.xor (local.get $z5) (i64.const 0x0))) (i64.xor (local.get $z6) (i64.const 0x0))) (i64.xor (local.get $z7) (i64.const 0x0))) (i64.xor (local.get $z8) (i64.const 0x4000)))))
+    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4)) (local.get $z5)) (local.get $z6)) (local.get $z7)) (local.get $z8))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x1)) (i64.xor (local.get $z1) (i64.const 0x311bac84))) (i64.xor (local.get $z2) (i64.const 0x194a8dd8))) (i64.xor (local.get $z3) (i64.const 0x11a63f02))) (i64.xor (local.get $z4) (i64.const 0x22))) (local.get $z5)) (local.get $z6)) (local.get $z7)) (i64.xor (local.get $z8) (i64.const 0x4000)))))
   )
 
   ;; fr_eq(x, y): 1 if x = y mod p, else 0. Inputs in [0, 2p).
@@ -1076,7 +1076,7 @@
     (local.set $z8 (i64.add (i64.add (local.get $d8) (i64.and (i64.const 0x8000) (local.get $m))) (local.get $carry)))
     (local.set $carry (i64.shr_u (local.get $z8) (i64.const 30)))
     (local.set $z8 (i64.and (local.get $z8) (i64.const 0x3fffffff)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4)) (local.get $z5)) (local.get $z6)) (local.get $z7)) (local.get $z8))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x1)) (i64.xor (local.get $z1) (i64.const 0x311bac84))) (i64.xor (local.get $z2) (i64.const 0x194a8dd8))) (i64.xor (local.get $z3) (i64.const 0x11a63f02))) (i64.xor (local.get $z4) (i64.const 0x22))) (i64.xor (local.get $z5) (i64.const 0x0))) (i64.xor (local.get $z6) (i64.const 0x0))) (i64.xor (local.get $z7) (i64.const 0x0))) (i64.xor (local.get $z8) (i64.const 0x4000)))))
+    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4)) (local.get $z5)) (local.get $z6)) (local.get $z7)) (local.get $z8))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x1)) (i64.xor (local.get $z1) (i64.const 0x311bac84))) (i64.xor (local.get $z2) (i64.const 0x194a8dd8))) (i64.xor (local.get $z3) (i64.const 0x11a63f02))) (i64.xor (local.get $z4) (i64.const 0x22))) (local.get $z5)) (local.get $z6)) (local.get $z7)) (i64.xor (local.get $z8) (i64.const 0x4000)))))
   )
 
   ;; fr_copy(out, x): out = x (36 bytes).

@@ -1138,7 +1138,7 @@
     (local.set $z2 (i64.load offset=16 (local.get $x)))
     (local.set $z3 (i64.load offset=24 (local.get $x)))
     (local.set $z4 (i64.load offset=32 (local.get $x)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x992d30ed00000001)) (i64.xor (local.get $z1) (i64.const 0x224698fc094cf91b))) (i64.xor (local.get $z2) (i64.const 0x0))) (i64.xor (local.get $z3) (i64.const 0x4000000000000000))) (i64.xor (local.get $z4) (i64.const 0x0)))))
+    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x992d30ed00000001)) (i64.xor (local.get $z1) (i64.const 0x224698fc094cf91b))) (local.get $z2)) (i64.xor (local.get $z3) (i64.const 0x4000000000000000))) (local.get $z4))))
   )
 
   ;; fp_eq(x, y): 1 if x = y mod p, else 0. Inputs in [0, 2p).
@@ -1188,7 +1188,7 @@
     (i64.add128 (i64.add128 (local.get $d4) (i64.const 0) (i64.and (i64.const 0x0) (local.get $m)) (i64.const 0)) (local.get $carry) (i64.const 0))
     (local.set $carry)
     (local.set $z4)
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x992d30ed00000001)) (i64.xor (local.get $z1) (i64.const 0x224698fc094cf91b))) (i64.xor (local.get $z2) (i64.const 0x0))) (i64.xor (local.get $z3) (i64.const 0x4000000000000000))) (i64.xor (local.get $z4) (i64.const 0x0)))))
+    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x992d30ed00000001)) (i64.xor (local.get $z1) (i64.const 0x224698fc094cf91b))) (local.get $z2)) (i64.xor (local.get $z3) (i64.const 0x4000000000000000))) (local.get $z4))))
   )
 
   ;; fp_copy(out, x): out = x (40 bytes).

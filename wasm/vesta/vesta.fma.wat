@@ -1718,7 +1718,7 @@
     (local.set $z2 (i64.load offset=16 (local.get $x)))
     (local.set $z3 (i64.load offset=24 (local.get $x)))
     (local.set $z4 (i64.load offset=32 (local.get $x)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x6eb2100000001)) (i64.xor (local.get $z1) (i64.const 0xfc0994a8dd8c4))) (i64.xor (local.get $z2) (i64.const 0x224698))) (i64.xor (local.get $z3) (i64.const 0x0))) (i64.xor (local.get $z4) (i64.const 0x400000000000)))))
+    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x6eb2100000001)) (i64.xor (local.get $z1) (i64.const 0xfc0994a8dd8c4))) (i64.xor (local.get $z2) (i64.const 0x224698))) (local.get $z3)) (i64.xor (local.get $z4) (i64.const 0x400000000000)))))
   )
 
   ;; fp_eq(x, y): 1 if x = y mod p, else 0. Inputs in [0, 2p).
@@ -1768,7 +1768,7 @@
     (local.set $z4 (i64.add (i64.add (local.get $d4) (i64.and (i64.const 0x800000000000) (local.get $m))) (local.get $carry)))
     (local.set $carry (i64.shr_u (local.get $z4) (i64.const 52)))
     (local.set $z4 (i64.and (local.get $z4) (i64.const 0xfffffffffffff)))
-    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x6eb2100000001)) (i64.xor (local.get $z1) (i64.const 0xfc0994a8dd8c4))) (i64.xor (local.get $z2) (i64.const 0x224698))) (i64.xor (local.get $z3) (i64.const 0x0))) (i64.xor (local.get $z4) (i64.const 0x400000000000)))))
+    (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (local.get $z0) (local.get $z1)) (local.get $z2)) (local.get $z3)) (local.get $z4))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $z0) (i64.const 0x6eb2100000001)) (i64.xor (local.get $z1) (i64.const 0xfc0994a8dd8c4))) (i64.xor (local.get $z2) (i64.const 0x224698))) (local.get $z3)) (i64.xor (local.get $z4) (i64.const 0x400000000000)))))
   )
 
   ;; fp_copy(out, x): out = x (40 bytes).
@@ -2604,7 +2604,7 @@
                 (local.set $f_d2 (i64.load offset=16 (local.get $f_x)))
                 (local.set $f_d3 (i64.load offset=24 (local.get $f_x)))
                 (local.set $f_d4 (i64.load offset=32 (local.get $f_x)))
-                (local.set $dIsZero (i32.or (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $f_d0) (i64.const 0x6eb2100000001)) (i64.xor (local.get $f_d1) (i64.const 0xfc0994a8dd8c4))) (i64.xor (local.get $f_d2) (i64.const 0x224698))) (i64.xor (local.get $f_d3) (i64.const 0x0))) (i64.xor (local.get $f_d4) (i64.const 0x400000000000)))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $f_d0) (i64.const 0xdd64200000002)) (i64.xor (local.get $f_d1) (i64.const 0xf8132951bb188))) (i64.xor (local.get $f_d2) (i64.const 0x448d31))) (i64.xor (local.get $f_d3) (i64.const 0x0))) (i64.xor (local.get $f_d4) (i64.const 0x800000000000))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $f_d0) (i64.const 0x4c16300000003)) (i64.xor (local.get $f_d1) (i64.const 0xf41cbdfa98a4d))) (i64.xor (local.get $f_d2) (i64.const 0x66d3ca))) (i64.xor (local.get $f_d3) (i64.const 0x0))) (i64.xor (local.get $f_d4) (i64.const 0xc00000000000))))))
+                (local.set $dIsZero (i32.or (i32.or (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $f_d0) (i64.const 0x6eb2100000001)) (i64.xor (local.get $f_d1) (i64.const 0xfc0994a8dd8c4))) (i64.xor (local.get $f_d2) (i64.const 0x224698))) (local.get $f_d3)) (i64.xor (local.get $f_d4) (i64.const 0x400000000000)))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $f_d0) (i64.const 0xdd64200000002)) (i64.xor (local.get $f_d1) (i64.const 0xf8132951bb188))) (i64.xor (local.get $f_d2) (i64.const 0x448d31))) (local.get $f_d3)) (i64.xor (local.get $f_d4) (i64.const 0x800000000000))))) (i64.eqz (i64.or (i64.or (i64.or (i64.or (i64.xor (local.get $f_d0) (i64.const 0x4c16300000003)) (i64.xor (local.get $f_d1) (i64.const 0xf41cbdfa98a4d))) (i64.xor (local.get $f_d2) (i64.const 0x66d3ca))) (local.get $f_d3)) (i64.xor (local.get $f_d4) (i64.const 0xc00000000000))))))
                 (if (local.get $dIsZero)
                   (then
                     ;; same x: P + P doubles (unless y = 0), P + (-P) is infinity
