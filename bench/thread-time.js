@@ -14,7 +14,8 @@
 //                                            the busiest thread's counted additions (imbalance and the reduction each
 //                                            thread repeats are in the counts); betaL: the sort, the gather and the
 //                                            buckets of T threads sharing caches and memory; gamma: input in chunks,
-//                                            whose pieces are fixed (no claiming: a slow thread holds every chunk)
+//                                            whose pieces were fixed when the Xeon's figures were taken (a slow
+//                                            thread held up every chunk; the threads now claim in every chunk)
 //   rounds  = rho * (2 * chunks + 1)         a round of messages per phase and chunk
 //
 // a (ms per addition) is fitted per curve and size to the one-thread pool (2^20, not measured on one thread, takes

@@ -66,6 +66,24 @@ function budgetForChunk(g, n, points, window, scalarBits) {
   return hi;
 }
 
+/**
+ * A maxMemory under which a pool's msmBytes of these inputs (window c) runs in chunks of at most `most` points, and
+ * of more than half that: from the least budget (its RangeError names it) up in steps of 8 KiB, by running it (a
+ * growing budget keeps the pool's threads; a smaller one than the pool holds would replace them).
+ */
+async function poolBudgetForChunks(pool, pointBytes, scalarBytes, window, most) {
+  const chunkPoints = async (maxMemory) => {
+    const t = {};
+    await pool.msmBytes(pointBytes, scalarBytes, { window, maxMemory, timings: t });
+    return t.chunkPoints;
+  };
+  // (the least budget's chunks are of one point: a few KiB more per point, and the scan starts above those)
+  let budget = (await pool.msmBytes(pointBytes, scalarBytes, { window, maxMemory: 1 }).catch((e) => e)).need + 16384;
+  while ((await chunkPoints(budget + 8192)) <= most) budget += 8192;
+  expect(await chunkPoints(budget), `a pool budget for chunks of at most ${most} points`).toBeGreaterThan(most / 2);
+  return budget;
+}
+
 /** The least maxMemory of any plan for n points (from the RangeError that names it). */
 function leastBudget(g, n) {
   try {
@@ -245,6 +263,42 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     // the same scalar on P and -P only, in different chunks: the sum is infinity
     const [pb2, sb2] = bytesOf([P, R, negP], [s, 0n, s]);
     expect(curve.decodePoint(curve.msmBytes(pb2, sb2, { maxMemory: budgetForChunk(curve, 3, 1, 4, scalarBitLength(sb2, curve.scalarBytes)), window: 4 }))).toBe(null);
+  });
+
+  it('a pool with shared memory over chunks (2, 3 and 5 threads): any thread claims any piece of a chunk and adds to its buckets of earlier chunks; a last chunk smaller than the rest; a stream of whole chunks reduced after the last', async () => {
+    const pool = curve.randomPoints(64, { seed: 43 });
+    const base = degenerateInput(curve, oracle, [...pool, ...pool, ...pool], makeRng('pool chunks'));
+    // the negations of the first 60 with their scalars: P here, -P (and 2P, 0) some chunks later
+    const points = [...base.points, ...base.points.slice(0, 60).map((pt) => oracle.neg(pt)), ...curve.randomPoints(90, { seed: 44 })];
+    const scalars = [...base.scalars, ...base.scalars.slice(0, 60), ...base.scalars.slice(0, 90)];
+    const n = points.length;
+    const [pb, sb] = bytesOf(points, scalars);
+    const want = show(await nobleMsm(curve.params, pb, sb));
+    expect(show(curve.decodePoint(curve.msmBytes(pb, sb)))).toBe(want);
+    const window = 5; // 26 windows of 16 buckets: many pieces to claim
+    for (const count of [2, 3, 5]) {
+      const threads = await curve.threads({ count, sharedMemory: true });
+      try {
+        const maxMemory = await poolBudgetForChunks(threads, pb, sb, window, Math.floor(n / 4));
+        const t = {};
+        expect(show(curve.decodePoint(await threads.msmBytes(pb, sb, { window, maxMemory, timings: t }))), `${count} threads`).toBe(want);
+        expect(t.chunks, `${count} threads: chunks`).toBeGreaterThanOrEqual(3);
+        expect(n % t.chunkPoints, `${count} threads: a smaller last chunk`).not.toBe(0);
+        // a stream of exactly 3 of its chunks: each comes full, so the last is reduced after it ('reduce')
+        const probe = {};
+        await threads.msmStream([{ points: pb, scalars: sb }], { window, maxMemory, timings: probe });
+        const m = 3 * probe.chunkPoints;
+        expect(m, `${count} threads: three stream chunks fit the input`).toBeLessThanOrEqual(n);
+        const ts = {};
+        const PB = curve.pointBytes;
+        const S = curve.scalarBytes;
+        const streamed = await threads.msmStream([{ points: pb.subarray(0, m * PB), scalars: sb.subarray(0, m * S) }], { window, maxMemory, timings: ts });
+        expect(ts.chunks, `${count} threads: stream chunks`).toBe(3);
+        expect(show(curve.decodePoint(streamed)), `${count} threads: stream`).toBe(show(await nobleMsm(curve.params, pb.subarray(0, m * PB), sb.subarray(0, m * S))));
+      } finally {
+        await threads.close();
+      }
+    }
   });
 
   it('bad input names its index in the whole input: a bad point in the third chunk, a scalar >= r in a later piece, a stream that ends badly', async () => {

@@ -14,7 +14,7 @@
 //
 // A piece is (window k, a range of pairs): the single thread has one piece per window over all pairs; a
 // thread of the pool takes a contiguous share of the K * m (window, pair) items, window-major (plan.js), and
-// over input in one chunk then the pieces of other threads' shares that none has started (claimLane).
+// then the pieces of other threads' shares that none has started (claimLane), in every chunk.
 // Input that comes in chunks (chunked.js) runs prepare .. accumulate once per chunk into buckets that outlive
 // the chunks (lane.carry), then reduce and combine once.
 // What each phase works in is allocated by layout.js.
@@ -310,20 +310,22 @@ export function accumulateLane(ctx, io, lane, { phase, progress } = {}) {
 }
 
 /**
- * Thread t's lane of allocClaimLanes (layout.js) over input in one chunk: claims its own pieces of `queue` one at
- * a time from its counter, then those of threads t + 1, t + 2, ... (mod T) that no thread has claimed yet, each
- * from that thread's counter (i32 words at `counters`, shared by the threads), adding each into its buckets;
- * then reduces what it claimed. progress(done, total) counts this thread's items against all of the queue's.
- * Returns { pieces, slots }: the pieces it claimed, whose partial sums it wrote (lanePartials), and their places
- * in the queue.
+ * Thread t's lane of allocClaimLanes (layout.js) over one chunk: claims its own pieces of `queue` one at a time
+ * from its counter, then those of threads t + 1, t + 2, ... (mod T) that no thread has claimed yet, each from
+ * that thread's counter (i32 words at `counters`, shared by the threads), adding each into its buckets (the queue
+ * slot's, so a piece's buckets are the same whichever thread claims it in each chunk); with `carry` onto the sums
+ * of earlier chunks, where every piece was claimed by some thread. With `reduce` (the last chunk, where each piece
+ * is claimed once) it then reduces what it claimed. progress(done, total) counts this thread's items against all
+ * of the queue's. Returns { pieces, slots }: the pieces it claimed, whose partial sums it wrote (lanePartials) or
+ * reducePieces would write, and their places in the queue.
  */
-export function claimLane(ctx, io, lane, { queue, ranges, counters, t }, { phase, progress } = {}) {
+export function claimLane(ctx, io, lane, { queue, ranges, counters, t, carry = false, reduce = true }, { phase, progress } = {}) {
   const T = ranges.length;
   const claims = new Int32Array(ctx.memory.buffer, counters, T);
   const total = queue.reduce((sum, piece) => sum + piece.count, 0);
   lane.pieces = [];
   lane.slots = [];
-  lane.carry = false; // one chunk: every piece's buckets start empty
+  lane.carry = carry;
   let done = 0;
   for (let i = 0; i < T; i++) {
     const u = (t + i) % T;
@@ -336,7 +338,7 @@ export function claimLane(ctx, io, lane, { queue, ranges, counters, t }, { phase
       progress?.(done, total);
     }
   }
-  reducePieces(ctx, io, lane, phase);
+  if (reduce) reducePieces(ctx, io, lane, phase);
   return { pieces: lane.pieces, slots: lane.slots };
 }
 

@@ -12,7 +12,7 @@
 import { instantiate, sharedMemory, sharedMemoryModuleBytes } from '../runtime/loader.js';
 import { equalShares, planMsm, splitPieces, windowWithin } from '../msm/plan.js';
 import { scalePieces, weightedCuts } from './split.js';
-import { allocClaimLanes, allocInputs, allocLane, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, lanePieces } from '../msm/layout.js';
+import { allocClaimLanes, allocInputs, allocWork, chunkIO, FIRST_CHUNK_POINTS, growInputs, lanePieces } from '../msm/layout.js';
 import { combineWindows, lanePartials, phaseTimer, setInfinity } from '../msm/index.js';
 import { convertPoints, copyBytes, neutralBytes, pointToBytes, scalarBitLength } from '../msm/bytes.js';
 import { pointScaleBytes } from '../msm/chunked.js';
@@ -225,16 +225,18 @@ export class SharedPath {
   }
 
   /**
-   * Lanes of allocClaimLanes (input in one chunk) on the threads: each claims its pieces, then those no thread
-   * has started, until none is left, then reduces what it claimed; afterwards each lane lists the pieces it
-   * claimed (lanePartials reads them). onItems(t, items): the items thread t has added so far.
+   * Lanes of allocClaimLanes on the threads, over one chunk: each claims its pieces, then those no thread has
+   * started, until none is left (with `carry`, adding to the buckets' sums of earlier chunks), then with `reduce`
+   * reduces what it claimed; afterwards each lane lists the pieces it claimed (lanePartials, or the 'reduce'
+   * operation, reads them). `queue`: the chunk's pieces (default the claim's). onItems(t, items): the items
+   * thread t has added so far.
    */
-  async runClaimLanes(io, claim, timed, onItems) {
-    const { queue, ranges, counters, lanes } = claim;
+  async runClaimLanes(io, claim, timed, onItems, { queue = claim.queue, carry = false, reduce = true } = {}) {
+    const { ranges, counters, lanes } = claim;
     const total = queue.reduce((sum, piece) => sum + piece.count, 0);
     new Int32Array(this.#shared.memory.buffer, counters, lanes.length).fill(0);
     this.#publish();
-    const claimed = await this.#workers.runAll('lane', (t) => lanes[t] && { args: { io, lane: lanes[t], claim: { queue, ranges, counters, t }, timed } }, {
+    const claimed = await this.#workers.runAll('lane', (t) => lanes[t] && { args: { io, lane: lanes[t], claim: { queue, ranges, counters, t, carry, reduce }, timed } }, {
       onProgress: (t, fraction) => onItems(t, fraction * total),
     });
     this.#acquire();
@@ -314,9 +316,10 @@ export class SharedPath {
 
 /**
  * One MSM in the pool's shared memory over points added a chunk at a time (the shared path's ChunkedMsm, see
- * src/msm/chunked.js): the input area of one chunk, then from the first full chunk the digits and one lane per
- * thread whose buckets carry every window's sums across chunks, the lanes' pieces cut at the same places in
- * every chunk. finish() reduces on the threads and combines here.
+ * src/msm/chunked.js): the input area of one chunk, then from the first full chunk the digits and the claim
+ * lanes (allocClaimLanes): the pieces cut from the first chunk's digits, at the same places in every chunk, each
+ * piece's buckets carrying its sums across chunks whichever thread claims it. The last chunk's lanes reduce
+ * what they claimed; finish() combines here.
  */
 class SharedChunks {
   #path;
@@ -327,9 +330,8 @@ class SharedChunks {
   #phase;
   #inputs;
   #work = null;
-  #lanes = null; // [lane | null] per thread
-  #claim = null; // input in one chunk: allocClaimLanes' { queue, ranges, counters, lanes }
-  #template = null; // { pieces per thread, m: the pairs of the chunk they were cut for }
+  #claim = null; // allocClaimLanes' { queue, ranges, counters, lanes }, the queue cut for a chunk of #claimPairs
+  #claimPairs = 0;
   #filled = 0;
   #done = 0;
   #chunkFirst = 0; // index in the whole input of the chunk's first point
@@ -378,27 +380,17 @@ class SharedChunks {
     if (this.#filled === this.#plan.chunkPoints && this.#done + this.#filled < this.#n) await this.#sumChunk(false);
   }
 
-  /**
-   * The lanes, cut from the first chunk's digits: for input in one chunk (`single`), lanes that claim their
-   * pieces as they go; else each thread's pieces fixed, so that its buckets carry across the chunks.
-   */
-  #allocWork(io, segments, single) {
+  /** The claim lanes, their pieces cut from the first chunk's digits (the first is full, or the only one). */
+  #allocClaim(io, segments) {
     const { shared } = this.#path.internals;
     const { heap, params: P } = shared.instance;
     const T = this.#path.count;
     const shape = io.shape;
-    let lanes = splitPieces(shape, T, weightedCuts(shape, T, segments));
+    let split = splitPieces(shape, T, weightedCuts(shape, T, segments));
     // the plan counted at most ceil(K / T) + 1 pieces a thread: an equal split of the items keeps to that
-    if (T > 1 && lanes.some((pieces) => pieces.length > lanePieces(shape.K, T))) lanes = splitPieces(shape, T);
-    // the pairs of this chunk: the first is full (no later one is larger), or the only one, of what came
-    const maxPairs = shape.m;
-    if (single) {
-      this.#claim = allocClaimLanes(heap, P, shape, lanes, { maxPairs });
-      this.#lanes = this.#claim.lanes;
-      return;
-    }
-    this.#template = { pieces: lanes, m: shape.m };
-    this.#lanes = lanes.map((pieces) => (pieces.length ? allocLane(heap, P, shape, pieces, { maxPairs }) : null));
+    if (T > 1 && split.some((pieces) => pieces.length > lanePieces(shape.K, T))) split = splitPieces(shape, T);
+    this.#claim = allocClaimLanes(heap, P, shape, split, { maxPairs: shape.m });
+    this.#claimPairs = shape.m;
   }
 
   async #sumChunk(last) {
@@ -439,32 +431,19 @@ class SharedChunks {
     acquire();
     phase('prepare');
     this.#progress(before + share * prepareShare);
-    if (!this.#lanes) this.#allocWork(io, segments.flatMap((s) => s ?? []), last && this.#done === 0);
-    else {
-      const pieces = scalePieces(this.#template.pieces, this.#template.m, io.shape.m);
-      this.#lanes.forEach((lane, t) => {
-        if (lane) lane.pieces = pieces[t];
-      });
-    }
-    publish();
-    const lanes = this.#lanes;
+    if (!this.#claim) this.#allocClaim(io, segments.flatMap((s) => s ?? []));
+    // a later chunk (the last may be smaller) takes the same pieces, scaled to its pairs
+    const { queue, ranges: claimRanges } = this.#claim;
+    const chunkQueue = io.shape.m === this.#claimPairs ? queue : scalePieces(claimRanges.map(([start, end]) => queue.slice(start, end)), this.#claimPairs, io.shape.m).flat();
     const laneDone = new Array(T).fill(0);
     const totalItems = io.shape.K * io.shape.m || 1;
     const onItems = (t, items) => {
       laneDone[t] = items;
       this.#progress(before + share * (prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / totalItems));
     };
-    if (this.#claim) {
-      await this.#path.runClaimLanes(io, this.#claim, timed, onItems);
-    } else {
-      const laneItems = lanes.map((lane) => (lane ? lane.pieces.reduce((s, p) => s + p.count, 0) : 0));
-      await workers.runAll(last ? 'lane' : 'accumulate', (t) => lanes[t] && { args: { io, lane: lanes[t], timed } }, {
-        onProgress: (t, fraction) => onItems(t, fraction * laneItems[t]),
-      });
-      acquire();
-    }
+    publish();
+    await this.#path.runClaimLanes(io, this.#claim, timed, onItems, { queue: chunkQueue, carry: this.#done > 0, reduce: last });
     phase(last ? 'lanes' : 'accumulate');
-    for (const lane of lanes) if (lane) lane.carry = true;
     this.#done += count;
     this.#filled = 0;
     this.#reduced = last;
@@ -493,9 +472,10 @@ class SharedChunks {
     const { shared, workers, acquire, publish } = this.#path.internals;
     const { instance, memory } = shared;
     const P = instance.params;
-    if (!this.#lanes) return neutralBytes(P);
-    const lanes = this.#lanes;
+    if (!this.#claim) return neutralBytes(P);
+    const { lanes } = this.#claim;
     if (!this.#reduced) {
+      // a stream whose last chunk came full: each thread reduces the pieces it claimed in it
       publish();
       await workers.runAll('reduce', (t) => lanes[t] && { args: { io: { shape: this.#work.shape, infinity: this.#work.infinity }, lane: lanes[t], timed: !!this.#options.timings } });
       acquire();

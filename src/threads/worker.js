@@ -12,7 +12,7 @@
 
 import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
-import { accumulateLane, claimLane, countDigits, phaseTimer, prepareRange, reducePieces, runLane } from '../msm/index.js';
+import { claimLane, countDigits, phaseTimer, prepareRange, reducePieces } from '../msm/index.js';
 import { convertPoints, inputError } from '../msm/bytes.js';
 import { checkSubgroupRange } from '../msm/subgroup.js';
 import { ChunkedMsm, msmBytesOn, pointScaleBytes } from '../msm/chunked.js';
@@ -120,20 +120,15 @@ export function serveThread(port) {
       bases.delete(id);
     },
     /**
-     * Shared memory: a lane's pieces and their reduction into its partial sums (input in one chunk). With `claim`
-     * ({ queue, ranges, counters, t }: allocClaimLanes) the pieces are claimed as the threads go (claimLane);
-     * returns the pieces this thread claimed.
+     * Shared memory: the pieces of one chunk this thread claims (`claim`: { queue, ranges, counters, t, carry,
+     * reduce }, allocClaimLanes and claimLane) added to their buckets, and after the last chunk their reduction into
+     * its partial sums; returns the pieces it claimed.
      */
     lane({ io, lane, claim, timed }, progress, steps) {
       const progressOf = { progress: (done, total) => progress(done / total), phase: timed ? phaseTimer(steps) : undefined };
-      const claimed = claim ? claimLane(ctx, io, lane, claim, progressOf) : runLane(ctx, io, lane, progressOf);
+      const claimed = claimLane(ctx, io, lane, claim, progressOf);
       publish();
       return claimed;
-    },
-    /** Shared memory: a chunk's share of a lane's pieces, added to its buckets. */
-    accumulate({ io, lane, timed }, progress, steps) {
-      accumulateLane(ctx, io, lane, { progress: (done, total) => progress(done / total), phase: timed ? phaseTimer(steps) : undefined });
-      publish();
     },
     /** Shared memory: after the last chunk, the lane's buckets reduced into its partial sums. */
     reduce({ io, lane, timed }, progress, steps) {
