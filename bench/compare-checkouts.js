@@ -6,6 +6,7 @@
 //   node bench/compare-checkouts.js --baseline ../wasmsm-before --curve bls12-381,bn254 --sizes 16,18 --runs 7
 // Prints each row's medians, their ratio (this / baseline), whether the results are equal, and both Wasm memories.
 // --threads T: each checkout's thread pool of T threads instead (pool.msmBytes, memories not compared).
+// --max-memory M: the MSMs within maxMemory M MiB (in chunks where the input needs more).
 // --busy-ms N (with --threads): the calling thread computes for N ms from 30 ms into each call, while the threads
 // sum their shares (a page's main thread at work beside the pool, a third thread on the cores).
 // --batch-add: the batch-affine addition kernel alone (g_batchAdd, the accumulation's and reduction's inner step)
@@ -16,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { median, parseCli, printTable } from '../scripts/lib.js';
 import { loadCurve } from '../index.js';
 
-const HELP = `usage: node bench/compare-checkouts.js --baseline <dir> [--curve a,b] [--sizes 16,18] [--runs 7] [--kernel auto|int|fma] [--threads T [--busy-ms N] | --batch-add]`;
+const HELP = `usage: node bench/compare-checkouts.js --baseline <dir> [--curve a,b] [--sizes 16,18] [--runs 7] [--kernel auto|int|fma] [--max-memory M] [--threads T [--busy-ms N] | --batch-add]`;
 const args = parseCli('compare-checkouts', HELP, {
   baseline: { type: 'string' },
   curve: { type: 'string', default: 'bls12-381,bn254' },
@@ -25,6 +26,7 @@ const args = parseCli('compare-checkouts', HELP, {
   kernel: { type: 'string', default: 'auto' },
   threads: { type: 'string' },
   'busy-ms': { type: 'string', default: '0' },
+  'max-memory': { type: 'string' },
   'batch-add': { type: 'boolean', default: false },
 });
 if (!args.baseline) {
@@ -36,6 +38,7 @@ const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 const rows = [];
 const threads = args.threads === undefined ? 0 : Number(args.threads);
 const busyMs = Number(args['busy-ms']);
+const budget = args['max-memory'] === undefined ? {} : { maxMemory: Number(args['max-memory']) * 2 ** 20 };
 if (!(busyMs >= 0) || (busyMs > 0 && !threads)) {
   console.error(`compare-checkouts: --busy-ms takes milliseconds >= 0, with --threads\n${HELP}`);
   process.exit(2);
@@ -60,14 +63,14 @@ for (const name of args.curve.split(',')) {
   const now = await loadCurve(name, { kernel: args.kernel });
   const pools = threads ? await Promise.all([before, now].map((curve) => curve.threads({ count: threads, releaseAfterMs: Infinity }))) : null;
   const pooled = (pool) => async (p, s) => {
-    const call = pool.msmBytes(p, s);
+    const call = pool.msmBytes(p, s, budget);
     if (busyMs > 0) {
       await new Promise((wake) => setTimeout(wake, 30));
       busy(busyMs);
     }
     return call;
   };
-  const runners = pools ? pools.map(pooled) : [before, now].map((curve) => async (p, s) => curve.msmBytes(p, s));
+  const runners = pools ? pools.map(pooled) : [before, now].map((curve) => async (p, s) => curve.msmBytes(p, s, budget));
   for (const k of args.sizes.split(',').map(Number)) {
     const n = 2 ** k;
     const points = now.randomPointsBytes(n, { seed: 1000 + k });
