@@ -441,7 +441,6 @@ class SharedChunks {
       laneDone[t] = items;
       this.#progress(before + share * (prepareShare + ((1 - prepareShare) * laneDone.reduce((a, b) => a + b, 0)) / totalItems));
     };
-    publish();
     await this.#path.runClaimLanes(io, this.#claim, timed, onItems, { queue: chunkQueue, carry: this.#done > 0, reduce: last });
     phase(last ? 'lanes' : 'accumulate');
     this.#done += count;
