@@ -111,8 +111,11 @@ describe('thread pool: timings.perThread', { timeout: 120_000 }, () => {
         const perThread = checkPerThread(chunked.timings, T, chunked.elapsed, `${label}, chunks`);
         if (sharedMemory) {
           expect(chunked.timings.chunks).toBeGreaterThan(1);
-          // one prepare per chunk on every thread
-          for (const entry of perThread) expect(entry.phases.prepare.runs).toBe(chunked.timings.chunks);
+          // one prepare and one lane (its claims of the chunk's pieces) per chunk on every thread
+          for (const entry of perThread) {
+            expect(entry.phases.prepare.runs).toBe(chunked.timings.chunks);
+            expect(entry.phases.lanes.runs).toBe(chunked.timings.chunks);
+          }
         }
         const PB = curve.pointBytes;
         const S = curve.scalarBytes;
