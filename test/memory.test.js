@@ -266,8 +266,8 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
   });
 
   it('a pool with shared memory over chunks (2, 3 and 5 threads): any thread claims any piece of a chunk and adds to its buckets of earlier chunks; a last chunk smaller than the rest; a stream of whole chunks reduced after the last', async () => {
-    const pool = curve.randomPoints(64, { seed: 43 });
-    const base = degenerateInput(curve, oracle, [...pool, ...pool, ...pool], makeRng('pool chunks'));
+    const sample = curve.randomPoints(64, { seed: 43 });
+    const base = degenerateInput(curve, oracle, [...sample, ...sample, ...sample], makeRng('pool chunks'));
     // the negations of the first 60 with their scalars: P here, -P (and 2P, 0) some chunks later
     const points = [...base.points, ...base.points.slice(0, 60).map((pt) => oracle.neg(pt)), ...curve.randomPoints(90, { seed: 44 })];
     const scalars = [...base.scalars, ...base.scalars.slice(0, 60), ...base.scalars.slice(0, 90)];
