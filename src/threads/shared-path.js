@@ -433,8 +433,8 @@ class SharedChunks {
     this.#progress(before + share * prepareShare);
     if (!this.#claim) this.#allocClaim(io, segments.flatMap((s) => s ?? []));
     // a later chunk (the last may be smaller) takes the same pieces, scaled to its pairs
-    const { queue, ranges: claimRanges } = this.#claim;
-    const chunkQueue = io.shape.m === this.#claimPairs ? queue : scalePieces(claimRanges.map(([start, end]) => queue.slice(start, end)), this.#claimPairs, io.shape.m).flat();
+    const { queue } = this.#claim;
+    const chunkQueue = io.shape.m === this.#claimPairs ? queue : scalePieces([queue], this.#claimPairs, io.shape.m)[0];
     const laneDone = new Array(T).fill(0);
     const totalItems = io.shape.K * io.shape.m || 1;
     const onItems = (t, items) => {
