@@ -102,6 +102,21 @@ function widened(bytes, to) {
   return out;
 }
 
+/** The zkey with point `index` of section `id` moved off its curve (a bit of its y flipped; pointBytes: 64 G1, 128 G2 on bn128). */
+function withPointOffCurve(zkey, id, index, pointBytes = 64) {
+  return fileOf(zkey, sectionsOf(zkey).map(([k, b]) => {
+    if (k !== id) return [k, b];
+    const out = b.slice();
+    out[index * pointBytes + pointBytes / 2] ^= 1;
+    return [k, out];
+  }));
+}
+
+/** The witness with wires [from, to) zero (section 2: the values, 32 bytes each on bn128). */
+function zeroWires(wtns, from, to) {
+  return fileOf(wtns, sectionsOf(wtns).map(([id, b]) => [id, id === 2 ? b.slice().fill(0, from * 32, to * 32) : b]));
+}
+
 describe('groth16Prove', () => {
   for (const [circuit, curve] of CASES) {
     it(`${circuit} on ${curve}: with fixed r and s the reference's proof byte for byte, and it verifies`, { timeout: 120_000 }, async () => {
@@ -284,6 +299,46 @@ describe('groth16Prove', () => {
     }
   });
 
+  it("a prover's later proofs run B2's MSM (G2) first, beside the QAP, where the zkey is bytes or a path (a stream in file order): the reference's proof; a bad B2 point named", { timeout: 120_000 }, async () => {
+    const f = fx['merkle1 bn128'];
+    const want = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
+    // the pools' calls in order: 'G2' for an MSM of snarkjs G2 points (128 bytes a point on bn128), 'G1', or the task op
+    const calls = [];
+    const msmBytes = MsmPool.prototype.msmBytes;
+    const runTasks = MsmPool.prototype.runTasks;
+    const onMsm = vi.spyOn(MsmPool.prototype, 'msmBytes').mockImplementation(function (points, scalars, ...rest) {
+      calls.push(points.length === 4 * scalars.length ? 'G2' : 'G1');
+      return msmBytes.call(this, points, scalars, ...rest);
+    });
+    const onTasks = vi.spyOn(MsmPool.prototype, 'runTasks').mockImplementation(function (op, ...rest) {
+      calls.push(op);
+      return runTasks.call(this, op, ...rest);
+    });
+    try {
+      for (const sharedMemory of [true, false]) {
+        const p = prover({ threads: 2, sharedMemory });
+        const first = async (zkey) => {
+          calls.length = 0;
+          expect(JSON.stringify(await p.prove(zkey, f.wtnsBytes, { r: R, s: S })), `sharedMemory ${sharedMemory}`).toBe(want);
+          expect(calls.filter((c) => c === 'G2'), 'one G2 MSM').toHaveLength(1);
+          return calls[0];
+        };
+        expect(await first(f.zkeyBytes), 'the first proof (G2\'s pool starts at its end)').not.toBe('G2');
+        expect(await first(f.zkeyBytes), 'bytes').toBe('G2');
+        expect(await first(f.zkey), 'a path').toBe('G2');
+        expect(await first(streamOf(f.zkeyBytes, 65536)), 'a stream').not.toBe('G2');
+        expect(calls.at(-1), 'a stream: B2 last').toBe('G2');
+        // a point off G2 in section 7 at wire 200 (wires 2 .. 130 zero: the MSM takes the thinned points)
+        const bad = withPointOffCurve(f.zkeyBytes, 7, 200, 128);
+        await expect(p.prove(bad, zeroWires(f.wtnsBytes, 2, 131))).rejects.toThrow(/^zkey: section 7 \(B2\): point 200 \(wire 200\): point is not on the curve$/);
+        expect(await first(f.zkeyBytes), 'after the error').toBe('G2');
+      }
+    } finally {
+      onMsm.mockRestore();
+      onTasks.mockRestore();
+    }
+  });
+
   it("the QAP on the pool's threads in many parts, both transports, and with the coefficients out of constraint order: the reference's proof", { timeout: 120_000 }, async () => {
     const f = fx['merkle1 bn128'];
     const want = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));
@@ -416,18 +471,6 @@ describe('groth16Prove', () => {
     /** y's lowest byte changed: still below q (Montgomery form), no longer on the curve. */
     const offCurve = (header, name) => headerPoint(header, name, (at, out, n8q) => (out[at + n8q] ^= 1));
     /** The zkey with point `index` of G1 section `id` (x | y, 32 bytes each on bn128) off the curve. */
-    function withPointOffCurve(zkey, id, index) {
-      return fileOf(zkey, sectionsOf(zkey).map(([k, b]) => {
-        if (k !== id) return [k, b];
-        const out = b.slice();
-        out[index * 64 + 32] ^= 1;
-        return [k, out];
-      }));
-    }
-    /** The witness with wires [from, to) zero (section 2: the values, 32 bytes each on bn128). */
-    function zeroWires(wtns, from, to) {
-      return fileOf(wtns, sectionsOf(wtns).map(([id, b]) => [id, id === 2 ? b.slice().fill(0, from * 32, to * 32) : b]));
-    }
     /** The witness with its values (and its prime) in `n8` bytes each. */
     function widenedWitness(wtns, n8) {
       const sections = sectionsOf(wtns);

@@ -9,12 +9,13 @@
 //             NTT; on the pool's threads, in place in the shared twin (src/fr/shared.js) or as blocks sent to the
 //             threads (src/fr/thread-ops.js)
 //   msm       sections 8, 5, 6, 7 (C, A, B1, B2) against the witness's nonzero values, queued on the pools (or G1 on
-//             the GPU) as each arrives; section 9 (H) waits for the NTTs, then
+//             the GPU) as each arrives (a prover's later proofs read section 7 first where the input allows, and run
+//             B2's MSM on G2's pool beside the QAP: CurveEngine.b2Alongside); section 9 (H) waits for the NTTs, then
 //   join      A B - C on gH -> the H MSM's scalars (qapJoin; split over the pool's threads where fr is a shared
 //             twin), and the H MSM
 //   blind     pi_a = A + alpha1 + r delta1; pi_c = C + H + s pi_a + r (B1 + beta1 + s delta1) - r s delta1 while B2's
-//             MSM (the last) runs, then pi_b = B2 + beta2 + s delta2 (small MSMs on this thread)
-// One MSM, NTT or QAP step runs at a time (each takes every thread). Variable time in the witness (its MSMs skip zero
+//             MSM (the last, where it is not first) runs, then pi_b = B2 + beta2 + s delta2 (small MSMs on this thread)
+// One MSM, NTT or QAP step runs at a time on G1's pool (each takes every thread). Variable time in the witness (its MSMs skip zero
 // scalars), as snarkjs's prover is; r and s come from crypto.getRandomValues.
 
 import { bytesToBigIntLE } from '../msm/bytes.js';
@@ -182,9 +183,10 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
   };
   let ahead = null; // the witness MSM queued last: the next point section is read once the one before it is done
   const met = new Set(); // the witness MSMs' sections queued so far
+  const b2Alongside = engine.b2Alongside();
   try {
     // the sections in parts: the coefficients pass through one reused array (into), as do the points a thinned MSM skips
-    for await (const section of zkey.sections(undefined, { parts: true })) {
+    for await (const section of zkey.sections(undefined, { parts: true, first: b2Alongside ? [7] : [] })) {
       const { id } = section;
       if (id === 4) {
         // qap: A and B on the domain from the coefficients, C = A B; then to the coset, step by step
@@ -204,7 +206,7 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
         // snarkjs writes B2 (7) last: once the G1 sections came and H's MSM is queued, no G1 MSM follows it
         const lastOfG1 = group === 'G2' && [5, 6, 8].every((g1) => met.has(g1)) && hStarted !== null;
         if (lastOfG1) await hStarted;
-        msm(key, group, points, pairs, [points], { lastOfG1 });
+        msm(key, group, points, pairs, [points], { lastOfG1, alongside: b2Alongside && id === 7 && qap === null });
         met.add(id);
         // one section read ahead of the pools, not all of them: the sections (a copy each from a path or a stream)
         // and their kept points would otherwise all wait in memory for their MSM's turn

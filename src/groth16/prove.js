@@ -100,8 +100,9 @@ class CurveEngine {
    * The MSM of snarkjs-format points (LEM affine) and 32-byte scalars, as a point object ({ x, y } or null), after
    * the MSMs queued before it; onTime(ms) gets its own duration; maxMemory: the pool's budget (default the prover's).
    * points may be a function that resolves to { points, scalars } when the MSM's turn comes (scalars then null).
+   * alongside: at once on G2's pool, beside the queue's work on G1's (b2Alongside).
    */
-  msm(group, points, scalars, onTime, maxMemory = this.maxMemory, { lastOfG1 = false } = {}) {
+  msm(group, points, scalars, onTime, maxMemory = this.maxMemory, { lastOfG1 = false, alongside = false } = {}) {
     const curve = group === 'G2' ? this.curve.g2 : this.curve;
     const options = { pointFormat: 'snarkjs', scalarFormat: 'le', resultFormat: 'native' };
     if (maxMemory !== undefined && !(group === 'G1' && this.gpu)) options.maxMemory = maxMemory;
@@ -120,7 +121,18 @@ class CurveEngine {
       onTime?.(performance.now() - t);
       return sum;
     };
-    return this.queued(run);
+    return alongside ? run() : this.queued(run);
+  }
+
+  /**
+   * Whether a proof runs B2's MSM (G2) first, beside the QAP and the NTTs on G1's pool: where G2's pool already runs
+   * (a prover's later proofs; one proof starts it only once G1's pool is closed) and no GPU takes G1's MSMs (G2's pool
+   * then runs the NTTs). The QAP's rounds, each a message to the threads and back, leave G1's threads idle about half
+   * of the time; B2's MSM, last otherwise, ran with one of its two threads mostly idle (its scalars, a witness's 0s
+   * and 1s, fill one window).
+   */
+  b2Alongside() {
+    return this.g2 !== null && this.gpu === null && !this.oneProof;
   }
 
   /** G2's pool, started on the first call (a failed start is tried again at the next). */

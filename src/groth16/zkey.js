@@ -175,11 +175,13 @@ class ZkeyReader {
    * With `parts: true` a section is handed out unread, its size checked, as { id, name, size, part(offset, n, into) }
    * (BinFile.part: a stream's in order, before the iterator moves on); section 4's records are then the reader's to
    * check (checkCoefficients with its `first`), and its size is checked against the count it starts with.
+   * `first`: ids handed out before the others where the input is bytes or a path (a stream's come in file order).
    */
-  async *sections(ids = PROVING_SECTIONS, { parts = false } = {}) {
+  async *sections(ids = PROVING_SECTIONS, { parts = false, first = [] } = {}) {
     const want = new Set(ids);
     const file = this.#file;
-    const order = file.table ? file.table.filter((s) => s.id !== 1 && s.id !== 2) : null;
+    let order = file.table ? file.table.filter((s) => s.id !== 1 && s.id !== 2) : null;
+    if (order) order = [...order.filter((s) => first.includes(s.id)), ...order.filter((s) => !first.includes(s.id))];
     for (let i = 0; ; i++) {
       let s;
       if (order) s = order[i] ?? null;
