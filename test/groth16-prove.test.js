@@ -339,6 +339,21 @@ describe('groth16Prove', () => {
     }
   });
 
+  it("the MSMs' default budget: H's MSM in one chunk where that fits 40 MiB, else H's section size within 16 to 64 MiB", async () => {
+    const { proverMsmMemory } = await import('../src/groth16/phases.js');
+    const { planMsm } = await import('../src/msm/plan.js');
+    const MiB = 2 ** 20;
+    const { loadCurve } = await import('wasmsm');
+    const bn = (await loadCurve('bn254')).params;
+    const bls = (await loadCurve('bls12-381')).params;
+    const budget = (log, P, n8q, threads = 2) => proverMsmMemory({ domainSize: 2 ** log, n8q }, P, threads);
+    expect(budget(16, bn, 32)).toBe(40 * MiB);
+    expect(planMsm(bn, 2 ** 16, { maxMemory: 40 * MiB, threads: 2, pool: true }).chunkPoints).toBe(2 ** 16);
+    expect(planMsm(bn, 2 ** 17, { maxMemory: 40 * MiB, threads: 2, pool: true }).chunkPoints).toBeLessThan(2 ** 17);
+    expect([17, 18, 19, 20, 21].map((log) => budget(log, bn, 32) / MiB)).toEqual([16, 16, 32, 64, 64]);
+    expect([15, 16, 18].map((log) => budget(log, bls, 48) / MiB)).toEqual([40, 16, 24]);
+  });
+
   it("the QAP on the pool's threads in many parts, both transports, and with the coefficients out of constraint order: the reference's proof", { timeout: 120_000 }, async () => {
     const f = fx['merkle1 bn128'];
     const want = JSON.stringify(referenceProve(await readZkey(f.zkeyBytes), await readWtns(f.wtnsBytes), { r: R, s: S }));

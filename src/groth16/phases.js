@@ -25,6 +25,7 @@ import { keptPairs } from './pairs.js';
 import { evaluationsToCosetOnThreads } from '../fr/thread-ops.js';
 import { allocStacks, runCalls, sharedEvaluationsToCoset } from '../fr/shared.js';
 import { modPow } from '../fr/index.js';
+import { planMsm } from '../msm/plan.js';
 
 /** Milliseconds since t0, added to timings[key]. */
 export const lap = (timings, key, t0) => {
@@ -32,13 +33,19 @@ export const lap = (timings, key, t0) => {
 };
 
 /**
- * Bytes of Wasm memory each pool's MSM keeps to where the prover was given no maxMemory: the H section's size (its
- * domainSize G1 points), within 16 to 64 MiB. The MSMs then run in chunks (at 2^18, 16 MiB against the 132 MiB the
- * G1 pool grew to unbounded), which costs them next to no time (src/msm/plan.js: DEFAULT_WORKING_SET).
+ * Bytes of Wasm memory each pool's MSM keeps to where the prover was given no maxMemory: ONE_CHUNK_BYTES where H's
+ * MSM (domainSize points of curve P on a pool of `threads`) runs in one chunk within it, else the H section's size
+ * (its domainSize G1 points) within 16 to 64 MiB: at 2^18 16 MiB, against the 132 MiB the G1 pool grew to unbounded.
+ * Each chunk after the first adds one addition per window and bucket to the MSM (its sums added to the buckets'
+ * sums so far): H's MSM at 2^16 took 1.10x as long in the 5 chunks of 16 MiB as in one (docs/snarkjs.md).
  */
-export function proverMsmMemory({ domainSize, n8q }) {
+export function proverMsmMemory({ domainSize, n8q }, P, threads) {
+  if (planMsm(P, domainSize, { maxMemory: ONE_CHUNK_BYTES, threads, pool: true }).chunkPoints >= domainSize) return ONE_CHUNK_BYTES;
   return Math.min(64 * 2 ** 20, Math.max(16 * 2 ** 20, domainSize * 2 * n8q));
 }
+
+/** The most a prover's MSM takes by default to run H's MSM in one chunk (BN254 at 2^16: 36 MiB, BLS12-381 at 2^15). */
+const ONE_CHUNK_BYTES = 40 * 2 ** 20;
 
 /**
  * Arrays one proof hands on once what used them is done: the NTTs' elements to the H MSM's scalars and the thinned
@@ -137,7 +144,7 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
   let hStarted = null; // the join and the H MSM
   let firstMsm = null;
   let lastMsm = null;
-  const maxMemory = engine.maxMemory ?? proverMsmMemory(header);
+  const maxMemory = engine.maxMemory ?? proverMsmMemory(header, curve.params, engine.threads);
   const { arrays, into } = engine.scratch();
   // points: bytes, or a function that makes { points, scalars } at the MSM's turn (pairs then null); give: arrays of
   // this proof's (not the caller's zkey bytes) that are free once the MSM has settled (or a function that lists them then)
