@@ -339,6 +339,27 @@ describe('groth16Prove', () => {
     }
   });
 
+  it("a prover's pools keep what a proof grew 10 s idle by default, as the route's (releaseAfterMs; a pool's own default is 1 s)", { timeout: 120_000 }, async () => {
+    const f = fx['bits8 bn128'];
+    const seen = [];
+    const threads = Curve.prototype.threads;
+    const onThreads = vi.spyOn(Curve.prototype, 'threads').mockImplementation(function (o) {
+      seen.push(o.releaseAfterMs);
+      return threads.call(this, o);
+    });
+    try {
+      for (const options of [{}, { releaseAfterMs: 250 }]) {
+        seen.length = 0;
+        const p = prover({ threads: 2, ...options });
+        await p.prove(f.zkeyBytes, f.wtnsBytes);
+        await p.prove(f.zkeyBytes, f.wtnsBytes);
+        expect(seen, JSON.stringify(options)).toEqual([options.releaseAfterMs ?? 10_000, options.releaseAfterMs ?? 10_000]);
+      }
+    } finally {
+      onThreads.mockRestore();
+    }
+  });
+
   it("the MSMs' default budget: H's MSM in one chunk where that fits 40 MiB, else H's section size within 16 to 64 MiB", async () => {
     const { proverMsmMemory } = await import('../src/groth16/phases.js');
     const { planMsm } = await import('../src/msm/plan.js');

@@ -24,6 +24,7 @@ import { loadCurve } from '../../index.js';
 import { bigIntToBytesLE, checkMsmOptions, checkOptionNames, inputError } from '../msm/bytes.js';
 import { checkGpuOption, openGpuOption } from './gpu-option.js';
 import { keptPairs } from '../groth16/pairs.js';
+import { PROVER_RELEASE_AFTER_MS } from '../instance.js';
 
 /** ffjavascript's curve names -> wasmsm's. */
 const CURVES = { bn128: 'bn254', bls12381: 'bls12-381' };
@@ -31,12 +32,8 @@ const CURVES = { bn128: 'bn254', bls12381: 'bls12-381' };
 /** Below this many points an MSM stays with ffjavascript: the round trip to the pool costs about what it saves. */
 export const DEFAULT_MIN_POINTS = 256;
 
-/**
- * How long the route's pools keep, idle, the memory a proof's MSMs grew (their default is a second): proofs one
- * after another are more than a second apart between MSMs, and each would move its pools to new threads and grow
- * their memory again (at 2^16, 50 ms of a 300 ms MSM part in Node 24).
- */
-export const DEFAULT_RELEASE_AFTER_MS = 10_000;
+/** How long the route's pools keep, idle, the memory a proof's MSMs grew (a pool's own default is a second). */
+export const DEFAULT_RELEASE_AFTER_MS = PROVER_RELEASE_AFTER_MS;
 
 const OPTIONS = ['threads', 'sharedMemory', 'minPoints', 'maxMemory', 'kernel', 'groups', 'releaseAfterMs', 'gpu', 'checkSubgroup'];
 

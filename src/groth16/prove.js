@@ -8,7 +8,7 @@ import { checkGpuOption, openGpuOption } from '../adapters/gpu-option.js';
 import { openZkey } from './zkey.js';
 import { readWtns } from './wtns.js';
 import { lap, newScratch, proveWith } from './phases.js';
-import { RELEASE_AFTER_MS } from '../instance.js';
+import { PROVER_RELEASE_AFTER_MS } from '../instance.js';
 
 /** snarkjs's curve names -> wasmsm's. */
 const GROTH16_CURVES = Object.freeze({ bn128: 'bn254', bls12381: 'bls12-381' });
@@ -52,12 +52,12 @@ class CurveEngine {
     e.kept = null; // the scratch kept between proofs (scratch())
     e.dropTimer = null;
     e.oneProof = o[ONE_PROOF] === true;
-    e.releaseAfterMs = o.releaseAfterMs ?? RELEASE_AFTER_MS;
+    e.releaseAfterMs = o.releaseAfterMs ?? PROVER_RELEASE_AFTER_MS;
     e.maxMemory = o.maxMemory;
     e.poolOptions = {
       ...(o.threads === undefined ? {} : { count: o.threads }),
       ...(o.sharedMemory === undefined ? {} : { sharedMemory: o.sharedMemory }),
-      ...(o.releaseAfterMs === undefined ? {} : { releaseAfterMs: o.releaseAfterMs }),
+      releaseAfterMs: e.releaseAfterMs,
     };
     try {
       e.curve = await loadCurve(name, o.kernel === undefined ? undefined : { kernel: o.kernel });
@@ -174,8 +174,8 @@ class CurveEngine {
 /**
  * A prover that keeps its curves, Fr modules and pools between proofs (groth16Prove starts and closes one per call).
  * options: { threads (default: every core), sharedMemory ('auto'), kernel, gpu (false | true | 'auto' | {...}: G1's
- * MSMs on curve.gpu()), maxMemory (bytes per MSM on the pool; default proverMsmMemory(header), from the zkey),
- * releaseAfterMs }.
+ * MSMs on curve.gpu()), maxMemory (bytes per MSM on the pool; default phases.js proverMsmMemory, from the zkey),
+ * releaseAfterMs (how long its pools and scratch arrays keep, idle, what a proof grew; default 10 s, as the route's) }.
  */
 export class Groth16Prover {
   #options;
