@@ -122,7 +122,7 @@ const medianTimings = (runs) => (runs.length === 0 ? null : Object.fromEntries(O
  * ffjavascript's own multiExpAffine methods are put back on the curve for that proof only. One warm-up of each
  * first. Every proof, with the route and without, is verified by snarkjs's verifier after restore(). sharedMemory: the
  * route's pool transport (accelerate's option; default 'auto'). prover: a Groth16Prover (wasmsm/snarkjs): each round
- * also proves with it (timeGroth16Prove), after the other two. Returns { plain, routed, stats, proved } (medians in ms;
+ * also proves with it (timeGroth16Prove). The kinds take turns in an order that rotates from round to round. Returns { plain, routed, stats, proved } (medians in ms;
  * the route's stats of one proof, and its last proof), and with a prover { wasm, wasmTimings, provedWasm }.
  */
 export async function compare(snarkjs, accelerate, curve, protocol, files, vkey, { runs = 3, threads, minPoints, sharedMemory, prover } = {}) {
@@ -139,23 +139,31 @@ export async function compare(snarkjs, accelerate, curve, protocol, files, vkey,
   const proofs = { plain: [], routed: [], wasm: [] };
   let stats;
   try {
+    const kinds = {
+      plain: async () => {
+        use(own);
+        const p = await timeProof(snarkjs, curve, protocol, files);
+        use(route);
+        return p;
+      },
+      routed: async () => {
+        const before = { ...handle.stats };
+        const r = await timeProof(snarkjs, curve, protocol, files);
+        stats = Object.fromEntries(Object.entries(handle.stats).map(([k, v]) => [k, v - before[k]]));
+        return r;
+      },
+      ...(prover && { wasm: () => timeGroth16Prove(snarkjs, prover, files) }),
+    };
+    const order = Object.keys(kinds);
+    const timed = { plain, routed, wasm };
     for (let i = -1; i < runs; i++) {
-      use(own);
-      const p = await timeProof(snarkjs, curve, protocol, files);
-      use(route);
-      const before = { ...handle.stats };
-      const r = await timeProof(snarkjs, curve, protocol, files);
-      stats = Object.fromEntries(Object.entries(handle.stats).map(([k, v]) => [k, v - before[k]]));
-      proofs.plain.push(p.result);
-      proofs.routed.push(r.result);
-      if (i >= 0) {
-        plain.push(p);
-        routed.push(r);
-      }
-      if (prover) {
-        const w = await timeGroth16Prove(snarkjs, prover, files);
-        proofs.wasm.push(w.result);
-        if (i >= 0) wasm.push(w);
+      // each round in another order (plain, routed, wasm; then routed, wasm, plain; ...): a proof runs slower after
+      // one that left much garbage (a snarkjs proof's), so no kind always follows the same one
+      for (let j = 0; j < order.length; j++) {
+        const kind = order[(j + Math.max(0, i)) % order.length];
+        const t = await kinds[kind]();
+        proofs[kind].push(t.result);
+        if (i >= 0) timed[kind].push(t);
       }
     }
   } finally {
