@@ -4,8 +4,9 @@
 // --browser, in headless Chromium (bench/snarkjs/page.js, served cross-origin isolated so the pool shares memory).
 // Each figure is the median of --runs proofs (default 3) after one warm-up, plain and routed taking turns on one
 // route kept for the case (as a user keeps it); for Groth16 also groth16Prove (the whole proof in Wasm) on a
-// Groth16Prover kept for the case (--no-prover leaves it out). The kinds' order rotates from round to round (a proof
-// runs slower after one that left much garbage), so --runs a multiple of 3 (2 with --no-prover) balances it. Every proof is verified by snarkjs's verifier. Phases
+// Groth16Prover kept for the case (--no-prover leaves it out). A proof runs slower after one that left much garbage:
+// the rounds alternate two orders (plain, routed, groth16Prove; plain, groth16Prove, routed), so that over an even
+// --runs each kind comes as often after each of the other two. Every proof is verified by snarkjs's verifier. Phases
 // (bench/snarkjs/phases.js): witness, then the prover's MSM, FFT, ABC (Groth16) and the rest; groth16Prove's own
 // phases are printed under each table.
 //

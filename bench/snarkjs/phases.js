@@ -122,7 +122,7 @@ const medianTimings = (runs) => (runs.length === 0 ? null : Object.fromEntries(O
  * ffjavascript's own multiExpAffine methods are put back on the curve for that proof only. One warm-up of each
  * first. Every proof, with the route and without, is verified by snarkjs's verifier after restore(). sharedMemory: the
  * route's pool transport (accelerate's option; default 'auto'). prover: a Groth16Prover (wasmsm/snarkjs): each round
- * also proves with it (timeGroth16Prove). The kinds take turns in an order that rotates from round to round. Returns { plain, routed, stats, proved } (medians in ms;
+ * also proves with it (timeGroth16Prove). The kinds take turns in two orders, round by round (see the loop). Returns { plain, routed, stats, proved } (medians in ms;
  * the route's stats of one proof, and its last proof), and with a prover { wasm, wasmTimings, provedWasm }.
  */
 export async function compare(snarkjs, accelerate, curve, protocol, files, vkey, { runs = 3, threads, minPoints, sharedMemory, prover } = {}) {
@@ -154,13 +154,13 @@ export async function compare(snarkjs, accelerate, curve, protocol, files, vkey,
       },
       ...(prover && { wasm: () => timeGroth16Prove(snarkjs, prover, files) }),
     };
-    const order = Object.keys(kinds);
     const timed = { plain, routed, wasm };
     for (let i = -1; i < runs; i++) {
-      // each round in another order (plain, routed, wasm; then routed, wasm, plain; ...): a proof runs slower after
-      // one that left much garbage (a snarkjs proof's), so no kind always follows the same one
-      for (let j = 0; j < order.length; j++) {
-        const kind = order[(j + Math.max(0, i)) % order.length];
+      // a proof runs slower after one that left much garbage (a snarkjs proof's): plain, routed, wasm and then plain,
+      // wasm, routed, so that over two rounds each kind comes once after each of the other two
+      const order = Object.keys(kinds);
+      if ((i + 2) % 2 === 1) order.push(...order.splice(1).reverse()); // the warm-up round too
+      for (const kind of order) {
         const t = await kinds[kind]();
         proofs[kind].push(t.result);
         if (i >= 0) timed[kind].push(t);
