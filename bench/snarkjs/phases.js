@@ -122,8 +122,9 @@ const medianTimings = (runs) => (runs.length === 0 ? null : Object.fromEntries(O
  * ffjavascript's own multiExpAffine methods are put back on the curve for that proof only. One warm-up of each
  * first. Every proof, with the route and without, is verified by snarkjs's verifier after restore(). sharedMemory: the
  * route's pool transport (accelerate's option; default 'auto'). prover: a Groth16Prover (wasmsm/snarkjs): each round
- * also proves with it (timeGroth16Prove). The kinds take turns in two orders, round by round (see the loop). Returns { plain, routed, stats, proved } (medians in ms;
- * the route's stats of one proof, and its last proof), and with a prover { wasm, wasmTimings, provedWasm }.
+ * also proves with it (timeGroth16Prove). The kinds take turns in two orders, round by round (see the loop). Returns
+ * { plain, routed, stats, proved } (medians in ms; the route's stats of one proof, and its last proof), and with a
+ * prover { wasm, wasmTimings, provedWasm }.
  */
 export async function compare(snarkjs, accelerate, curve, protocol, files, vkey, { runs = 3, threads, minPoints, sharedMemory, prover } = {}) {
   const own = { G1: curve.G1.multiExpAffine, G2: curve.G2.multiExpAffine };

@@ -4,7 +4,7 @@
 
 import { createServer } from 'node:http';
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -167,6 +167,21 @@ export async function serve(root, { csp = CSP, port = 0, isolated = false } = {}
 }
 
 /** Debian's chromium (apt-get install chromium), or $CHROMIUM_PATH; null when neither exists. */
+/**
+ * The pages' pool threads run wasm/threads-worker.js, a bundle of src/ that scripts/build-wasm.js makes (the npm
+ * scripts build it first; `node bench/...` or `npx vitest run` do not). One older than a file of src/ may not speak the
+ * threads' protocol of the src/ the page bundles, and sums go wrong without an error (a proof that does not verify):
+ * refuse it.
+ */
+export function checkWorkerScript() {
+  const script = join(repoDir, 'wasm', 'threads-worker.js');
+  if (!existsSync(script)) throw new Error('wasm/threads-worker.js is missing: run npm run build:wasm');
+  const built = statSync(script).mtimeMs;
+  const newer = (dir) => readdirSync(dir, { withFileTypes: true }).find((e) => (e.isDirectory() ? newer(join(dir, e.name)) : e.name.endsWith('.js') && statSync(join(dir, e.name)).mtimeMs > built));
+  const stale = newer(join(repoDir, 'src'));
+  if (stale) throw new Error('wasm/threads-worker.js is older than a file of src/: run npm run build:wasm');
+}
+
 export function findChromium() {
   for (const p of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']) {
     if (p && existsSync(p)) return p;
@@ -191,6 +206,7 @@ export const WIDE_ARITHMETIC_FLAGS = ['--js-flags=--wasm-wide-arithmetic'];
 /** Launch headless Chromium; `args`: flags besides CHROMIUM_FLAGS (e.g. --js-flags=... for V8). */
 export async function launchChromium(executablePath = findChromium(), { args = [] } = {}) {
   if (!executablePath) throw new Error('chromium not found: apt-get install -y chromium, or set CHROMIUM_PATH');
+  checkWorkerScript();
   const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_FLAGS, ...args], timeout: 60_000 });
 }

@@ -15,8 +15,8 @@
 //             twin), and the H MSM
 //   blind     pi_a = A + alpha1 + r delta1; pi_c = C + H + s pi_a + r (B1 + beta1 + s delta1) - r s delta1 while B2's
 //             MSM (the last, where it is not first) runs, then pi_b = B2 + beta2 + s delta2 (small MSMs on this thread)
-// One MSM, NTT or QAP step runs at a time on G1's pool (each takes every thread). Variable time in the witness (its MSMs skip zero
-// scalars), as snarkjs's prover is; r and s come from crypto.getRandomValues.
+// One MSM, NTT or QAP step runs at a time on G1's pool (each takes every thread). Variable time in the witness (its
+// MSMs skip zero scalars), as snarkjs's prover is; r and s come from crypto.getRandomValues.
 
 import { bytesToBigIntLE } from '../msm/bytes.js';
 import { checkCoefficients } from './zkey.js';
@@ -40,7 +40,8 @@ export const lap = (timings, key, t0) => {
  * sums so far): H's MSM at 2^16 took 1.10x as long in the 5 chunks of 16 MiB as in one (docs/snarkjs.md).
  */
 export function proverMsmMemory({ domainSize, n8q }, P, threads) {
-  if (planMsm(P, domainSize, { maxMemory: ONE_CHUNK_BYTES, threads, pool: true }).chunkPoints >= domainSize) return ONE_CHUNK_BYTES;
+  const oneChunk = planMsm(P, domainSize, { maxMemory: ONE_CHUNK_BYTES, threads, pool: true }).chunkPoints >= domainSize;
+  if (oneChunk) return ONE_CHUNK_BYTES;
   return Math.min(64 * 2 ** 20, Math.max(16 * 2 ** 20, domainSize * 2 * n8q));
 }
 
