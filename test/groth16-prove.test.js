@@ -506,7 +506,6 @@ describe('groth16Prove', () => {
     }
     /** y's lowest byte changed: still below q (Montgomery form), no longer on the curve. */
     const offCurve = (header, name) => headerPoint(header, name, (at, out, n8q) => (out[at + n8q] ^= 1));
-    /** The zkey with point `index` of G1 section `id` (x | y, 32 bytes each on bn128) off the curve. */
     /** The witness with its values (and its prime) in `n8` bytes each. */
     function widenedWitness(wtns, n8) {
       const sections = sectionsOf(wtns);

@@ -166,7 +166,6 @@ export async function serve(root, { csp = CSP, port = 0, isolated = false } = {}
   };
 }
 
-/** Debian's chromium (apt-get install chromium), or $CHROMIUM_PATH; null when neither exists. */
 /**
  * The pages' pool threads run wasm/threads-worker.js, a bundle of src/ that scripts/build-wasm.js makes (the npm
  * scripts build it first; `node bench/...` or `npx vitest run` do not). One older than a file of src/ may not speak the
@@ -182,6 +181,7 @@ export function checkWorkerScript() {
   if (stale) throw new Error('wasm/threads-worker.js is older than a file of src/: run npm run build:wasm');
 }
 
+/** Debian's chromium (apt-get install chromium), or $CHROMIUM_PATH; null when neither exists. */
 export function findChromium() {
   for (const p of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']) {
     if (p && existsSync(p)) return p;
