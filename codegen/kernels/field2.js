@@ -7,6 +7,7 @@
 // base inverse + 2M (through the norm). beta is applied with additions: |beta| <= 16 (deriveG2Params).
 
 import { Func, i32, local, comment, op } from '../wat/index.js';
+import { releaseStack, reserveStack } from './scratch.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 
@@ -38,8 +39,8 @@ export function fp2Kernels(fieldParams, { fp, prefix = 'fp2', nonResidue, batche
   const f2 = (name) => `${prefix}_${name}`;
   const c0 = (p) => local.get(p);
   const c1 = (p) => i32.add(local.get(p), i32.const(E));
-  const reserve = (n) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${n * E})))`;
-  const release = (n) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${n * E})))`;
+  const reserve = (n) => reserveStack(n * E);
+  const release = (n) => releaseStack(n * E);
   const slot = (i) => i32.add('(global.get $sp)', i32.const(i * E));
   const funcs = [];
   const kernel = (name, params, doc, body, { result, locals = [] } = {}) => {

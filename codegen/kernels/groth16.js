@@ -14,7 +14,7 @@
 
 import { Func, i32, local, comment, op, block, loop, br, br_if, if_, ret } from '../wat/index.js';
 import { modInverse } from '../params/number-theory.js';
-import { stepsOfFour } from './ntt.js';
+import { elementAt, fourPerCall, releaseStack as release, reserveStack as reserve, stepsOfFour } from './scratch.js';
 
 /** The Montgomery-form constant the witness is multiplied by: (R' / R_ff)^2 mod r. */
 export function witnessScale(params) {
@@ -31,7 +31,7 @@ const forEach = (label, body, { from = true } = {}) => [
   ]),
 ];
 
-/** stepsOfFour (codegen/kernels/ntt.js) from i = 0. */
+/** stepsOfFour (codegen/kernels/scratch.js) from i = 0. */
 const forEachFour = (label, body) => [local.set('i', i32.const(0)), ...stepsOfFour(label, body)];
 
 const K4 = [0, 1, 2, 3];
@@ -45,13 +45,11 @@ export function groth16Kernels(params, { prefix = 'fr', scaleAddress, oneAddress
   const f = (name) => `${prefix}_${name}`;
   const E = params.elementBytes;
   const n8 = params.bytes;
-  const four = params.kernel === 'fma';
-  const at = (base, index, size) => i32.add(local.get(base), i32.mul(index, i32.const(size)));
+  const four = fourPerCall(params);
+  const at = (base, index, size) => elementAt(size, base, index);
   const callF = (name, ...args) => op(`call $${f(name)}`, ...args);
   const plusI = (k) => (k ? i32.add(local.get('i'), i32.const(k)) : local.get('i'));
   const allOf = (conditions) => conditions.reduce((x, y) => i32.and(x, y));
-  const reserve = (bytes) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${bytes})))`;
-  const release = (bytes) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${bytes})))`;
 
   const witness = new Func(f('qapWitness'), {
     params: [['out', 'i32'], ['bytes', 'i32'], ['count', 'i32']], result: 'i32', exportName: f('qapWitness'),

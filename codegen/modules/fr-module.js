@@ -1,5 +1,5 @@
 // The scalar field r of a curve as its own Wasm module (prefix fr): every field kernel of field-module.js over r, plus
-// the NTT kernels (codegen/kernels/ntt.js), batch byte conversions and the Groth16 prover's kernels
+// the NTT kernels (codegen/kernels/ntt.js, fr-arrays.js), batch byte conversions and the Groth16 prover's kernels
 // (codegen/kernels/groth16.js). Two builds, as for the curve: the integer one (wasm/<curve>/<curve>.fr.wat, 30-bit
 // limbs in u32 words) and the FMA one (<curve>.fr.fma.wat: 51/52-bit limbs in u64 words, products by relaxed-SIMD
 // fused multiply-add, four per call in the NTT's butterflies and every other loop). Their runtime shapes go in
@@ -31,7 +31,7 @@ export function generateFrModule(json, { generator = 'codegen/modules/fr-module.
       `NTT: r - 1 = 2^${fr.s} q (two-adicity s = ${fr.s}); a primitive 2^s-th root of unity is z^q = ${hex(fr.rootOfUnity)},`,
       `z = ${fr.nonResidue} the least quadratic non-residue; default coset generator g = ${fr.cosetGenerator} (g^(2^s) != 1)`,
       `bytes: ${params.bytes} little-endian bytes per canonical element (n8, as snarkjs / ffjavascript)`,
-      'NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables, bit reversal, powers, batch bytes)',
+      'NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables) and fr-arrays.js (bit reversal, powers, batch bytes)',
       "Groth16 kernels: codegen/kernels/groth16.js (a snarkjs zkey's coefficients and witness to the QAP, and A B - C)",
     ],
   });

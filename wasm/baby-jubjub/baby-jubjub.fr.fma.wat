@@ -11,7 +11,7 @@
 ;; NTT: r - 1 = 2^4 q (two-adicity s = 4); a primitive 2^s-th root of unity is z^q = 0x3a66642c6eefa635e197770aef1311ec052c295d8aa6795aa5f1ef09efcfc0b,
 ;; z = 19 the least quadratic non-residue; default coset generator g = 19 (g^(2^s) != 1)
 ;; bytes: 32 little-endian bytes per canonical element (n8, as snarkjs / ffjavascript)
-;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables, bit reversal, powers, batch bytes)
+;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables) and fr-arrays.js (bit reversal, powers, batch bytes)
 ;; Groth16 kernels: codegen/kernels/groth16.js (a snarkjs zkey's coefficients and witness to the QAP, and A B - C)
 (module
   (import "env" "memory" (memory 1))

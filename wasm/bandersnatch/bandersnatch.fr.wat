@@ -11,7 +11,7 @@
 ;; NTT: r - 1 = 2^5 q (two-adicity s = 5); a primitive 2^s-th root of unity is z^q = 0x19470b7efe802f9b36b6675f52c7008234bb3e0cb7ed22aec65a62a1234bd960,
 ;; z = 7 the least quadratic non-residue; default coset generator g = 7 (g^(2^s) != 1)
 ;; bytes: 32 little-endian bytes per canonical element (n8, as snarkjs / ffjavascript)
-;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables, bit reversal, powers, batch bytes)
+;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables) and fr-arrays.js (bit reversal, powers, batch bytes)
 ;; Groth16 kernels: codegen/kernels/groth16.js (a snarkjs zkey's coefficients and witness to the QAP, and A B - C)
 (module
   (import "env" "memory" (memory 1))

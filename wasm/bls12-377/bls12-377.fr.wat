@@ -11,7 +11,7 @@
 ;; NTT: r - 1 = 2^47 q (two-adicity s = 47); a primitive 2^s-th root of unity is z^q = 0xf4f58d6b338db36480b0da08d4ff39be5c1f1b84059d4cd726869aaa623875c,
 ;; z = 11 the least quadratic non-residue; default coset generator g = 11 (g^(2^s) != 1)
 ;; bytes: 32 little-endian bytes per canonical element (n8, as snarkjs / ffjavascript)
-;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables, bit reversal, powers, batch bytes)
+;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables) and fr-arrays.js (bit reversal, powers, batch bytes)
 ;; Groth16 kernels: codegen/kernels/groth16.js (a snarkjs zkey's coefficients and witness to the QAP, and A B - C)
 (module
   (import "env" "memory" (memory 1))

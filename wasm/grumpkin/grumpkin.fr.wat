@@ -11,7 +11,7 @@
 ;; NTT: r - 1 = 2^1 q (two-adicity s = 1); a primitive 2^s-th root of unity is z^q = 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd46,
 ;; z = 3 the least quadratic non-residue; default coset generator g = 3 (g^(2^s) != 1)
 ;; bytes: 32 little-endian bytes per canonical element (n8, as snarkjs / ffjavascript)
-;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables, bit reversal, powers, batch bytes)
+;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables) and fr-arrays.js (bit reversal, powers, batch bytes)
 ;; Groth16 kernels: codegen/kernels/groth16.js (a snarkjs zkey's coefficients and witness to the QAP, and A B - C)
 (module
   (import "env" "memory" (memory 1))

@@ -11,7 +11,7 @@
 ;; NTT: r - 1 = 2^32 q (two-adicity s = 32); a primitive 2^s-th root of unity is z^q = 0x2de6a9b8746d3f589e5c4dfd492ae26e9bb97ea3c106f049a70e2c1102b6d05f,
 ;; z = 5 the least quadratic non-residue; default coset generator g = 5 (g^(2^s) != 1)
 ;; bytes: 32 little-endian bytes per canonical element (n8, as snarkjs / ffjavascript)
-;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables, bit reversal, powers, batch bytes)
+;; NTT kernels: codegen/kernels/ntt.js (layer and butterfly ranges, twiddle tables) and fr-arrays.js (bit reversal, powers, batch bytes)
 ;; Groth16 kernels: codegen/kernels/groth16.js (a snarkjs zkey's coefficients and witness to the QAP, and A B - C)
 (module
   (import "env" "memory" (memory 1))
