@@ -6,7 +6,9 @@
 // route kept for the case (as a user keeps it); for Groth16 also groth16Prove (the whole proof in Wasm) on a
 // Groth16Prover kept for the case (--no-prover leaves it out). A proof runs slower after one that left much garbage:
 // the rounds alternate two orders (plain, routed, groth16Prove; plain, groth16Prove, routed), so that over an even
-// --runs each kind comes as often after each of the other two. Every proof is verified by snarkjs's verifier. Phases
+// --runs each kind comes as often after each of the other two. Under each table, the speedups again round by round
+// (snarkjs alone's proof over the other's of the same round: median and range), which a machine whose speed drifts
+// during the run moves less than the ratio of medians. Every proof is verified by snarkjs's verifier. Phases
 // (bench/snarkjs/phases.js): witness, then the prover's MSM, FFT, ABC (Groth16) and the rest; groth16Prove's own
 // phases are printed under each table.
 //
@@ -46,7 +48,7 @@ const cases = opt('cases', DEFAULT_CASES).split(',').map((c) => {
 const fmt = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`);
 const x = (a, b) => `${(a / b).toFixed(2)}x`;
 
-function table(env, c, f, { plain, routed, stats, wasm, wasmTimings }) {
+function table(env, c, f, { plain, routed, stats, wasm, wasmTimings, roundsRouted, roundsWasm }) {
   const rows = ['witness', 'msm', 'msmG2', 'fft', 'abc', 'other', 'prove', 'total'];
   const name = { witness: 'witness', msm: 'MSM', msmG2: '  of which G2', fft: 'FFT', abc: 'ABC', other: 'other', prove: 'prove (all but witness)', total: 'end to end (witness + prove)' };
   console.log(`\n${env}: ${c.protocol} ${c.circuit} on ${c.curve} (${f.info.nConstraints} constraints, domain 2^${f.power}), median of ${runs}; route: ${stats.routed} MSMs of ${stats.points} points in all per proof`);
@@ -56,6 +58,11 @@ function table(env, c, f, { plain, routed, stats, wasm, wasmTimings }) {
     if ((k === 'abc' || k === 'msmG2') && c.protocol !== 'groth16') continue;
     const mine = wasm ? `${(k === 'msmG2' ? '-' : fmt(wasm[k])).padStart(14)}${(k !== 'msmG2' && wasm[k] > 0.5 ? x(plain[k], wasm[k]) : '-').padStart(11)}` : '';
     console.log(`  ${name[k].padEnd(30)}${fmt(plain[k]).padStart(10)}${fmt(routed[k]).padStart(10)}${(routed[k] > 0.5 ? x(plain[k], routed[k]) : '-').padStart(9)}${mine}`);
+  }
+  // the same ratios round by round: a machine whose speed drifts over the run moves the medians above apart
+  const spread = ({ median: m, min, max }) => `${m.toFixed(2)}x (${min.toFixed(2)}-${max.toFixed(2)}x)`;
+  for (const [who, r] of [['+ wasmsm', roundsRouted], ['groth16Prove', roundsWasm]]) {
+    if (r) console.log(`  ${who} vs snarkjs alone, round by round (median, range over ${runs}): end to end ${spread(r.total)}, prove ${spread(r.prove)}`);
   }
   if (wasmTimings) {
     const phases = Object.entries(wasmTimings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
@@ -100,7 +107,8 @@ async function browser(list) {
       const report = await page.run(i, { runs, threads });
       if (i === 0) console.log(`\n${report.userAgent.match(/(Headless)?Chrome\/[\d.]+/)?.[0]}, ${report.cores} cores, crossOriginIsolated ${report.crossOriginIsolated}`);
       table('Chromium', c, f, report);
-      out.push({ env: 'chromium', ...c, constraints: f.info.nConstraints, power: f.power, plain: report.plain, routed: report.routed, stats: report.stats, wasm: report.wasm, wasmTimings: report.wasmTimings });
+      const { plain, routed, stats, wasm, wasmTimings, roundsRouted, roundsWasm } = report;
+      out.push({ env: 'chromium', ...c, constraints: f.info.nConstraints, power: f.power, plain, routed, stats, wasm, wasmTimings, roundsRouted, roundsWasm });
     }
   } finally {
     await page.close();

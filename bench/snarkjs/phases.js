@@ -113,6 +113,20 @@ export const median = (xs) => {
 /** Medians per phase of a list of { ms } timings (null for none: runs = 0, the warm-up only). */
 export const medians = (runs) => runs.length === 0 ? null : Object.fromEntries(Object.keys(runs[0].ms).map((k) => [k, median(runs.map((r) => r.ms[k]))]));
 
+/**
+ * snarkjs alone's time over another kind's, round by round (the two proofs of a round run seconds apart, so a change in
+ * the machine's speed over the run falls on both): { total, prove }, each { median, min, max } over the rounds (null
+ * for none).
+ */
+function roundRatios(plain, other) {
+  if (plain.length === 0) return null;
+  const of = (key) => {
+    const ratios = plain.map((p, i) => p.ms[key] / other[i].ms[key]);
+    return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+  };
+  return { total: of('total'), prove: of('prove') };
+}
+
 /** Medians of groth16Prove's own timings, key by key. */
 const medianTimings = (runs) => (runs.length === 0 ? null : Object.fromEntries(Object.keys(runs[0].timings).map((k) => [k, median(runs.map((r) => r.timings[k] ?? 0))])));
 
@@ -124,7 +138,7 @@ const medianTimings = (runs) => (runs.length === 0 ? null : Object.fromEntries(O
  * route's pool transport (accelerate's option; default 'auto'). prover: a Groth16Prover (wasmsm/snarkjs): each round
  * also proves with it (timeGroth16Prove). The kinds take turns in two orders, round by round (see the loop). Returns
  * { plain, routed, stats, proved } (medians in ms; the route's stats of one proof, and its last proof), and with a
- * prover { wasm, wasmTimings, provedWasm }.
+ * prover { wasm, wasmTimings, provedWasm }; roundsRouted (and roundsWasm) the ratios round by round (roundRatios).
  */
 export async function compare(snarkjs, accelerate, curve, protocol, files, vkey, { runs = 3, threads, minPoints, sharedMemory, prover } = {}) {
   const own = { G1: curve.G1.multiExpAffine, G2: curve.G2.multiExpAffine };
@@ -178,6 +192,6 @@ export async function compare(snarkjs, accelerate, curve, protocol, files, vkey,
       }
     }
   }
-  const ours = prover ? { wasm: medians(wasm), wasmTimings: medianTimings(wasm), provedWasm: proofs.wasm.at(-1) } : {};
-  return { plain: medians(plain), routed: medians(routed), stats, proved: proofs.routed.at(-1), ...ours };
+  const ours = prover ? { wasm: medians(wasm), wasmTimings: medianTimings(wasm), provedWasm: proofs.wasm.at(-1), roundsWasm: roundRatios(plain, wasm) } : {};
+  return { plain: medians(plain), routed: medians(routed), stats, proved: proofs.routed.at(-1), roundsRouted: roundRatios(plain, routed), ...ours };
 }
