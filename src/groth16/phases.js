@@ -4,7 +4,7 @@
 //   read      the header and the .wtns (values checked < r)
 //   qap       section 4's coefficients and the witness -> A and B on the domain H, C = A B there
 //   ntt       each of A, B, C from H to the coset gH snarkjs uses (g a primitive 2n-th root): inverse NTT, times g^i,
-//             NTT (these two and the join: src/groth16/qap.js, on the pool's threads)
+//             NTT (these two and the join: src/groth16/qap.js)
 //   msm       sections 8, 5, 6, 7 (C, A, B1, B2) against the witness's nonzero values, queued on the pools (or G1 on
 //             the GPU) as each arrives (a prover's later proofs read section 7 first where the input allows, and run
 //             B2's MSM on G2's pool beside the QAP: CurveEngine.b2Alongside); section 9 (H) waits for the NTTs, then
