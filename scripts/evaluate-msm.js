@@ -2,8 +2,9 @@
 // npm run evaluate-msm: the main benchmark. Makes its own seeded inputs, checks one result against an
 // independent implementation (@noble/curves), times each size several times and prints medians, spread
 // and a per-phase breakdown. --compare also times ffjavascript (single thread) on the same inputs.
-// --threads 1,2 times the thread pool (curve.threads) instead, at each thread count, with the speedup over
-// the pool's 1-thread row; --compare then times ffjavascript's default multi-threaded engine.
+// --threads 1,2 times the thread pool (curve.threads) instead, at each thread count, the pools taking turns run by
+// run, with the speedup over the 1-thread pool round by round; --compare then times ffjavascript's default
+// multi-threaded engine.
 // --group g2 runs each curve's G2 (curve.g2: bls12-381, bn254) instead of G1, in every mode and through the
 // same code (the group object stands where the curve object stood); --group both runs G1 then G2 and gives
 // each G2 row its median time over the matching G1 row's (g2OverG1). Every row carries group: 'G1' | 'G2'.
@@ -28,8 +29,10 @@ const HELP = `usage: npm run evaluate-msm -- [options]
   --compare       also time ffjavascript's single-threaded G1/G2.multiExpAffine (bls12-381, bn254); with
                   --threads, its default multi-threaded engine (one worker per CPU) instead
   --check-size k  log2 size whose result is checked against @noble/curves (default: the smallest size)
-  --threads 1,2   time the thread pool (await curve.threads({ count }).msmBytes) at each count; a 1-thread
-                  pool is always run first, as the baseline of each size's speedup; then a summary of
+  --threads 1,2   time the thread pool (await curve.threads({ count }).msmBytes) at each count, a 1-thread
+                  pool always among them: the pools take turns, one run each per round, and 'vs 1 thread' is
+                  the median over the rounds of the 1-thread run's time over this count's (its range beside
+                  it; speedupRange in --json), which the machine's drifting speed moves less; then a summary of
                   timings.perThread (per phase: least/median/most busy ms over the threads, imbalance, the
                   threads' waiting time; in --json as each row's perThread)
   --path p        with --threads: the pool's path, shared (default), messages or both
@@ -314,6 +317,58 @@ function medianSummary(summaries) {
 }
 
 /**
+ * The rows of one path at one size: a pool per thread count, all started first (start-up is not timed; each keeps what
+ * its calls grow until it closes, as one pool running its calls back to back would), then a warm-up round and `runs`
+ * timed rounds, each pool one run per round in thread-count order: a change in the machine's speed falls on every
+ * count alike, and each count's speedup is the median over the rounds of the 1-thread run's time over its own (with
+ * the least and largest: speedupRange). Every result is checked against the synchronous one.
+ */
+async function poolRows(target, k, n, points, scalars, first, path, { syncMs, check }) {
+  const { label: name, group, curve } = target;
+  const pools = [];
+  try {
+    for (const T of threadCounts) {
+      const pool = await curve.threads({ count: T, sharedMemory: path === 'shared', releaseAfterMs: Infinity });
+      pools.push(pool);
+      if (pool.count !== T || pool.sharedMemory !== (path === 'shared')) {
+        throw new Error(`asked for ${T} threads on the ${path} path, got ${pool.count} (sharedMemory ${pool.sharedMemory})`);
+      }
+    }
+    progress(`${name} 2^${k}: pools of ${threadCounts.join(', ')} threads, ${path} path: a warm-up and ${runs} rounds...`);
+    const runsOf = pools.map(() => ({ times: [], phases: {}, perThread: [], windowUsed: null }));
+    for (let r = -1; r < runs; r++) {
+      for (const [i, pool] of pools.entries()) {
+        const timings = {};
+        const t0 = performance.now();
+        const got = await pool.msmBytes(points, scalars, { window, timings });
+        const ms = performance.now() - t0;
+        if (!sameBytes(got, first)) mismatch(`${name} 2^${k}: the pool (${path}, ${pool.count} threads) differs from the single-thread msmBytes`);
+        if (r < 0) continue; // warm-up
+        const into = runsOf[i];
+        into.times.push(ms);
+        into.windowUsed = timings.window ?? null;
+        for (const [ph, v] of Object.entries(timings)) if (isPhase(ph)) (into.phases[ph] ??= []).push(v);
+        if (timings.perThread) into.perThread.push(summarizePerThread(timings.perThread));
+      }
+    }
+    const baseline = runsOf[0].times; // threadCounts starts with 1
+    return runsOf.map(({ times, phases, perThread, windowUsed }, i) => {
+      const speedups = times.map((ms, r) => baseline[r] / ms);
+      return {
+        curve: target.name, group, kernel: curve.kernel, node: process.version, logN: k, n, threads: threadCounts[i], path, window: windowUsed,
+        medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
+        phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])),
+        perThread: medianSummary(perThread),
+        syncMs, check: `equals msmBytes${check === 'not checked' ? '' : `, which ${check}`}`,
+        speedupVsOneThread: median(speedups), speedupRange: [Math.min(...speedups), Math.max(...speedups)],
+      };
+    });
+  } finally {
+    for (const pool of pools) await pool.close();
+  }
+}
+
+/**
  * --threads: for each size, the synchronous msmBytes once (the reference result, and its time unless
  * --no-sync), then a pool per (path, thread count), started before and closed after its runs (pool start-up
  * is not timed). Every pool result is checked against the synchronous one. --compare: ffjavascript's default
@@ -341,46 +396,7 @@ async function runThreaded() {
           syncMs = median(times);
         }
         const sizeRows = [];
-        for (const path of paths) {
-          let baseline = null;
-          for (const T of threadCounts) {
-            progress(`${name} 2^${k}: pool, ${path}, ${T} thread${T > 1 ? 's' : ''}: warm-up and ${runs} runs...`);
-            const pool = await curve.threads({ count: T, sharedMemory: path === 'shared' });
-            const times = [];
-            const phases = {};
-            const perThread = [];
-            let windowUsed = null;
-            try {
-              if (pool.count !== T || pool.sharedMemory !== (path === 'shared')) {
-                throw new Error(`asked for ${T} threads on the ${path} path, got ${pool.count} (sharedMemory ${pool.sharedMemory})`);
-              }
-              for (let r = -1; r < runs; r++) {
-                const timings = {};
-                const t0 = performance.now();
-                const got = await pool.msmBytes(points, scalars, { window, timings });
-                const ms = performance.now() - t0;
-                if (!sameBytes(got, first)) mismatch(`${name} 2^${k}: the pool (${path}, ${T} threads) differs from the single-thread msmBytes`);
-                if (r < 0) continue; // warm-up
-                times.push(ms);
-                windowUsed = timings.window ?? null;
-                for (const [ph, v] of Object.entries(timings)) if (isPhase(ph)) (phases[ph] ??= []).push(v);
-                if (timings.perThread) perThread.push(summarizePerThread(timings.perThread));
-              }
-            } finally {
-              await pool.close();
-            }
-            const row = {
-              curve: target.name, group, kernel: target.curve.kernel, node: process.version, logN: k, n, threads: T, path, window: windowUsed,
-              medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times),
-              phasesMs: Object.fromEntries(Object.entries(phases).map(([ph, xs]) => [ph, median(xs)])),
-              perThread: medianSummary(perThread),
-              syncMs, check: `equals msmBytes${check === 'not checked' ? '' : `, which ${check}`}`,
-            };
-            baseline ??= row.medianMs;
-            row.speedupVsOneThread = baseline / row.medianMs;
-            sizeRows.push(row);
-          }
-        }
+        for (const path of paths) sizeRows.push(...(await poolRows(target, k, n, points, scalars, first, path, { syncMs, check })));
         if (ff) {
           progress(`${name} 2^${k}: ffjavascript (${ffjsThreads} workers)...`);
           const ffjsMs = await timeFfjavascript(ff, curve, name, k, points, scalars, first);
@@ -571,7 +587,7 @@ if (args.json) {
   const sync = !args['no-sync'];
   const header = ['curve', 'group', 'N', 'path', 'T', 'c', 'median ms', 'min-max', 'vs 1 thread', ...ratioHeader, ...(sync ? ['sync ms'] : []), ...(args.compare ? ['ffjs MT ms', 'vs ffjs'] : []), ...phaseNames];
   printTable(header, results.map((r) => [
-    r.curve, r.group, `2^${r.logN}`, r.path, r.threads, r.window ?? '-', r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`, `${r.speedupVsOneThread.toFixed(2)}x`, ...ratioCells(r),
+    r.curve, r.group, `2^${r.logN}`, r.path, r.threads, r.window ?? '-', r.medianMs.toFixed(1), `${r.minMs.toFixed(0)}-${r.maxMs.toFixed(0)}`, `${r.speedupVsOneThread.toFixed(2)}x${r.threads > 1 ? ` (${r.speedupRange.map((x) => x.toFixed(2)).join('-')})` : ''}`, ...ratioCells(r),
     ...(sync ? [r.syncMs.toFixed(1)] : []),
     ...(args.compare ? [r.ffjsMs?.toFixed(1) ?? '-', r.vsFfjs ? `${r.vsFfjs.toFixed(2)}x` : '-'] : []),
     ...phaseNames.map((ph) => (r.phasesMs[ph] === undefined ? '-' : r.phasesMs[ph].toFixed(1))),

@@ -1,7 +1,8 @@
 // scripts/evaluate-msm.js (the README's quick start) refuses what it cannot do as asked, before any work: an empty
 // --sizes item (it ran 2^0 and checked that instead), a --check-size that is no size (the check was skipped without a
 // word), a --window out of range (a stack trace after the inputs were made), and options --gpu would ignore. Exit 2,
-// one line naming the option. (Its runs and checks: `npm run evaluate-msm`.)
+// one line naming the option. (Its runs and checks: `npm run evaluate-msm`.) And --threads: a row per thread count,
+// the pools taking turns, each speedup the median of its rounds with their range.
 
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -39,4 +40,22 @@ describe('evaluate-msm: usage errors', () => {
       expect(r.stdout).toBe('');
     });
   }
+});
+
+describe('evaluate-msm --threads: the pools take turns', () => {
+  it('a row per thread count, each result checked; the speedup is the median of the rounds, inside its range, 1 for one thread', () => {
+    const r = spawnSync(process.execPath, [script, '--curve', 'bn254', '--sizes', '8', '--threads', '2', '--runs', '3', '--no-sync', '--check-size', '0', '--json'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const { results: rows } = JSON.parse(r.stdout);
+    expect(rows.map((row) => [row.threads, row.path])).toEqual([[1, 'shared'], [2, 'shared']]);
+    for (const row of rows) {
+      expect(row.check).toMatch(/^equals msmBytes/);
+      const [least, most] = row.speedupRange;
+      expect(least).toBeLessThanOrEqual(row.speedupVsOneThread);
+      expect(row.speedupVsOneThread).toBeLessThanOrEqual(most);
+      expect(row.minMs).toBeLessThanOrEqual(row.medianMs);
+    }
+    expect(rows[0].speedupVsOneThread).toBe(1);
+    expect(rows[0].speedupRange).toEqual([1, 1]);
+  });
 });
