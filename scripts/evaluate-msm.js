@@ -370,14 +370,13 @@ async function poolRows(target, k, n, points, scalars, first, path, { syncMs, ch
 
 /**
  * --threads: for each size, the synchronous msmBytes once (the reference result, and its time unless
- * --no-sync), then a pool per (path, thread count), started before and closed after its runs (pool start-up
- * is not timed). Every pool result is checked against the synchronous one. --compare: ffjavascript's default
- * multi-threaded engine on the same inputs.
+ * --no-sync), then each path's pools in turns (poolRows). --compare: ffjavascript's default multi-threaded engine
+ * on the same inputs.
  */
 async function runThreaded() {
   try {
     for (const target of targets) {
-      const { label: name, group, curve } = target;
+      const { label: name, curve } = target;
       const ff = await ffjavascriptFor(target, { threads: true });
       if (ff) ffjsThreads = ffjavascriptThreads(ff);
       for (const k of sizes) {
