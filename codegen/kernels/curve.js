@@ -12,6 +12,7 @@ import { Func, i32, local, comment, op, loop, block, br, br_if, if_, select } fr
 import { codecKernels } from './curve-codec.js';
 import { inlineAdditive, lazyOperandFits } from './field-add.js';
 import { jacobianKernels } from './curve-jacobian.js';
+import { elementSlots } from './scratch.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 
@@ -37,15 +38,6 @@ export function curveSizes(fieldParams) {
   return { E, affineBytes, jacobianBytes: 3 * E, infOffset: 2 * E };
 }
 
-/** Stack-allocated temporaries: `slots(k)` reserves k elements, `slot(i)` addresses them. */
-function scratch(E) {
-  return {
-    reserve: (k) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${k * E})))`,
-    release: (k) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${k * E})))`,
-    slot: (i) => i32.add('(global.get $sp)', i32.const(i * E)),
-  };
-}
-
 /**
  * @param fieldParams from deriveFieldParams
  * @param options.fp the field's name function (op -> WAT name)
@@ -61,7 +53,7 @@ function scratch(E) {
 export function curveKernels(fieldParams, { fp, layout, aIsZero, hasEndomorphism, prefix = 'g', base = null, batchedProducts: batched = false, codec = true }) {
   const { E, affineBytes, infOffset } = curveSizes(fieldParams);
   const g = (name) => `${prefix}_${name}`;
-  const S = scratch(E);
+  const S = elementSlots(E);
   const X = (p) => local.get(p);
   const Y = (p) => i32.add(local.get(p), i32.const(E));
   const Z = (p) => i32.add(local.get(p), i32.const(2 * E));

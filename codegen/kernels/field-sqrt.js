@@ -2,7 +2,7 @@
 // Tonelli-Shanks otherwise. Variable time in the value of x (Tonelli-Shanks loop lengths).
 
 import { Func, i32, local, comment, op, loop, block, br, br_if, if_ } from '../wat/index.js';
-import { releaseStack, reserveStack } from './scratch.js';
+import { elementSlots } from './scratch.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 
@@ -55,9 +55,7 @@ export function fieldSqrt(params, { name = 'sqrt', f, layout }) {
 returns 1; otherwise returns 0 and leaves out as it was. Input in [0, 2p). out may alias x.
 Variable time.`,
   });
-  const slot = (k) => i32.add('(global.get $sp)', i32.const(k * E));
-  const reserve = (k) => reserveStack(k * E);
-  const release = (k) => releaseStack(k * E);
+  const { reserve, release, slot } = elementSlots(E);
   if (p % 4n === 3n) {
     fn.local('c', 'i32');
     fn.local('ok', 'i32');

@@ -7,7 +7,7 @@
 // base inverse + 2M (through the norm). beta is applied with additions: |beta| <= 16 (deriveG2Params).
 
 import { Func, i32, local, comment, op } from '../wat/index.js';
-import { releaseStack, reserveStack } from './scratch.js';
+import { elementSlots } from './scratch.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 
@@ -39,9 +39,7 @@ export function fp2Kernels(fieldParams, { fp, prefix = 'fp2', nonResidue, batche
   const f2 = (name) => `${prefix}_${name}`;
   const c0 = (p) => local.get(p);
   const c1 = (p) => i32.add(local.get(p), i32.const(E));
-  const reserve = (n) => reserveStack(n * E);
-  const release = (n) => releaseStack(n * E);
-  const slot = (i) => i32.add('(global.get $sp)', i32.const(i * E));
+  const { reserve, release, slot } = elementSlots(E);
   const funcs = [];
   const kernel = (name, params, doc, body, { result, locals = [] } = {}) => {
     const fn = new Func(f2(name), { params: params.map((p) => [p, 'i32']), result, exportName: f2(name), doc: `${f2(name)}(${params.join(', ')}): ${doc}` });

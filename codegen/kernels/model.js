@@ -9,19 +9,12 @@
 import { Func, i32, local, comment, op, loop, block, br, br_if, if_ } from '../wat/index.js';
 import { curveSizes } from './curve.js';
 import { allZero } from './curve-codec.js';
+import { elementSlots } from './scratch.js';
 
 const call = (name, ...args) => op(`call $${name}`, ...args);
 
 /** Points converted per batch inversion in the Edwards g_fromBytes: two arrays of that many elements on the stack. */
 export const edwardsBlock = (E) => Math.max(8, Math.min(64, Math.floor(3072 / E)));
-
-function scratch(E) {
-  return {
-    reserve: (k) => `(global.set $sp (i32.sub (global.get $sp) (i32.const ${k * E})))`,
-    release: (k) => `(global.set $sp (i32.add (global.get $sp) (i32.const ${k * E})))`,
-    slot: (i) => i32.add('(global.get $sp)', i32.const(i * E)),
-  };
-}
 
 /**
  * g_fromBytes and g_toBytes of a twisted-Edwards or Montgomery-form curve (model.kind).
@@ -31,7 +24,7 @@ export function modelKernels(fieldParams, { fp, layout, model, prefix = 'g' }) {
   const { E, affineBytes, infOffset } = curveSizes(fieldParams);
   const B = fieldParams.bytes;
   const g = (name) => `${prefix}_${name}`;
-  const S = scratch(E);
+  const S = elementSlots(E);
   const X = (p) => local.get(p);
   const Y = (p) => i32.add(local.get(p), i32.const(E));
   const setInf = (p, v) => i32.store(local.get(p), i32.const(v), infOffset);
@@ -296,7 +289,7 @@ point (0, 0), whose encoding would be that of infinity.`,
 export function degreeTwoEndomorphism(fieldParams, { fp, layout, prefix = 'g' }) {
   const { E, affineBytes, infOffset } = curveSizes(fieldParams);
   const g = (name) => `${prefix}_${name}`;
-  const S = scratch(E);
+  const S = elementSlots(E);
   const get = (l) => local.get(l);
   const X = (p) => get(p);
   const Y = (p) => i32.add(get(p), i32.const(E));
