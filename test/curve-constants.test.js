@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import { loadCurve, curveNames } from '../index.js';
 import { noblePointClass } from '../scripts/noble-msm.js';
 import { isProbablePrime } from '../src/bigint/field.js';
-import { KERNELS, doubleAndAdd, edwardsOps } from './harness.js';
+import { KERNELS } from './harness.js';
+import { doubleAndAdd, edwardsOps } from './msm-oracle.js';
 import { PUBLISHED, published } from './published.js';
 
 const hex = (x) => `0x${x.toString(16)}`;

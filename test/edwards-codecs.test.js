@@ -14,7 +14,8 @@ import { pippenger } from '@noble/curves/abstract/curve.js';
 import * as zkKitBabyJub from '@zk-kit/baby-jubjub';
 import { readFileSync } from 'node:fs';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
-import { KERNELS, edwardsOps } from './harness.js';
+import { KERNELS } from './harness.js';
+import { edwardsOps } from './msm-oracle.js';
 
 const leBytes = (x, n) => Uint8Array.from({ length: n }, (_, i) => Number((x >> BigInt(8 * i)) & 0xffn));
 const concat = (arrays) => {

@@ -9,7 +9,8 @@ import { fmaModuleWat, instantiateFma, fmaElements } from '../codegen/modules/fm
 import { compileWat } from '../codegen/compile.js';
 import { relaxedFmaSupport, relaxedFmaProbeBytes, RELAXED_FMA_PROBE_WAT } from '../src/runtime/features.js';
 import { modInv } from '../src/bigint/field.js';
-import { LONG_TESTS, primeMatrix, curvePrimes, makeRng, edgeValues, prevPrime, nextPrime, hex, runFieldEquivalence } from './harness.js';
+import { LONG_TESTS, primeMatrix, curvePrimes, makeRng, edgeValues, prevPrime, nextPrime, hex } from './harness.js';
+import { runFieldEquivalence } from './field-equivalence.js';
 import { instantiateField } from '../codegen/index.js';
 
 const SUPPORT = relaxedFmaSupport();

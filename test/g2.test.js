@@ -11,7 +11,7 @@ import { bn254 } from '@noble/curves/bn254.js';
 import { nobleMsm, noblePointClass } from '../scripts/noble-msm.js';
 import { subgroupTestOf } from '../src/msm/subgroup.js';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
-import { degenerateInput, scalarsToBytes, writeLE } from './harness.js';
+import { degenerateInput, scalarsToBytes, writeLE } from './msm-oracle.js';
 
 const hexOf = (v) => `0x${v.toString(16)}`;
 const show = (P) => (P === null ? 'infinity' : `(${hexOf(P.x.c0)} + ${hexOf(P.x.c1)} u, ${hexOf(P.y.c0)} + ${hexOf(P.y.c1)} u)`);

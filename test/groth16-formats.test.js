@@ -23,7 +23,7 @@ import { openZkey, readZkey, decodePoint, coefficients } from '../src/groth16/zk
 import { readWtns } from '../src/groth16/wtns.js';
 import { FileFormatError, bigIntLE, bigIntToLE } from '../src/groth16/source.js';
 import { referenceProve, rootsOfUnity, quotientScalars } from './groth16-reference.js';
-import { errorOf, iterableOf, streamOf } from './harness.js';
+import { errorOf, iterableOf, streamOf } from './chunked-input.js';
 
 const CASES = [
   ['bits8', 'bn128'],

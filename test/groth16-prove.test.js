@@ -21,7 +21,7 @@ import { FileFormatError } from '../src/groth16/source.js';
 import { Curve } from '../src/curve.js';
 import { MsmPool } from '../src/threads/pool.js';
 import { referenceProve } from './groth16-reference.js';
-import { errorOf, iterableOf, streamOf } from './harness.js';
+import { errorOf, iterableOf, streamOf } from './chunked-input.js';
 
 const CASES = [
   ['bits8', 'bn128'],

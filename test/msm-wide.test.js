@@ -16,7 +16,7 @@ import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/noble-msm.js';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
 import { wideArithmeticSupport } from '../src/runtime/features.js';
-import { degenerateInput, scalarsToBytes, writeLE } from './harness.js';
+import { degenerateInput, scalarsToBytes, writeLE } from './msm-oracle.js';
 import { suiteEngine } from './wide-engine.js';
 
 const hexOf = (v) => `0x${v.toString(16)}`;

@@ -14,7 +14,7 @@ import { loadCurve } from '../index.js';
 import { relaxedFmaSupport, wideArithmeticSupport } from '../src/runtime/features.js';
 import { nobleMsm, noblePointClass } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
-import { pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './harness.js';
+import { pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './msm-oracle.js';
 
 // Largest size exponent k (n up to 2^k + 1) per curve: the oracles are slow, so the biggest sizes run on
 // three curves only (48-byte BLS, 32-byte BN, secp256k1 with p near 2^256) and the rest stop at 2^7 + 1.

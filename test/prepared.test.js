@@ -13,7 +13,8 @@ import { loadCurve } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng } from '../src/bigint/curve.js';
 import { checkTableFits, tableLayout } from '../src/msm/prepared.js';
-import { degenerateInput, KERNELS, pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './harness.js';
+import { KERNELS } from './harness.js';
+import { degenerateInput, pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './msm-oracle.js';
 
 const show = (P) => (P === null ? 'infinity' : `(0x${P.x.toString(16)}, 0x${P.y.toString(16)})`);
 const PRECOMPUTE = [false, true, { window: 4 }];

@@ -11,7 +11,7 @@ import { nobleMsm } from '../scripts/noble-msm.js';
 import { makeRng, randomScalar } from '../src/bigint/curve.js';
 import { scalarBitLength } from '../src/msm/bytes.js';
 import { msmShape, planMsm } from '../src/msm/plan.js';
-import { scalarsToBytes } from './harness.js';
+import { scalarsToBytes } from './msm-oracle.js';
 
 const GROUPS = [
   ['bn254', 'G1'],

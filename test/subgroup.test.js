@@ -13,7 +13,8 @@ import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
 import { isProbablePrime, mod, modSqrt } from '../src/bigint/field.js';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { bn254 } from '@noble/curves/bn254.js';
-import { KERNELS, doubleAndAdd, pointsToBytes, scalarsToBytes, writeLE } from './harness.js';
+import { KERNELS } from './harness.js';
+import { doubleAndAdd, pointsToBytes, scalarsToBytes, writeLE } from './msm-oracle.js';
 
 function isqrt(x) {
   let y = x;

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCurve, curveNames } from '../index.js';
 import { nobleMsm } from '../scripts/peers.js';
 import { makeCurve, makeRng, randomScalar } from '../src/bigint/curve.js';
-import { degenerateInput, pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './harness.js';
+import { degenerateInput, pointsToBytes, scalarsToBytes, WEIERSTRASS_CURVES } from './msm-oracle.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wabtInit from 'wabt';

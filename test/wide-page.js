@@ -2,7 +2,8 @@
 // wide opcodes, else a headless Chromium page, into which test/wide-engine.js bundles this file (esbuild) with the
 // library and the test harness. Arguments and results are plain data (BigInts as hex strings, bytes as arrays).
 
-import { runFieldEquivalence, makeRng } from './harness.js';
+import { makeRng } from './harness.js';
+import { runFieldEquivalence } from './field-equivalence.js';
 import { Field } from '../src/field.js';
 import { Heap } from '../src/runtime/heap.js';
 import { instantiate } from '../src/runtime/loader.js';
