@@ -1,6 +1,9 @@
-// The codegen CLI's params file (scripts/codegen.js curve --params): its shape (known fields, numbers, the model's
-// coefficients, the optional G2) and its mathematics (primes, the Hasse interval, the group order), each rejection
-// an InputError whose one line says which field is wrong and why.
+// The codegen CLI's input (scripts/codegen.js): its options' checks (a UsageError: exit status 2), and its params file
+// (curve --params): its shape (known fields, numbers, the model's coefficients, the optional G2) and its mathematics
+// (primes, the Hasse interval, the group order), each rejection an InputError whose one line says which field is
+// wrong and why.
+
+import { isAbsolute, relative } from 'node:path';
 
 export const MIN_P_BITS = 8;
 export const MAX_P_BITS = 768;
@@ -9,6 +12,24 @@ export const MAX_W = 32;
 
 /** Rejected input (bad params file): exit status 1, one line. */
 export class InputError extends Error {}
+
+/** A bad command line: exit status 2, the message and a pointer to --help. */
+export class UsageError extends Error {}
+
+export const SHAPE_CHOICES = ['auto', 'pairs', 'unrolled', 'loop'];
+
+export function parseLimbBits(text, what) {
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`${what} must be an integer in ${MIN_W}..${MAX_W}, got ${JSON.stringify(text)}`);
+  const w = Number(text);
+  if (w < MIN_W || w > MAX_W) throw new UsageError(`${what} must be an integer in ${MIN_W}..${MAX_W}, got ${w}`);
+  return w;
+}
+
+/** A path as the messages show it: relative to the working directory when inside it. */
+export const shown = (path) => {
+  const rel = relative(process.cwd(), path);
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+};
 
 export const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
 const bitLength = (x) => (x === 0n ? 0 : x.toString(2).length);
