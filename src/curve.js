@@ -70,7 +70,7 @@ export class Curve {
     this.module = module; // the compiled WebAssembly.Module, sent to thread pools
     this.moduleBytes = moduleBytes; // its bytes, from which a pool derives the shared-memory variant
     this.#owner = shared?.owner ?? this;
-    const heap = shared?.heap ?? Heap.ofModule(memory, exports);
+    const heap = shared?.heap ?? Heap.ofModule(memory, exports.fp_heapBase.value);
     this.#bind(exports, memory, heap, shared?.fp ?? new Field(exports, runtime.field.base ?? runtime.field, heap, 'fp'));
     this.#coordinate = coordinateCodec(runtime);
     this.coordinateBytes = runtime.field.bytes;
@@ -111,7 +111,7 @@ export class Curve {
     // nothing to give back: the memory has not grown past the pages its heap starts in
     if (!this.module || this.memory.buffer.byteLength <= Math.ceil(this.heap.base / PAGE) * PAGE) return;
     const made = instantiateSync(this.module, { minPages: this.params.minPages, group: this.group });
-    const heap = Heap.ofModule(made.memory, made.exports);
+    const heap = Heap.ofModule(made.memory, made.exports.fp_heapBase.value);
     const fp = new Field(made.exports, this.params.field.base ?? this.params.field, heap, 'fp');
     this.#bind(made.exports, made.memory, heap, fp);
     this.#g2?.#bind(groupExports(made.exports, 'G2'), made.memory, heap, fp);

@@ -23,7 +23,7 @@ export const PROVER_RELEASE_AFTER_MS = 10_000;
 
 /** exports and memory of an instantiated module (runtime/loader.js) with a heap above its heapBase and the base field. */
 export function withHeap({ exports, memory }, params) {
-  const heap = Heap.ofModule(memory, exports);
+  const heap = Heap.ofModule(memory, exports.fp_heapBase.value);
   return { exports, memory, params, heap, fp: new Field(exports, params.field.base ?? params.field, heap, 'fp') };
 }
 

@@ -19,6 +19,7 @@ import { scalarBitLength } from '../src/msm/bytes.js';
 import { msmBytesOn } from '../src/msm/chunked.js';
 import { withHeap, RELEASE_AFTER_MS, RESIDENT_BYTES } from '../src/instance.js';
 import { instantiateSync } from '../src/runtime/loader.js';
+import { Heap } from '../src/runtime/heap.js';
 
 const show = (P) => (P === null ? 'infinity' : JSON.stringify(P, (_, v) => (typeof v === 'bigint' ? `0x${v.toString(16)}` : v)));
 const MiB = 2 ** 20;
@@ -632,6 +633,14 @@ describe('memory: chunk boundaries, errors, aborts, giving memory back', { timeo
     expect(t.chunks).toBeGreaterThan(1);
     expect(instance.memory.buffer.byteLength).toBeLessThanOrEqual(4 * MiB);
     expect(() => msmBytesOn(capped(), pb, sb, n, { maxMemory: 64 * MiB })).toThrow(/out of Wasm memory/);
+  });
+
+  it('a heap refuses a size that is negative or not a number (it would move its top down over live data)', () => {
+    const heap = new Heap(new WebAssembly.Memory({ initial: 1 }), 1024);
+    const at = heap.alloc(64);
+    for (const bytes of [-8, NaN, undefined]) expect(() => heap.alloc(bytes), String(bytes)).toThrow(RangeError);
+    expect(heap.mark()).toBe(at + 64);
+    expect(heap.alloc(0)).toBe(at + 64);
   });
 });
 

@@ -89,7 +89,7 @@ export class ScalarField {
   #bind(exports, memory) {
     this.exports = exports;
     this.memory = memory;
-    this.heap = new Heap(memory, exports.fr_heapBase.value);
+    this.heap = Heap.ofModule(memory, exports.fr_heapBase.value);
     const release = this.heap.release.bind(this.heap);
     // a release that frees a cached twiddle table drops it from the cache
     this.heap.release = (mark) => {

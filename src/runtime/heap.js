@@ -40,6 +40,8 @@ export class Heap {
 
   /** Reserve `bytes` at an `align`-byte boundary (default 8), growing memory if needed; returns the address. */
   alloc(bytes, align = 8) {
+    // a negative or NaN size would move the top down over live data
+    if (!(bytes >= 0)) throw new RangeError(`Heap.alloc: bytes must be a non-negative number, got ${bytes}`);
     const at = Math.ceil(this.top / align) * align;
     const end = at + Math.ceil(bytes / 8) * 8;
     if (this.memory) {
@@ -57,9 +59,12 @@ export class Heap {
     return at;
   }
 
-  /** The heap of an instantiated module: free memory from its heapBase on (past the test offset, if any). */
-  static ofModule(memory, exports) {
-    return new Heap(memory, exports.fp_heapBase.value + testHeapOffset());
+  /**
+   * The heap of an instantiated module: free memory from its heapBase on (past the test offset, if any); heapBase is
+   * the module's exported global (fp_heapBase for a curve's module, fr_heapBase for a scalar field's).
+   */
+  static ofModule(memory, heapBase) {
+    return new Heap(memory, heapBase + testHeapOffset());
   }
 
   mark() {
