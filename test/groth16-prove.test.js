@@ -12,7 +12,7 @@
 
 import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import * as snarkjs from 'snarkjs';
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { fixture, r1csFixture, terminateCurves } from '../scripts/snarkjs-fixtures.js';
 import { groth16Prove, Groth16Prover } from 'wasmsm/snarkjs';
 import { readZkey } from '../src/groth16/zkey.js';
@@ -80,8 +80,11 @@ function sectionsOf(file) {
   }
   return out;
 }
+/** A binfile of `head`'s magic and version with these sections ([id, bytes] each; the count in its header theirs). */
 function fileOf(head, sections) {
-  const parts = [head.subarray(0, 12)];
+  const start = head.slice(0, 12);
+  new DataView(start.buffer).setUint32(8, sections.length, true);
+  const parts = [start];
   for (const [id, bytes] of sections) {
     const h = new DataView(new ArrayBuffer(12));
     h.setUint32(0, id, true);
@@ -460,6 +463,7 @@ describe('groth16Prove', () => {
     const f = fx['merkle1 bn128'];
     const other = fx['merkle1 bls12381'];
     const p = prover({ threads: 2 });
+    const noQap = {}; // the timings of a call that must stop before the QAP
     const cases = [
       [() => p.prove(f.zkeyBytes.subarray(0, 100), f.wtnsBytes), FileFormatError, /zkey truncated/],
       [() => p.prove(f.zkeyBytes.subarray(0, f.zkeyBytes.length - 1000), f.wtnsBytes), FileFormatError, /zkey truncated/],
@@ -487,6 +491,17 @@ describe('groth16Prove', () => {
       [() => p.prove(withPointOffCurve(f.zkeyBytes, 9, 37), f.wtnsBytes), FileFormatError, /^zkey: section 9 \(H\): point 37: point is not on the curve$/],
       [() => p.prove(f.zkeyBytes, f.wtnsBytes, { r: -1n }), RangeError, /r must be a bigint in \[0, r\)/],
       [() => p.prove(f.zkeyBytes, f.wtnsBytes, { nope: 1 }), TypeError, /nope/],
+      [() => p.prove(f.zkeyBytes, f.wtnsBytes, 5), TypeError, /groth16Prove options must be an object/],
+      [() => groth16Prove(f.zkeyBytes, f.wtnsBytes, true), TypeError, /groth16Prove options must be an object/],
+      // a frozen timings would make the proof's last lap throw over the error it ends with
+      [() => p.prove(f.zkeyBytes.subarray(0, 100), f.wtnsBytes, { timings: Object.freeze({}) }), TypeError, /options.timings must be an object the proof can fill/],
+      // a section missing, from bytes: named when the zkey is opened, before the QAP allocates for the header's domain
+      [() => p.prove(fileOf(f.zkeyBytes, sectionsOf(f.zkeyBytes).filter(([id]) => id !== 9)), f.wtnsBytes, { timings: noQap }), FileFormatError, /^zkey: no section 9 \(H\)$/],
+      // a section the proof does not read (3, IC) of a size the header does not give: refused from a stream as from bytes
+      ...[(z) => z, (z) => streamOf(z, 4096)].map((form) => [
+        () => p.prove(form(fileOf(f.zkeyBytes, sectionsOf(f.zkeyBytes).map(([id, b]) => [id, id === 3 ? b.subarray(0, 64) : b]))), f.wtnsBytes),
+        FileFormatError, /^zkey: section 3 \(IC\) is 64 bytes; the header .* needs 128$/,
+      ]),
     ];
     /** Section 2 (the Groth16 header) with the point `name` changed by edit(at, out) (LEM: 6 points, x | y each). */
     function headerPoint(header, name, edit) {
@@ -523,6 +538,18 @@ describe('groth16Prove', () => {
       expect(e).toBeInstanceOf(type);
       expect(e.message).toMatch(message);
     }
+    expect(noQap).toEqual({}); // refused as the zkey opened: no phase ran (the QAP did, and took the header's domain)
+    // a call that fails before it reads its witness or r1cs lets go of them too: a stream cancelled, a Node stream's
+    // file closed (the zkey's source already was)
+    const cancelled = [];
+    const watched = (label) => new ReadableStream({ pull() {}, cancel: () => void cancelled.push(label) });
+    const file = createReadStream(f.wtns);
+    const closed = new Promise((resolve) => file.on('close', resolve));
+    await errorOf(p.prove(f.zkeyBytes.subarray(0, 100), watched('witness'), { r1cs: watched('r1cs') }));
+    await errorOf(p.prove(f.zkeyBytes, file, { r: -1n }));
+    await errorOf(groth16Prove(watched('zkey'), watched('one-shot witness'), { threads: 0 }));
+    await closed;
+    expect(cancelled.sort()).toEqual(['one-shot witness', 'r1cs', 'witness', 'zkey']);
     // the prover still proves after those
     const ok = await p.prove(f.zkeyBytes, f.wtnsBytes);
     expect(await snarkjs.groth16.verify(f.vkeyJson, ok.publicSignals, ok.proof)).toBe(true);

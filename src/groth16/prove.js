@@ -6,6 +6,7 @@ import { loadCurve } from '../../index.js';
 import { bytesToBigIntLE, checkMsmOptions, checkOptionNames } from '../msm/bytes.js';
 import { checkGpuOption, openGpuOption } from '../adapters/gpu-option.js';
 import { openZkey } from './zkey.js';
+import { letGo } from './source.js';
 import { readWtns } from './wtns.js';
 import { lap, newScratch, proveWith } from './phases.js';
 import { PROVER_RELEASE_AFTER_MS } from '../instance.js';
@@ -210,28 +211,44 @@ export class Groth16Prover {
    * fails) }.
    */
   async prove(zkeyInput, witnessInput, options = {}) {
-    if (this.#closed) throw new Error('this Groth16 prover is closed');
-    checkOptionNames(options, PROVE_OPTIONS, 'groth16Prove options');
-    // one proof at a time: a proof's scratch in the fr module is a stack (mark, then release)
-    const run = this.#queue.then(() => this.#prove(zkeyInput, witnessInput, options));
-    this.#queue = run.catch(() => {});
-    return run;
+    // the inputs a failed call never started to read are let go (streams cancelled), as those it read in part are
+    const read = { zkey: false, witness: false, r1cs: false };
+    try {
+      if (this.#closed) throw new Error('this Groth16 prover is closed');
+      checkOptionNames(options, PROVE_OPTIONS, 'groth16Prove options');
+      const { timings } = options;
+      if (timings !== undefined && (timings === null || typeof timings !== 'object' || !Object.isExtensible(timings))) {
+        throw new TypeError('options.timings must be an object the proof can fill (with milliseconds per phase)');
+      }
+      // one proof at a time: a proof's scratch in the fr module is a stack (mark, then release)
+      const run = this.#queue.then(() => this.#prove(zkeyInput, witnessInput, options, read));
+      this.#queue = run.catch(() => {});
+      return await run;
+    } catch (e) {
+      if (!read.zkey) letGo(zkeyInput);
+      if (!read.witness) letGo(witnessInput);
+      if (!read.r1cs) letGo(options?.r1cs);
+      throw e;
+    }
   }
 
-  async #prove(zkeyInput, witnessInput, options) {
+  async #prove(zkeyInput, witnessInput, options, read) {
     if (this.#closed) throw new Error('this Groth16 prover is closed');
     const timings = options.timings ?? null;
     const t0 = performance.now();
+    read.zkey = true;
     const zkey = await openZkey(zkeyInput);
     try {
       const { header } = zkey;
       const name = GROTH16_CURVES[header.curve];
       const rBlind = checkBlinding(options.r, header.r, 'r');
       const sBlind = checkBlinding(options.s, header.r, 's');
+      read.witness = true;
       const [witness, engine] = await Promise.all([readWtns(witnessInput, { r: header.r, nVars: header.nVars, n8: header.n8r }), this.#engine(name)]);
       lap(timings, 'read', t0);
       if (options.r1cs !== undefined) {
         const { checkConstraints } = await import('./r1cs.js');
+        read.r1cs = true;
         await checkConstraints(options.r1cs, witness, header);
       }
       return await proveWith(engine, zkey, witness, rBlind, sBlind, timings);
@@ -256,14 +273,17 @@ export class Groth16Prover {
  * prover's (threads, sharedMemory, kernel, gpu, maxMemory) and prove()'s (r, s, timings, r1cs).
  */
 export async function groth16Prove(zkey, witness, options = {}) {
-  const proverOptions = {};
+  let prover;
   const proveOptions = {};
-  for (const [k, v] of Object.entries(options ?? {})) {
-    if (PROVER_OPTIONS.includes(k)) proverOptions[k] = v;
-    else if (PROVE_OPTIONS.includes(k)) proveOptions[k] = v;
-    else checkOptionNames({ [k]: v }, [...PROVER_OPTIONS, ...PROVE_OPTIONS], 'groth16Prove options');
+  try {
+    checkOptionNames(options, [...PROVER_OPTIONS, ...PROVE_OPTIONS], 'groth16Prove options');
+    const proverOptions = {};
+    for (const [k, v] of Object.entries(options ?? {})) (PROVER_OPTIONS.includes(k) ? proverOptions : proveOptions)[k] = v;
+    prover = new Groth16Prover({ ...proverOptions, [ONE_PROOF]: true });
+  } catch (e) {
+    for (const input of [zkey, witness, options?.r1cs]) letGo(input);
+    throw e;
   }
-  const prover = new Groth16Prover({ ...proverOptions, [ONE_PROOF]: true });
   try {
     return await prover.prove(zkey, witness, proveOptions);
   } finally {

@@ -32,9 +32,16 @@ export async function evaluateQap(fr, header, scalars, section, into, engine = n
   const ex = fr.exports;
   const E = fr.elementBytes;
   const heap = fr.heap;
-  const a = heap.alloc(domainSize * E, 16);
-  const b = heap.alloc(domainSize * E, 16);
-  const c = heap.alloc(domainSize * E, 16);
+  let a, b, c;
+  try {
+    a = heap.alloc(domainSize * E, 16);
+    b = heap.alloc(domainSize * E, 16);
+    c = heap.alloc(domainSize * E, 16);
+  } catch (e) {
+    // a stream's header is believed until section 9 (H) shows domainSize points: say which number asked for this
+    if (e.outOfMemory) e.message = `the zkey's domainSize ${domainSize} needs 3 arrays of ${domainSize * E} bytes for A, B and C: ${e.message}`;
+    throw e;
+  }
   const scratch = heap.mark(); // the witness and the staging area, given back once C is made (the join reuses them)
   const witness = heap.alloc(nVars * E, 16);
   const staging = heap.alloc(STAGING_BYTES, 16);

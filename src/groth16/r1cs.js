@@ -52,7 +52,7 @@ export async function checkConstraints(input, witness, header) {
       for (let k = 0; k < count; k++) {
         need(4 + n8, i);
         const wire = bv.getUint32(o, true);
-        if (wire >= nWires) throw new RangeError(`r1cs constraint ${i} names wire ${wire}, past the ${nWires} wires`);
+        if (wire >= nWires) throw new FileFormatError(`r1cs constraint ${i} names wire ${wire}, past the ${nWires} wires`);
         sum += bytesToBigIntLE(body, o + 4, n8) * w[wire];
         o += 4 + n8;
       }

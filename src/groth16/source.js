@@ -43,6 +43,25 @@ export async function openSource(input, label = 'input') {
   throw new TypeError(`${label}: expected bytes (Uint8Array / ArrayBuffer), a ReadableStream or an async iterable of Uint8Array chunks, a Blob, or a file path in Node`);
 }
 
+/**
+ * Lets go of an input a call was given but failed before reading: a ReadableStream is cancelled, a Node stream
+ * destroyed (its file closed), an async iterable's iterator returned, as the source of an input read in part is on its
+ * errors. Bytes, paths and Blobs hold nothing.
+ */
+export function letGo(input) {
+  try {
+    if (input && typeof input.getReader === 'function') {
+      if (!input.locked) input.cancel().catch(() => {});
+    } else if (input && typeof input.destroy === 'function' && 'readable' in input) {
+      input.destroy(); // a Node stream: an iterator not yet started would not close it
+    } else if (input && typeof input[Symbol.asyncIterator] === 'function') {
+      input[Symbol.asyncIterator]().return?.()?.catch?.(() => {});
+    }
+  } catch {
+    // an input that cannot be let go is the caller's to close
+  }
+}
+
 /** A ReadableStream's chunks as an iterator whose return() cancels the stream (so an early error lets it go). */
 function readerChunks(stream) {
   const reader = stream.getReader();

@@ -153,7 +153,11 @@ class ZkeyReader {
     this.header = parseHeader(s2.body ?? (await file.bytes(s2)));
     // bytes or a path: every section's size is known now, so a header that does not match them (a domainSize or nVars
     // the point sections do not have) is refused before a proof allocates and computes for it
-    if (file.table) for (const s of file.table) this.#checkSize(s);
+    if (file.table) {
+      for (const s of file.table) this.#checkSize(s);
+      const missing = PROVING_SECTIONS.find((id) => !file.table.some((s) => s.id === id));
+      if (missing !== undefined) throw new FileFormatError(`zkey: no section ${missing} (${SECTION_NAMES[missing]})`);
+    }
     const early = this.#skipped.filter((id) => PROVING_SECTIONS.includes(id));
     if (early.length) throw new FileFormatError(`zkey stream: section ${early[0]} comes before the header (sections 1 and 2), and a stream is read once; pass the zkey as bytes or a path`);
   }
@@ -188,7 +192,10 @@ class ZkeyReader {
       else s = await file.next(); // a stream is past sections 1 and 2 already
       if (!s) break;
       this.#once(s);
-      if (!want.has(s.id)) continue;
+      if (!want.has(s.id)) {
+        this.#checkSize(s); // unread, but refused as it would be from bytes or a path
+        continue;
+      }
       if (parts) yield { id: s.id, name: SECTION_NAMES[s.id], ...(await this.#parts(s)) };
       else yield { id: s.id, name: SECTION_NAMES[s.id], bytes: await this.#read(s) };
     }
@@ -214,7 +221,7 @@ class ZkeyReader {
       const head = await part(0, 4);
       const count = new DataView(head.buffer, head.byteOffset, 4).getUint32(0, true);
       const rec = RECORD_HEAD + this.header.n8r;
-      if (s.size !== 4 + count * rec) throw new FileFormatError(`zkey: section 4 (coefficients) is ${s.size} bytes; its count ${count} needs ${4 + count * rec}`);
+      if (s.size !== 4 + count * rec) throw new FileFormatError(`zkey: section 4 (coefficients) is ${s.declared ?? s.size} bytes; its count ${count} needs ${4 + count * rec}`);
       return { size: s.size, count, part };
     }
     return { size: s.size, part };
@@ -224,9 +231,9 @@ class ZkeyReader {
     const expected = this.expectedSize(s.id);
     if (s.id === 4) {
       // its size follows from the count it starts with: checkCoefficients checks it once read
-      if (s.size < 4) throw new FileFormatError(`zkey: section 4 (coefficients) is ${s.size} bytes, less than its count`);
+      if (s.size < 4) throw new FileFormatError(`zkey: section 4 (coefficients) is ${s.declared ?? s.size} bytes, less than its count`);
     } else if (expected !== undefined && s.size !== expected) {
-      throw new FileFormatError(`zkey: section ${s.id} (${SECTION_NAMES[s.id]}) is ${s.size} bytes; the header (nVars ${this.header.nVars}, nPublic ${this.header.nPublic}, domainSize ${this.header.domainSize}) needs ${expected}`);
+      throw new FileFormatError(`zkey: section ${s.id} (${SECTION_NAMES[s.id]}) is ${s.declared ?? s.size} bytes; the header (nVars ${this.header.nVars}, nPublic ${this.header.nPublic}, domainSize ${this.header.domainSize}) needs ${expected}`);
     }
   }
 
