@@ -464,6 +464,15 @@ describe('groth16Prove', () => {
     const other = fx['merkle1 bls12381'];
     const p = prover({ threads: 2 });
     const noQap = {}; // the timings of a call that must stop before the QAP
+    const noNtt = {}; // and of one that must stop before the NTTs
+    /** Section 2 with its domainSize (after n8q q n8r r nVars nPublic) set to `size`. */
+    const withDomainSize = (header, size) => {
+      const out = header.slice();
+      const view = new DataView(out.buffer);
+      const n8q = view.getUint32(0, true);
+      view.setUint32(4 + n8q + 4 + view.getUint32(4 + n8q, true) + 8, size, true);
+      return out;
+    };
     const cases = [
       [() => p.prove(f.zkeyBytes.subarray(0, 100), f.wtnsBytes), FileFormatError, /zkey truncated/],
       [() => p.prove(f.zkeyBytes.subarray(0, f.zkeyBytes.length - 1000), f.wtnsBytes), FileFormatError, /zkey truncated/],
@@ -497,6 +506,9 @@ describe('groth16Prove', () => {
       [() => p.prove(f.zkeyBytes.subarray(0, 100), f.wtnsBytes, { timings: Object.freeze({}) }), TypeError, /options.timings must be an object the proof can fill/],
       // a section missing, from bytes: named when the zkey is opened, before the QAP allocates for the header's domain
       [() => p.prove(fileOf(f.zkeyBytes, sectionsOf(f.zkeyBytes).filter(([id]) => id !== 9)), f.wtnsBytes, { timings: noQap }), FileFormatError, /^zkey: no section 9 \(H\)$/],
+      // a stream's header whose domainSize the file does not have: refused as section 9 (H) comes, before the NTTs
+      [() => p.prove(streamOf(fileOf(f.zkeyBytes, sectionsOf(f.zkeyBytes).map(([id, b]) => [id, id === 2 ? withDomainSize(b, 2 ** 16) : b])), 4096), f.wtnsBytes, { timings: noNtt }),
+        FileFormatError, /^zkey: section 9 \(H\) is \d+ bytes; the header .*domainSize 65536\) needs 4194304$/],
       // a section the proof does not read (3, IC) of a size the header does not give: refused from a stream as from bytes
       ...[(z) => z, (z) => streamOf(z, 4096)].map((form) => [
         () => p.prove(form(fileOf(f.zkeyBytes, sectionsOf(f.zkeyBytes).map(([id, b]) => [id, id === 3 ? b.subarray(0, 64) : b]))), f.wtnsBytes),
@@ -539,6 +551,8 @@ describe('groth16Prove', () => {
       expect(e.message).toMatch(message);
     }
     expect(noQap).toEqual({}); // refused as the zkey opened: no phase ran (the QAP did, and took the header's domain)
+    expect(noNtt.qap).toBeGreaterThan(0);
+    expect(noNtt.ntt).toBeUndefined();
     // a call that fails before it reads its witness or r1cs lets go of them too: a stream cancelled, a Node stream's
     // file closed (the zkey's source already was)
     const cancelled = [];

@@ -187,20 +187,29 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
   const b2Alongside = engine.b2Alongside();
   try {
     // the sections in parts: the coefficients pass through one reused array (into), as do the points a thinned MSM skips
+    let toCoset = null; // a stream's NTTs, started as the next section comes
     for await (const section of zkey.sections(undefined, { parts: true, first: b2Alongside ? [7] : [] })) {
+      toCoset?.();
+      toCoset = null;
       const { id } = section;
       if (id === 4) {
         // qap: A and B on the domain from the coefficients, C = A B; then to the coset, step by step
         const t = performance.now();
         qap = await evaluateQap(fr, header, scalars, section, into, fr.shared && engine.threads > 1 ? engine : null);
         lap(timings, 'qap', t);
-        const tNtt = performance.now();
-        cosets = cosetEvaluations(engine, fr, qap, header.domainSize, arrays, cacheTables).then(() => lap(timings, 'ntt', tNtt));
-        // awaited once section 9 or the next witness section comes, and at the end: a failure while this loop waits
-        // for the zkey's next bytes must not go unhandled
-        cosets.catch(() => {});
-        ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
-        startH();
+        const begin = () => {
+          const tNtt = performance.now();
+          cosets = cosetEvaluations(engine, fr, qap, header.domainSize, arrays, cacheTables).then(() => lap(timings, 'ntt', tNtt));
+          // awaited once section 9 or the next witness section comes, and at the end: a failure while this loop waits
+          // for the zkey's next bytes must not go unhandled
+          cosets.catch(() => {});
+          ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
+          startH();
+        };
+        // a stream's header is checked against section 9 (H) only as it comes, right after 4 and 3 in snarkjs's order:
+        // NTTs of the header's domainSize wait for that (2^22 for a file of 2^8: 40 s of work before the error)
+        if (zkey.streamed) toCoset = begin;
+        else begin();
       } else if (id in WITNESS_MSMS) {
         const [key, group, isPrivate] = WITNESS_MSMS[id];
         const pairs = witnessPairs(isPrivate);
@@ -220,6 +229,7 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
         startH();
       }
     }
+    toCoset?.();
     await hStarted;
     // G1's part of the blinding while B2's MSM (G2, the last) runs, then G2's
     let t = performance.now();

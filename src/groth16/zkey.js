@@ -115,6 +115,11 @@ class ZkeyReader {
     this.#file = file;
   }
 
+  /** Read once, in order (a stream): the sizes of the sections to come are known only as each comes. */
+  get streamed() {
+    return !this.#file.table;
+  }
+
   #once(s) {
     if (this.#seen.has(s.id)) throw new FileFormatError(`zkey: section ${s.id} appears twice`);
     this.#seen.add(s.id);
