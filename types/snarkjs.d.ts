@@ -101,7 +101,10 @@ export declare const DEFAULT_RELEASE_AFTER_MS: number;
  */
 export declare function accelerate(curve: FfCurve, options?: AccelerateOptions): Promise<AccelerateHandle>;
 
-/** A snarkjs file given to groth16Prove: its bytes, a stream or async iterable of byte chunks, or (Node) a path. */
+/**
+ * A snarkjs file given to groth16Prove: its bytes, a stream or async iterable of byte chunks, or (Node) a path. A call
+ * that fails cancels the streams it was given (a Node stream is destroyed), read or not.
+ */
 export type SnarkjsFileInput = Uint8Array | ArrayBuffer | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | string;
 
 /** A Groth16 proof as snarkjs writes it (decimal strings; projective with Z = 1). */
@@ -135,7 +138,7 @@ export interface Groth16ProveOptions {
   /** The blinding r and s, bigints in [0, r) (tests). Default: random (crypto.getRandomValues). */
   r?: bigint;
   s?: bigint;
-  /** Filled with the phases' milliseconds: read, qap, ntt, join, each MSM alone (msmA, msmB1, msmB2, msmC, msmH), msm, msmWait, blind, total. */
+  /** Filled with the phases' milliseconds: read, qap, ntt, join, each MSM alone (msmA, msmB1, msmB2, msmC, msmH), msm, msmWait, blind, total (an extensible object: a frozen one is a TypeError). */
   timings?: Record<string, number>;
   /** The circuit's .r1cs: every constraint is checked first, and the first the witness breaks is named in a RangeError. */
   r1cs?: SnarkjsFileInput;
