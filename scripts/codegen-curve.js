@@ -8,10 +8,12 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import {
-  InputError, MAX_W, MIN_W, SHAPE_CHOICES, UsageError, checkParamsMath, checkParamsShape, hex, parseLimbBits, shown,
+  InputError, MAX_W, MIN_W, SHAPE_CHOICES, UsageError, checkParamsMath, checkParamsShape, hex, outFolder, parseLimbBits, shown,
 } from './codegen-params.js';
 
 const bitLength = (x) => (x === 0n ? 0 : x.toString(2).length);
+/** A JS string literal in single quotes (a path may hold a quote, a backslash or a line break). */
+const quoted = (text) => `'${JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
 
 // ---- curve: limb size ---------------------------------------------------------------------------------
 
@@ -19,7 +21,7 @@ const bitLength = (x) => (x === 0n ? 0 : x.toString(2).length);
  * Time chained Montgomery products (mul(x, x, y), pointer level, so the loop measures the kernel and the
  * call, not BigInt conversions) for a few limb sizes; rounds interleave the sizes and keep each one's best.
  */
-async function measureLimbSizes(p, mulShape) {
+async function measureLimbSizes(p, mulShape, reduction) {
   const { instantiateField } = await import('../codegen/index.js');
   const bits = bitLength(p);
   const limbs = (w) => Math.ceil((bits + 2) / w);
@@ -27,11 +29,17 @@ async function measureLimbSizes(p, mulShape) {
   for (let w = MIN_W; w <= MAX_W; w++) sizes.push(w);
   const fewest = Math.min(...sizes.map(limbs));
   const candidates = [...new Set([28, 29, 30, 31, sizes.find((w) => limbs(w) === fewest)])]
-    .filter((w) => mulShape !== 'pairs' || w <= 31) // a pair product must fit a signed i64
+    .filter((w) => (mulShape !== 'pairs' && reduction !== 'crandall') || w <= 31) // a pair product must fit a signed i64
     .sort((u, v) => u - v);
   const fields = [];
   for (const w of candidates) {
-    const F = await instantiateField({ p, w, mulShape });
+    let F;
+    try {
+      F = await instantiateField({ p, w, mulShape, reduction }); // the product the build will have
+    } catch (e) {
+      if (e instanceof RangeError) continue; // a size this reduction or shape does not take (Crandall: n <= 16)
+      throw e;
+    }
     const f = F.field;
     const [x, y] = [f.alloc(), f.alloc()];
     f.write(x, (p - 1n) / 3n);
@@ -54,6 +62,7 @@ async function measureLimbSizes(p, mulShape) {
   }
   // Within 2% of the fastest counts as a tie (timer noise): then fewer limbs, then the closest to 30 (the
   // shipped default), so the pick does not flip between runs on a near tie.
+  if (!fields.length) throw new InputError(`no limb size in ${candidates.join(', ')} takes this p with reduction '${reduction}' and shape '${mulShape}'`);
   const fastest = Math.min(...fields.map((F) => F.best));
   const [best] = fields.filter((F) => F.best <= fastest * 1.02).sort((u, v) => u.n - v.n || Math.abs(u.w - 30) - Math.abs(v.w - 30));
   return { w: best.w, timings: fields.map(({ w, n, best: ns }) => ({ w, n, ns })), iterations };
@@ -94,7 +103,7 @@ function indexJs({ name, specifier, glv, regenerate, wide, gpu, fr }) {
 // ${glv ? 'MSM with the GLV endomorphism and signed windows.' : 'MSM with signed windows (no GLV endomorphism on this curve).'}
 // Nothing is compiled at import time: the Wasm is compiled and instantiated by the first load().
 
-import { curveLoader } from '${specifier}';
+import { curveLoader } from ${quoted(specifier)};
 import params from './params.js';
 
 export { params };
@@ -117,7 +126,7 @@ export async function load(options) {
 /** Types for the generated index.js; TypeScript maps a '.js' specifier to the '.d.ts' beside it. */
 function indexDts(specifier) {
   return `// Types of the generated index.js (wasmsm codegen curve); do not edit.
-import type { Curve, CurveParams, LoadOptions } from '${specifier}';
+import type { Curve, CurveParams, LoadOptions } from ${quoted(specifier)};
 
 /** The curve's plain-data parameters (no Wasm is loaded to read them). */
 export declare const params: CurveParams;
@@ -163,14 +172,19 @@ async function selfCheck(runtime, bytes, curve) {
 
 export async function curveCommand(values) {
   if (values.params === undefined) throw new UsageError('missing --params <file> (the curve params, JSON; see --help for the format)');
-  if (values.out === undefined) throw new UsageError('missing --out <dir>');
   if (values.p !== undefined) throw new UsageError('--p is an option of the field command; curve reads p from the --params file');
   const mulShape = values.shape ?? 'auto';
   if (!SHAPE_CHOICES.includes(mulShape)) throw new UsageError(`--shape must be ${SHAPE_CHOICES.join(', ')}, got ${JSON.stringify(mulShape)}`);
   const wOption = values.w === undefined ? undefined : parseLimbBits(values.w, '--w');
   const paramsPath = resolve(values.params);
-  const outDir = resolve(values.out);
+  const outDir = outFolder(values.out);
   const specifier = runtimeSpecifier(values.runtime, outDir);
+  // the folder's modules are ES modules: a package.json there that says otherwise is the user's, never overwritten
+  const ownPackageJson = join(outDir, 'package.json');
+  if (existsSync(ownPackageJson) && !insideEsmPackage(outDir)) {
+    throw new UsageError(`--out ${values.out} holds a package.json without "type": "module", which the generated ES modules need: add that to it, or write to another folder`);
+  }
+  const writePackageJson = !insideEsmPackage(outDir);
   const fileLabel = values.params;
 
   let text;
@@ -222,7 +236,7 @@ export async function curveCommand(values) {
     console.log(`Limb size: w = ${w} (from ${wOption !== undefined ? '--w' : 'the params file'}; no measurement)`);
   } else {
     const started = performance.now();
-    const m = await measureLimbSizes(curve.p, mulShape);
+    const m = await measureLimbSizes(curve.p, mulShape, params.reduction ?? 'montgomery');
     w = m.w;
     const list = m.timings.map((t) => `w=${t.w} (n=${t.n}) ${t.ns.toFixed(1)} ns`).join(', ');
     console.log(`Limb size: w = ${w}, the fastest field mul (ties within 2%: fewer limbs, then nearer 30) of ${list} (${m.iterations} chained muls x 4 rounds, ${Math.round(performance.now() - started)} ms; --w skips this)`);
@@ -277,7 +291,6 @@ export async function curveCommand(values) {
     console.log(`Self-check: a 12-point MSM (with infinity, a repeated point, P and -P, scalars 0, 1, r - 1) matches a BigInt reference (integer build${fmaChecked ? ' and FMA build' : '; the FMA build is not checked: this engine does not run relaxed SIMD fused'}${wide ? (wideChecked ? '; wide build' : '; the wide build is not checked: this engine has no wide arithmetic') : ''})`);
   }
 
-  const writePackageJson = !insideEsmPackage(outDir);
   mkdirSync(outDir, { recursive: true });
   const files = [
     ['index.js', indexJs({ name, specifier, glv: !!glv, regenerate, wide, gpu: !!wgsl, fr: !!frWat })],

@@ -3,7 +3,8 @@
 // (primes, the Hasse interval, the group order), each rejection an InputError whose one line says which field is
 // wrong and why.
 
-import { isAbsolute, relative } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 
 export const MIN_P_BITS = 8;
 export const MAX_P_BITS = 768;
@@ -25,6 +26,24 @@ export function parseLimbBits(text, what) {
   return w;
 }
 
+/**
+ * The folder --out names, resolved: refused before any work where it is empty or names something that is not a folder
+ * (the write would fail only after the generation, or write into the working directory).
+ */
+export function outFolder(text) {
+  if (text === undefined) throw new UsageError('missing --out <dir>');
+  if (text.trim() === '') throw new UsageError('--out is empty: name the folder to write (. for this one)');
+  const dir = resolve(text);
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(d)) {
+      if (!statSync(d).isDirectory()) throw new UsageError(`--out ${text}: ${d === dir ? 'it is' : `${shown(d)} is`} a file, not a folder`);
+      break;
+    }
+    if (dirname(d) === d) break;
+  }
+  return dir;
+}
+
 /** A path as the messages show it: relative to the working directory when inside it. */
 export const shown = (path) => {
   const rel = relative(process.cwd(), path);
@@ -33,6 +52,8 @@ export const shown = (path) => {
 
 export const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
 const bitLength = (x) => (x === 0n ? 0 : x.toString(2).length);
+/** hex, or for a number too long to read in a message its size. */
+const shortHex = (x) => (bitLength(x < 0n ? -x : x) > 1024 ? `a ${bitLength(x < 0n ? -x : x)}-bit number` : hex(x));
 
 const KNOWN_FIELDS = ['name', 'model', 'p', 'r', 'a', 'b', 'd', 'A', 'B', 'h', 'generator', 'w', 'reduction', 'description', 'g2'];
 /** The coefficients each curve model takes (codegen/params/models.js). */
@@ -102,8 +123,8 @@ export function checkParamsShape(json) {
   const missing = [...REQUIRED_FIELDS, ...coefficients].filter((k) => json[k] === undefined || json[k] === null);
   if (missing.length) throw new InputError(`missing field${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')}`);
   const { name } = json;
-  if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(name)) {
-    throw new InputError(`"name" must be lowercase letters, digits and dashes (it names the files), got ${JSON.stringify(name)}`);
+  if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(name)) {
+    throw new InputError(`"name" must be 1 to 64 lowercase letters, digits and dashes (it names the files), got ${name?.length > 80 ? `${JSON.stringify(name.slice(0, 64))}... (${name.length} characters)` : JSON.stringify(name)}`);
   }
   const g = json.generator;
   if (g === null || typeof g !== 'object' || Array.isArray(g)) throw new InputError('"generator" must be an object { "x": ..., "y": ... }');
@@ -144,7 +165,7 @@ export function checkParamsShape(json) {
 
 /**
  * The mathematical checks: deriveCurveParams (p, r prime; b != 0; non-singular; G on the curve, of order r;
- * Hasse), then (h * r) * P = O for two sample points, which catches a wrong cofactor inside the Hasse interval.
+ * Hasse), then (h * r) * P = O for eight sample points, which catches a wrong cofactor inside the Hasse interval.
  */
 export async function checkParamsMath(params) {
   const { deriveCurveParams, affineOps } = await import('../codegen/params/curve.js');
@@ -154,11 +175,12 @@ export async function checkParamsMath(params) {
   const r = BigInt(params.r);
   const h = BigInt(params.h);
   if (!isProbablePrime(p)) throw new InputError(`p = ${params.p} is not prime (${p % 2n === 0n ? 'it is even' : 'a Miller-Rabin witness shows it is composite'})`);
-  if (r < 3n || !isProbablePrime(r)) throw new InputError(`r = ${params.r} is not prime (${r < 3n ? 'it is below 3' : r % 2n === 0n ? 'it is even' : 'a Miller-Rabin witness shows it is composite'}); r must be the prime order of the generator`);
+  // before r's primality test, whose cost grows with r's size, which nothing else bounds
   const d = h * r - (p + 1n);
   if (d * d > 4n * p) {
-    throw new InputError(`h * r = ${hex(h * r)} cannot be the number of points: it is outside the Hasse interval p + 1 - 2 sqrt(p) .. p + 1 + 2 sqrt(p) (check r and the cofactor h = ${params.h})`);
+    throw new InputError(`h * r = ${shortHex(h * r)} cannot be the number of points: it is outside the Hasse interval p + 1 - 2 sqrt(p) .. p + 1 + 2 sqrt(p) (check r and the cofactor h = ${shortHex(h)})`);
   }
+  if (r < 3n || !isProbablePrime(r)) throw new InputError(`r = ${params.r} is not prime (${r < 3n ? 'it is below 3' : r % 2n === 0n ? 'it is even' : 'a Miller-Rabin witness shows it is composite'}); r must be the prime order of the generator`);
   let curve;
   try {
     curve = deriveCurveParams(params); // with its "w" and "reduction", as the build takes them
@@ -183,7 +205,9 @@ export async function checkParamsMath(params) {
     const y = modSqrt((x * x * x + a * x + b) % p, p);
     if (y === null || y === 0n) continue;
     samples.push({ x, y });
-    if (samples.length <= 2 && ops.mul({ x, y }, h * r) !== null) {
+    // every sample: points of small order (x = 1, 2, ...) say little each, and a wrong h passes where their orders
+    // all divide h r (p = 397, r = 5: h = 74 passed two samples of orders 10 and 5; #E = 380)
+    if (ops.mul({ x, y }, h * r) !== null) {
       throw new InputError(`h * r = ${hex(h * r)} is not the group order: (h * r) * P != O for the curve point P = (${hex(x)}, ${hex(y)}); check the cofactor "h" (is it ${hex(h)}?) and r`);
     }
   }

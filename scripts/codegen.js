@@ -11,10 +11,10 @@
 // 2 for usage errors. Set DEBUG=1 for stack traces.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { MAX_P_BITS, MAX_W, MIN_P_BITS, MIN_W, SHAPE_CHOICES, UsageError, shown } from './codegen-params.js';
+import { MAX_P_BITS, MAX_W, MIN_P_BITS, MIN_W, SHAPE_CHOICES, UsageError, outFolder, shown } from './codegen-params.js';
 import { curveCommand } from './codegen-curve.js';
 
 const USAGE = `Usage: node scripts/codegen.js <command> [options]
@@ -129,7 +129,7 @@ function parse(argv) {
 
 async function field(values) {
   if (values.p === undefined) throw new UsageError('missing --p <prime> (decimal or 0x-hex)');
-  if (values.out === undefined) throw new UsageError('missing --out <dir>');
+  const dir = outFolder(values.out);
   const pText = values.p.trim();
   if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(pText)) throw new UsageError(`--p must be a decimal or 0x-hex integer, got ${JSON.stringify(values.p)}`);
   const wText = values.w ?? '30';
@@ -146,7 +146,6 @@ async function field(values) {
   const { wat } = fieldModuleWat(params, { mulShape: shape, generator: 'scripts/codegen.js field', title: `prime field (${params.bits} bits)` });
   const bytes = await compileWat(wat, 'field.wat');
 
-  const dir = resolve(values.out);
   mkdirSync(dir, { recursive: true });
   const files = [
     ['field.wat', wat],

@@ -12,7 +12,7 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -549,7 +549,15 @@ describe('codegen curve: bad params files', () => {
     }), /: h \* r = 0x[0-9a-f]+ is not the group order: \(h \* r\) \* P != O for the curve point P = \(0x[0-9a-f]+, 0x[0-9a-f]+\); check the cofactor "h"/],
     ['a JSON number too large to be exact', (j) => (j.b = 1e30), /: "b" is the JSON number 1e\+30, which JSON cannot hold exactly/],
     ['unknown field', (j) => (j.cofactor = '1'), /: unknown field "cofactor" \(allowed: .*the cofactor is "h"\)$/],
-    ['bad name', (j) => (j.name = 'My Curve'), /: "name" must be lowercase letters, digits and dashes/],
+    ['bad name', (j) => (j.name = 'My Curve'), /: "name" must be 1 to 64 lowercase letters, digits and dashes/],
+    // it names the files: past 240 characters writing them failed after the whole generation, a folder half written
+    ['name too long', (j) => (j.name = 'a'.repeat(300)), /: "name" must be 1 to 64 lowercase letters, digits and dashes \(it names the files\), got "a{64}"\.\.\. \(300 characters\)$/],
+    // the Hasse interval before r's primality test, whose cost grows with r (a 19937-bit r ran for minutes)
+    ['r of 19937 bits', (j) => (j.r = '0x' + (2n ** 19937n - 1n).toString(16)), /: h \* r = a 19937-bit number cannot be the number of points: it is outside the Hasse interval/],
+    // y^2 = x^3 + x + 301 over p = 397: #E = 380 = 76 * 5 (5 does not divide p - 1); h = 74 puts h r in the Hasse
+    // interval, and the first two sample points (orders 10 and 5) passed it: every sample is tried now
+    ['a wrong cofactor two sample points missed', (j) => withParams(j, { name: 'wh397', p: '397', r: '5', a: '1', b: '301', h: '74', generator: { x: '6', y: '64' } }),
+      /: h \* r = 0x172 is not the group order: \(h \* r\) \* P != O for the curve point P = \(0x[0-9a-f]+, 0x[0-9a-f]+\); check the cofactor "h"/],
     ['w out of range', (j) => (j.w = 40), /: "w" must be an integer in 26\.\.32, got 40$/],
     ['p too large', (j) => (j.p = '0x' + 'f'.repeat(200)), /: p has 800 bits; supported sizes are 8\.\.768 bits$/],
     // G2 sections (secp256k1's p = 3 mod 4, so -1 is a non-residue)
@@ -625,13 +633,29 @@ describe('codegen CLI: usage, help, bin and the field command', () => {
   });
 
   it('usage errors exit 2', async () => {
-    const [noParams, noOut, badW, unknown, none] = await Promise.all([
+    // a folder with a package.json of the user's that is not "type": "module": refused, the file untouched
+    const mine = join(tmp, 'mine');
+    mkdirSync(mine, { recursive: true });
+    writeFileSync(join(mine, 'package.json'), '{ "name": "mine", "dependencies": { "left-pad": "1.3.0" } }\n');
+    const [noParams, noOut, badW, unknown, none, emptyOut, fileOut, fieldFileOut, userPackage] = await Promise.all([
       run(['curve', '--out', join(tmp, 'x')]),
       run(['curve', '--params', join(examples, 'p256.json')]),
       run(['curve', '--params', join(examples, 'p256.json'), '--out', join(tmp, 'x'), '--w', '25']),
       run(['frobnicate']),
       run([]),
+      run(['curve', '--params', join(examples, 'p256.json'), '--out', '', '--w', '30'], { cwd: tmp }),
+      run(['curve', '--params', join(examples, 'p256.json'), '--out', join(cli, 'sub'), '--w', '30']),
+      run(['field', '--p', '101', '--out', cli]),
+      run(['curve', '--params', join(examples, 'p256.json'), '--out', mine, '--w', '30']),
     ]);
+    // before any work: an empty --out wrote into the working directory, a file as --out failed after the generation
+    expect([emptyOut.code, fileOut.code, fieldFileOut.code, userPackage.code]).toEqual([2, 2, 2, 2]);
+    expect(emptyOut.stderr).toMatch(/^codegen: --out is empty/);
+    expect(fileOut.stderr).toMatch(/^codegen: --out .*: .*codegen\.js is a file, not a folder/);
+    expect(fieldFileOut.stderr).toMatch(/^codegen: --out .*: it is a file, not a folder/);
+    expect(userPackage.stderr).toMatch(/^codegen: --out .* holds a package\.json without "type": "module"/);
+    expect(readFileSync(join(mine, 'package.json'), 'utf8')).toMatch(/left-pad/);
+    expect(readdirSync(mine)).toEqual(['package.json']);
     expect(noParams.code).toBe(2);
     expect(noParams.stderr).toMatch(/missing --params/);
     expect(noOut.code).toBe(2);
