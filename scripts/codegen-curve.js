@@ -18,8 +18,9 @@ const quoted = (text) => `'${JSON.stringify(text).slice(1, -1).replace(/\\"/g, '
 // ---- curve: limb size ---------------------------------------------------------------------------------
 
 /**
- * Time chained Montgomery products (mul(x, x, y), pointer level, so the loop measures the kernel and the
- * call, not BigInt conversions) for a few limb sizes; rounds interleave the sizes and keep each one's best.
+ * Time chained field products (mul(x, x, y), pointer level, so the loop measures the kernel and the call, not BigInt
+ * conversions; Montgomery's, or Crandall's where the params ask for it) for a few limb sizes; rounds interleave the
+ * sizes and keep each one's best.
  */
 async function measureLimbSizes(p, mulShape, reduction) {
   const { instantiateField } = await import('../codegen/index.js');
