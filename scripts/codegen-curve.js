@@ -30,7 +30,7 @@ async function measureLimbSizes(p, mulShape, reduction) {
   for (let w = MIN_W; w <= MAX_W; w++) sizes.push(w);
   const fewest = Math.min(...sizes.map(limbs));
   const candidates = [...new Set([28, 29, 30, 31, sizes.find((w) => limbs(w) === fewest)])]
-    .filter((w) => (mulShape !== 'pairs' && reduction !== 'crandall') || w <= 31) // a pair product must fit a signed i64
+    .filter((w) => mulShape !== 'pairs' || w <= 31) // a pair product must fit a signed i64
     .sort((u, v) => u - v);
   const fields = [];
   for (const w of candidates) {
@@ -61,9 +61,9 @@ async function measureLimbSizes(p, mulShape, reduction) {
       if (round > 0 && ns < F.best) F.best = ns; // round 0 warms up
     }
   }
+  if (!fields.length) throw new InputError(`no limb size in ${candidates.join(', ')} takes this p with reduction '${reduction}' and shape '${mulShape}'`);
   // Within 2% of the fastest counts as a tie (timer noise): then fewer limbs, then the closest to 30 (the
   // shipped default), so the pick does not flip between runs on a near tie.
-  if (!fields.length) throw new InputError(`no limb size in ${candidates.join(', ')} takes this p with reduction '${reduction}' and shape '${mulShape}'`);
   const fastest = Math.min(...fields.map((F) => F.best));
   const [best] = fields.filter((F) => F.best <= fastest * 1.02).sort((u, v) => u.n - v.n || Math.abs(u.w - 30) - Math.abs(v.w - 30));
   return { w: best.w, timings: fields.map(({ w, n, best: ns }) => ({ w, n, ns })), iterations };
@@ -181,11 +181,10 @@ export async function curveCommand(values) {
   const outDir = outFolder(values.out);
   const specifier = runtimeSpecifier(values.runtime, outDir);
   // the folder's modules are ES modules: a package.json there that says otherwise is the user's, never overwritten
-  const ownPackageJson = join(outDir, 'package.json');
-  if (existsSync(ownPackageJson) && !insideEsmPackage(outDir)) {
+  const writePackageJson = !insideEsmPackage(outDir);
+  if (writePackageJson && existsSync(join(outDir, 'package.json'))) {
     throw new UsageError(`--out ${values.out} holds a package.json without "type": "module", which the generated ES modules need: add that to it, or write to another folder`);
   }
-  const writePackageJson = !insideEsmPackage(outDir);
   const fileLabel = values.params;
 
   let text;

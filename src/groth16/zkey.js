@@ -37,7 +37,8 @@ export const CURVES = Object.freeze({
 });
 
 const PROTOCOLS = { 1: 'groth16', 2: 'plonk', 10: 'fflonk' };
-const SECTION_NAMES = { 3: 'IC', 4: 'coefficients', 5: 'A', 6: 'B1', 7: 'B2', 8: 'C', 9: 'H', 10: 'contributions' };
+const SECTION_NAMES = { 1: 'protocol', 2: 'Groth16 header', 3: 'IC', 4: 'coefficients', 5: 'A', 6: 'B1', 7: 'B2', 8: 'C', 9: 'H', 10: 'contributions' };
+const noSection = (id) => new FileFormatError(`zkey: no section ${id} (${SECTION_NAMES[id] ?? 'unknown'})`);
 /** What the prover reads, and the default of sections(). */
 export const PROVING_SECTIONS = Object.freeze([4, 5, 6, 7, 8, 9]);
 /** The coefficient record's size besides its value: matrix, constraint, signal. */
@@ -150,18 +151,18 @@ class ZkeyReader {
       for (const s of file.table) if (s.id === 1 || s.id === 2) this.#once(s);
     }
     const s1 = await find(1);
-    if (!s1) throw new FileFormatError('zkey: no section 1 (protocol)');
+    if (!s1) throw noSection(1);
     if (!protocol) protocol = protocolOf(s1.body ?? (await file.bytes(s1)));
     if (protocol !== 'groth16') throw new FileFormatError(`not a Groth16 zkey (protocol ${protocol})`);
     const s2 = await find(2);
-    if (!s2) throw new FileFormatError('zkey: no section 2 (Groth16 header)');
+    if (!s2) throw noSection(2);
     this.header = parseHeader(s2.body ?? (await file.bytes(s2)));
     // bytes or a path: every section's size is known now, so a header that does not match them (a domainSize or nVars
     // the point sections do not have) is refused before a proof allocates and computes for it
     if (file.table) {
       for (const s of file.table) this.#checkSize(s);
       const missing = PROVING_SECTIONS.find((id) => !file.table.some((s) => s.id === id));
-      if (missing !== undefined) throw new FileFormatError(`zkey: no section ${missing} (${SECTION_NAMES[missing]})`);
+      if (missing !== undefined) throw noSection(missing);
     }
     const early = this.#skipped.filter((id) => PROVING_SECTIONS.includes(id));
     if (early.length) throw new FileFormatError(`zkey stream: section ${early[0]} comes before the header (sections 1 and 2), and a stream is read once; pass the zkey as bytes or a path`);
@@ -205,7 +206,7 @@ class ZkeyReader {
       else yield { id: s.id, name: SECTION_NAMES[s.id], bytes: await this.#read(s) };
     }
     const missing = [...want].filter((id) => !this.#seen.has(id));
-    if (missing.length) throw new FileFormatError(`zkey: no section ${missing[0]} (${SECTION_NAMES[missing[0]] ?? 'unknown'})`);
+    if (missing.length) throw noSection(missing[0]);
   }
 
   /** One section's checked bytes, out of order (bytes or a path only). */
@@ -213,7 +214,7 @@ class ZkeyReader {
     if (!this.#file.table) throw new Error('zkey: a stream is read once, in order: use sections()');
     const all = this.#file.table.filter((s) => s.id === id);
     if (all.length > 1) throw new FileFormatError(`zkey: section ${id} appears twice`);
-    if (!all.length) throw new FileFormatError(`zkey: no section ${id} (${SECTION_NAMES[id] ?? 'unknown'})`);
+    if (!all.length) throw noSection(id);
     return this.#read(all[0]);
   }
 
