@@ -5,8 +5,13 @@
 // (process.resourceUsage().maxRSS: the main thread, the pools' threads and every Wasm memory) and the same process's
 // resident set before it loaded wasmsm. The fixtures come from scripts/snarkjs-fixtures.js (sha8 at 2^18: about ten
 // minutes the first time).
+// --browser: the same in headless Chromium, one groth16Prove per fresh browser (bench/groth16-memory/page.js), the zkey
+// and the witness given as fetch()'s streams or as bytes; the figure is the page's renderer process (its pool's
+// threads are in it) at its peak (/proc's VmHWM, reset once the page has loaded) less its resident set then.
+// --not-isolated: a page without COOP/COEP; in Node, --shared-memory false: the pools' message path either way.
 //
-//   node bench/groth16-memory.js [--cases sha2,sha8] [--threads 2] [--max-memory MiB] [--api groth16Prove|Groth16Prover]
+//   node bench/groth16-memory.js [--cases sha2,sha8] [--threads 2] [--max-memory MiB] [--api groth16Prove|Groth16Prover] [--shared-memory false]
+//   node bench/groth16-memory.js --browser [--not-isolated] [--cases sha2,sha8] [--threads 2]
 
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -22,11 +27,11 @@ const MiB = 2 ** 20;
 
 if (args[0] === '--child') {
   // one proof, then the figures as one JSON line
-  const [, zkeyPath, wtnsPath, mode, threads, maxMemory, api] = args;
+  const [, zkeyPath, wtnsPath, mode, threads, maxMemory, api, sharedMemory] = args;
   const before = process.memoryUsage().rss;
   const { readFileSync } = await import('node:fs');
   const { Groth16Prover, groth16Prove } = await import('wasmsm/snarkjs');
-  const options = { threads: Number(threads), ...(maxMemory !== '-' && { maxMemory: Number(maxMemory) * MiB }) };
+  const options = { threads: Number(threads), sharedMemory: { true: true, false: false }[sharedMemory] ?? 'auto', ...(maxMemory !== '-' && { maxMemory: Number(maxMemory) * MiB }) };
   const zkey = mode === 'path' ? zkeyPath : readFileSync(zkeyPath);
   const timings = {};
   let peak;
@@ -40,20 +45,24 @@ if (args[0] === '--child') {
     peak = process.resourceUsage().maxRSS * 1024;
   }
   console.log(JSON.stringify({ before, peak, ms: timings.total }));
+} else if (args.includes('--browser')) {
+  const { inChromium } = await import('./groth16-memory/chromium.js');
+  await inChromium({ cases: opt('cases', 'sha2,sha8').split(','), threads: Number(opt('threads', '2')), isolated: !args.includes('--not-isolated') });
 } else {
   const snarkjs = await import('snarkjs');
   const { fixture, terminateCurves } = await import('../scripts/snarkjs-fixtures.js');
   const threads = opt('threads', '2');
   const maxMemory = opt('max-memory', '-');
   const api = opt('api', 'groth16Prove');
-  console.log(`Node ${process.version}; ${api} on ${threads} threads${maxMemory === '-' ? '' : `, maxMemory ${maxMemory} MiB`}; one proof per fresh process`);
+  const sharedMemory = opt('shared-memory', 'auto');
+  console.log(`Node ${process.version}; ${api} on ${threads} threads (sharedMemory ${sharedMemory})${maxMemory === '-' ? '' : `, maxMemory ${maxMemory} MiB`}; one proof per fresh process`);
   console.log('| case | zkey | zkey given as | peak RSS | before wasmsm | peak - before | (peak - before) / zkey | proof |');
   console.log('|:--|--:|:--|--:|--:|--:|--:|--:|');
   for (const circuit of opt('cases', 'sha2,sha8').split(',')) {
     const f = await fixture(snarkjs, circuit, 'bn128', 'groth16');
     const size = statSync(f.zkey).size;
     for (const mode of ['path', 'bytes']) {
-      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', f.zkey, f.wtns, mode, threads, maxMemory, api], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', f.zkey, f.wtns, mode, threads, maxMemory, api, sharedMemory], { encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`${circuit} ${mode}: ${r.stderr}`);
       const { before, peak, ms } = JSON.parse(r.stdout.trim().split('\n').at(-1));
       const mib = (x) => `${(x / MiB).toFixed(0)} MiB`;

@@ -11,7 +11,7 @@ import { serve, launchChromium, findChromium, distDir } from '../../examples/bro
 const here = dirname(fileURLToPath(import.meta.url));
 
 // snarkjs's browser build starts ffjavascript's workers from code it writes at run time (blob: URLs, eval).
-const CSP = "default-src 'self' blob:; script-src 'self' blob: 'unsafe-eval' 'wasm-unsafe-eval'; worker-src 'self' blob:";
+export const SNARKJS_CSP = "default-src 'self' blob:; script-src 'self' blob: 'unsafe-eval' 'wasm-unsafe-eval'; worker-src 'self' blob:";
 
 /**
  * Bundle the page, copy each fixture (scripts/snarkjs-fixtures.js fixture() plus its vkey as JSON) next to it,
@@ -31,7 +31,7 @@ export async function snarkjsPage(fixtures, { dir = join(distDir, 'snarkjs'), is
     copyFileSync(f.wasm, join(dir, `${i}.wasm`));
     writeFileSync(join(dir, `${i}.json`), JSON.stringify({ curve: f.curve, protocol: f.protocol, input: f.input, vkey: f.vkeyJson }));
   }
-  const server = await serve(dir, { isolated, csp: CSP });
+  const server = await serve(dir, { isolated, csp: SNARKJS_CSP });
   const chromium = await launchChromium(findChromium());
   return {
     async run(i, { runs = 1, threads = 2, minPoints } = {}) {
