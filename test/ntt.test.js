@@ -545,4 +545,54 @@ describe('fr.nttOn: the NTT split over a thread pool', () => {
       await pool.close();
     }
   });
+
+  it("Groth16's evaluationsToCoset on the message path (src/fr/thread-ops.js) equals fr.evaluationsToCoset, its blocks copied as threads take them: one array per thread, whatever 2^k", { timeout: 120_000 }, async () => {
+    const { loadCurve } = await import('../index.js');
+    const { evaluationsToCosetOnThreads } = await import('../src/fr/thread-ops.js');
+    const curve = await loadCurve('bn254');
+    const fr = await curve.fr();
+    const pool = await curve.threads({ count: 2, sharedMemory: false });
+    const E = fr.elementBytes;
+    // the proof's arrays (src/groth16/phases.js Arrays), counting the new ones: a block's array goes back as its
+    // result comes, so two threads never need a third, where each of the 3 2^k blocks had one of its own
+    const free = [];
+    let made = 0;
+    const arrays = {
+      take: (bytes) => (free.length ? new Uint8Array(free.pop(), 0, bytes) : (made++, new Uint8Array(bytes))),
+      adopt: (array) => free.push(array.buffer),
+    };
+    try {
+      for (const logN of [1, 6, 11]) {
+        for (let k = 0; k <= Math.min(3, logN); k++) {
+          for (const cacheTables of [true, false]) {
+            const rng = makeRng(1000 + 100 * logN + 10 * k + Number(cacheTables));
+            const N = 2 ** logN;
+            const polys = [0, 1, 2].map(() => Array.from({ length: N }, (_, i) => (i % 7 === 0 ? fr.r - 1n : rng.below(fr.r))));
+            const shift = 3n + BigInt(k);
+            const mark = fr.heap.mark();
+            const ptrs = polys.map((values) => {
+              const ptr = fr.alloc(N);
+              values.forEach((x, i) => fr.field.write(ptr + i * E, x));
+              return ptr;
+            });
+            free.length = 0;
+            made = 0;
+            await evaluationsToCosetOnThreads(fr, (op, tasks) => pool.runTasks(op, tasks), ptrs, logN, shift, k, { cacheTables, arrays });
+            expect(made, `2^${logN} k ${k}: new arrays for ${3 * 2 ** k} blocks`).toBeLessThanOrEqual(pool.count);
+            const got = ptrs.map((ptr) => Array.from({ length: N }, (_, i) => fr.field.read(ptr + i * E)));
+            polys.forEach((values, p) => {
+              const ptr = fr.alloc(N);
+              values.forEach((x, i) => fr.field.write(ptr + i * E, x));
+              fr.evaluationsToCoset(ptr, logN, shift);
+              const want = Array.from({ length: N }, (_, i) => fr.field.read(ptr + i * E));
+              expect(got[p], `2^${logN} k ${k} cacheTables ${cacheTables} poly ${p}`).toEqual(want);
+            });
+            fr.heap.release(mark);
+          }
+        }
+      }
+    } finally {
+      await pool.close();
+    }
+  });
 });

@@ -78,17 +78,24 @@ export async function frDifBlock({ module, params, elements, logN, k, block, inv
 
 /**
  * The elements of each pointer, in 2^k blocks of M, through `runTasks(op, tasks)` (a pool's runTasks) with `args`
- * and the block's index added to each task's; resolves to the results, pointer by pointer, block by block. arrays:
- * { take(bytes) } to reuse the caller's arrays for the blocks (default: new ones).
+ * and the block's index added to each task's; resolves to the results, pointer by pointer, block by block. A block's
+ * copy is made when a thread takes its task, so only the blocks at work exist at once. arrays: { take(bytes) } to
+ * reuse the caller's arrays for the blocks (default: new ones). onResult(at, result): each block's result as it
+ * comes, at its block's address; it may hand the result's array on for a later block (the results resolved are then
+ * not to be read).
  */
-function runBlocks(fr, runTasks, op, ptrs, M, k, args, arrays = null) {
+function runBlocks(fr, runTasks, op, ptrs, M, k, args, arrays = null, onResult = null) {
   const E = fr.elementBytes;
   const tasks = [];
   for (const ptr of ptrs) {
     for (let block = 0; block < 2 ** k; block++) {
-      const elements = arrays ? arrays.take(M * E) : new Uint8Array(M * E);
-      elements.set(new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E));
-      tasks.push({ args: { module: fr.module, params: fr.params, elements, k, block, ...args }, transfer: [elements.buffer] });
+      const at = ptr + block * M * E;
+      tasks.push(() => {
+        const elements = arrays ? arrays.take(M * E) : new Uint8Array(M * E);
+        elements.set(new Uint8Array(fr.memory.buffer, at, M * E));
+        const done = onResult && ((result) => onResult(at, result));
+        return { args: { module: fr.module, params: fr.params, elements, k, block, ...args }, transfer: [elements.buffer], done };
+      });
     }
   }
   return runTasks(op, tasks);
@@ -174,13 +181,13 @@ export async function evaluationsToCosetOnThreads(fr, runTasks, ptrs, logN, shif
     if (scratch !== null) fr.buildTwiddles(scratch, logN, true);
     if (k > 0) for (const ptr of ptrs) ex.fr_nttDif(ptr, logN, 0, k, 0, N / 2, cached?.[0] ?? scratch);
     const M = N >> k;
-    const results = await runBlocks(fr, runTasks, 'frCosetBlock', ptrs, M, k, { logN, shift, cacheTables }, arrays);
-    // each block back in place
     const E = fr.elementBytes;
-    ptrs.forEach((ptr, p) => {
-      for (let block = 0; block < 2 ** k; block++) new Uint8Array(fr.memory.buffer, ptr + block * M * E, M * E).set(results[p * 2 ** k + block]);
+    // each block back in place as it comes, its array then free for the next block: at most a block per thread is
+    // ever out of the fr module's memory (all 3 2^k of them were: 30 MiB at 2^18, held by the proof to its end)
+    await runBlocks(fr, runTasks, 'frCosetBlock', ptrs, M, k, { logN, shift, cacheTables }, arrays, (at, result) => {
+      new Uint8Array(fr.memory.buffer, at, M * E).set(result);
+      arrays?.adopt(result);
     });
-    if (arrays) for (const r of results) arrays.adopt(r);
     if (scratch !== null) fr.buildTwiddles(scratch, logN, false);
     if (k > 0) for (const ptr of ptrs) ex.fr_nttDit(ptr, logN, logN - k, logN, 0, N / 2, cached?.[1] ?? scratch);
   } finally {

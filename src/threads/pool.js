@@ -153,9 +153,9 @@ export class MsmPool {
   }
 
   /**
-   * Work other than an MSM on the pool's threads, queued as an MSM is: each of `tasks` ({ args, transfer }) runs the
-   * worker operation `op` (src/threads/worker.js: 'frCosetBlock') on the next free thread. Resolves to the results in
-   * order. Used by groth16Prove for its NTTs.
+   * Work other than an MSM on the pool's threads, queued as an MSM is: each of `tasks` ({ args, transfer }, or a
+   * function that makes it when a thread takes the task) runs the worker operation `op` (src/threads/worker.js:
+   * 'frCosetBlock') on the next free thread. Resolves to the results in order. Used by groth16Prove for its NTTs.
    */
   async runTasks(op, tasks) {
     const run = this.#queue.then(() => this.#exclusive({}, () => this.#workers.runEach(op, tasks)));

@@ -168,8 +168,9 @@ export class Workers {
   }
 
   /**
-   * Each task ({ args, transfer }) runs `op` on the next thread that is free; resolves to the results in the tasks'
-   * order. Waits for every task that started, then throws the first error.
+   * Each task ({ args, transfer, done }, or a function that makes it when a thread takes it: its arrays then exist
+   * only from then on) runs `op` on the next thread that is free, and done(result), if given, as its result comes;
+   * resolves to the results in the tasks' order. Waits for every task that started, then throws the first error.
    */
   async runEach(op, tasks) {
     const results = new Array(tasks.length);
@@ -180,7 +181,9 @@ export class Workers {
         while (next < tasks.length && !error) {
           const i = next++;
           try {
-            results[i] = await thread.run(op, tasks[i].args, { transfer: tasks[i].transfer });
+            const task = typeof tasks[i] === 'function' ? tasks[i]() : tasks[i];
+            results[i] = await thread.run(op, task.args, { transfer: task.transfer });
+            task.done?.(results[i]);
           } catch (e) {
             error ??= errorFromData(e);
           }
