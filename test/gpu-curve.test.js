@@ -11,7 +11,7 @@
 import { groupLawVectors } from './gpu-vectors.js';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { testDevice, runCompute } from './gpu.js';
+import { testDevice, runCompute, skipGpuSuite } from './gpu.js';
 import { makeRng, prevPrime, hex, LONG_TESTS } from './harness.js';
 import { edwardsOps } from './msm-oracle.js';
 import { curveNames } from '../index.js';
@@ -385,12 +385,13 @@ const TOYS = toyCurves();
 const big = (_, v) => (typeof v === 'bigint' ? `0x${v.toString(16)}` : v);
 
 let device;
-beforeAll(async () => {
-  device = await testDevice();
-}, 60_000);
-afterAll(() => device?.destroy());
 
-describe('WGSL curve kernels (g_) against BigInt, on SwiftShader', () => {
+describe.skipIf(skipGpuSuite('gpu-curve.test.js'))('WGSL curve kernels (g_) against BigInt, on SwiftShader', () => {
+  beforeAll(async () => {
+    device = await testDevice();
+  }, 60_000);
+  afterAll(() => device?.destroy());
+
   for (const json of TOYS) {
     for (const w of [...TOY_LIMB_SIZES, ...(!LONG_TESTS && SECOND_W[json.name] ? [SECOND_W[json.name]] : [])]) {
       it(`${json.name} (64-bit p), w = ${w}: add, addAffine, double(Affine) on random points, P + P, P + (-P), P + 0, 0 + Q, 0 + 0, small order; isOnCurve`, async () => {
