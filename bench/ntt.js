@@ -18,6 +18,7 @@
 
 import { cpus, availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseCli } from '../scripts/lib.js';
 import { nttRows, tableHeader, tableRow } from './ntt/rows.js';
 
@@ -68,7 +69,7 @@ async function inChromium() {
   const { SNARKJS_CSP } = await import('./snarkjs/browser.js');
   checkWorkerScript();
   const dir = join(distDir, 'ntt');
-  const here = new URL('./ntt/', import.meta.url).pathname;
+  const here = fileURLToPath(new URL('./ntt/', import.meta.url));
   mkdirSync(dir, { recursive: true });
   await build({ entryPoints: [join(here, 'page.js')], bundle: true, format: 'esm', platform: 'browser', outfile: join(dir, 'page.js'), logLevel: 'warning', conditions: ['browser'] });
   copyFileSync(join(here, 'index.html'), join(dir, 'index.html'));

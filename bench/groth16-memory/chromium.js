@@ -6,13 +6,14 @@
 
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import * as snarkjs from 'snarkjs';
 import { serve, launchChromium, findChromium, distDir, exampleDir } from '../../examples/browser/harness.js';
 import { fixture, terminateCurves } from '../../scripts/snarkjs-fixtures.js';
 
 const MiB = 2 ** 20;
-const here = new URL('./', import.meta.url).pathname;
+const here = fileURLToPath(new URL('./', import.meta.url));
 
 /** The pids of Chromium's renderer processes now running. */
 function renderers() {
