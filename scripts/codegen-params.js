@@ -53,7 +53,10 @@ export const shown = (path) => {
 export const hex = (x) => (x < 0n ? '-0x' + (-x).toString(16) : '0x' + x.toString(16));
 const bitLength = (x) => (x === 0n ? 0 : x.toString(2).length);
 /** hex, or for a number too long to read in a message its size. */
-const shortHex = (x) => (bitLength(x < 0n ? -x : x) > 1024 ? `a ${bitLength(x < 0n ? -x : x)}-bit number` : hex(x));
+const shortHex = (x) => {
+  const bits = bitLength(x < 0n ? -x : x);
+  return bits > 1024 ? `a ${bits}-bit number` : hex(x);
+};
 
 const KNOWN_FIELDS = ['name', 'model', 'p', 'r', 'a', 'b', 'd', 'A', 'B', 'h', 'generator', 'w', 'reduction', 'description', 'g2'];
 /** The coefficients each curve model takes (codegen/params/models.js). */
