@@ -63,17 +63,10 @@ async function inNode() {
 
 async function inChromium() {
   if (args.kernel !== 'auto') throw new RangeError('--kernel: the page runs the build its engine gets (auto)');
-  const { build } = await import('esbuild');
-  const { copyFileSync, mkdirSync } = await import('node:fs');
-  const { serve, launchChromium, findChromium, distDir, checkWorkerScript, exampleDir } = await import('../examples/browser/harness.js');
+  const { bundlePage, serve, launchChromium, findChromium, distDir } = await import('../examples/browser/harness.js');
   const { SNARKJS_CSP } = await import('./snarkjs/browser.js');
-  checkWorkerScript();
   const dir = join(distDir, 'ntt');
-  const here = fileURLToPath(new URL('./ntt/', import.meta.url));
-  mkdirSync(dir, { recursive: true });
-  await build({ entryPoints: [join(here, 'page.js')], bundle: true, format: 'esm', platform: 'browser', outfile: join(dir, 'page.js'), logLevel: 'warning', conditions: ['browser'] });
-  copyFileSync(join(here, 'index.html'), join(dir, 'index.html'));
-  copyFileSync(join(exampleDir, 'favicon.svg'), join(dir, 'favicon.svg'));
+  await bundlePage(fileURLToPath(new URL('./ntt/', import.meta.url)), dir);
   const server = await serve(dir, { isolated: !args['not-isolated'], csp: SNARKJS_CSP });
   const chromium = await launchChromium(findChromium());
   try {

@@ -4,12 +4,11 @@
 // it. The page's renderer holds its pool's threads and every Wasm memory (dedicated workers run in it); the figure
 // is the largest rise among the renderers. Linux only (/proc); the proofs are verified by snarkjs here.
 
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, symlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import * as snarkjs from 'snarkjs';
-import { serve, launchChromium, findChromium, distDir, exampleDir } from '../../examples/browser/harness.js';
+import { bundlePage, serve, launchChromium, findChromium, distDir } from '../../examples/browser/harness.js';
 import { fixture, terminateCurves } from '../../scripts/snarkjs-fixtures.js';
 
 const MiB = 2 ** 20;
@@ -35,10 +34,7 @@ const statusBytes = (pid, field) => Number(readFileSync(`/proc/${pid}/status`, '
 export async function inChromium({ cases, threads, isolated }) {
   const dir = join(distDir, 'groth16-memory');
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  await build({ entryPoints: [join(here, 'page.js')], bundle: true, format: 'esm', platform: 'browser', outfile: join(dir, 'page.js'), logLevel: 'warning', conditions: ['browser'] });
-  copyFileSync(join(here, 'index.html'), join(dir, 'index.html'));
-  copyFileSync(join(exampleDir, 'favicon.svg'), join(dir, 'favicon.svg'));
+  await bundlePage(here, dir);
   const server = await serve(dir, { isolated });
   console.log(`Chromium (headless), ${isolated ? 'cross-origin isolated' : 'without COOP/COEP (message path)'}; groth16Prove on ${threads} threads; one proof per fresh browser`);
   console.log('| case | zkey | zkey and witness given as | renderer before | peak | peak - before | (peak - before) / zkey | proof |');

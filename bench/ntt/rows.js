@@ -3,19 +3,9 @@
 // messages) against ffjavascript's Fr.fft / Fr.ifft (with its workers, and single-threaded) on the same input, rounds
 // interleaved, every output checked against the others.
 
-const modPow = (b, e, m) => {
-  let o = 1n;
-  for (b %= m; e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) o = (o * b) % m;
-  return o;
-};
-const toLE = (x, out, at, n) => {
-  for (let k = 0; k < n; k++, x >>= 8n) out[at + k] = Number(x & 0xffn);
-};
-const fromLE = (b, at, n) => {
-  let x = 0n;
-  for (let k = n - 1; k >= 0; k--) x = (x << 8n) | BigInt(b[at + k]);
-  return x;
-};
+import { modPow } from '../../src/fr/index.js';
+import { bigIntToBytesLE as toLE, bytesToBigIntLE as fromLE } from '../../src/msm/bytes.js';
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /**

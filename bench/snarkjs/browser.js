@@ -2,11 +2,10 @@
 // the cases' files next to it, in headless Chromium: for bench/snarkjs-bench.js --browser and
 // test/snarkjs-browser.e2e.test.js.
 
-import { build } from 'esbuild';
-import { writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { writeFileSync, copyFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve, launchChromium, findChromium, distDir } from '../../examples/browser/harness.js';
+import { bundlePage, serve, launchChromium, findChromium, distDir } from '../../examples/browser/harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -19,13 +18,7 @@ export const SNARKJS_CSP = "default-src 'self' blob:; script-src 'self' blob: 'u
  * Chromium. Returns { run(i, { runs, threads, minPoints }) -> the page's report, close() }.
  */
 export async function snarkjsPage(fixtures, { dir = join(distDir, 'snarkjs'), isolated = true } = {}) {
-  mkdirSync(dir, { recursive: true });
-  await build({
-    entryPoints: [join(here, 'page.js')], bundle: true, format: 'esm', platform: 'browser',
-    outfile: join(dir, 'page.js'), logLevel: 'warning', conditions: ['browser'],
-  });
-  copyFileSync(join(here, 'index.html'), join(dir, 'index.html'));
-  copyFileSync(join(here, '..', '..', 'examples', 'browser', 'favicon.svg'), join(dir, 'favicon.svg'));
+  await bundlePage(here, dir);
   for (const [i, f] of fixtures.entries()) {
     copyFileSync(f.zkey, join(dir, `${i}.zkey`));
     copyFileSync(f.wasm, join(dir, `${i}.wasm`));

@@ -82,6 +82,21 @@ export async function buildExample({ bundler = 'esbuild', outdir = join(distDir,
 }
 
 /**
+ * A bench page: `sourceDir`'s page.js bundled with esbuild into outdir/page.js (the library's browser build), its
+ * index.html and the example's favicon beside it (bench/snarkjs, bench/ntt, bench/groth16-memory).
+ */
+export async function bundlePage(sourceDir, outdir) {
+  await mkdir(outdir, { recursive: true });
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: [join(sourceDir, 'page.js')], bundle: true, format: 'esm', platform: 'browser',
+    outfile: join(outdir, 'page.js'), logLevel: 'warning', conditions: ['browser'],
+  });
+  await copyFile(join(sourceDir, 'index.html'), join(outdir, 'index.html'));
+  await copyFile(join(exampleDir, 'favicon.svg'), join(outdir, 'favicon.svg'));
+}
+
+/**
  * Bundle the streamed-MSM page (stream.html, stream-page.js) with esbuild into outdir and write its data: points
  * and scalars in the native encodings as data/points.bin and data/scalars.bin. Resolves to the files written.
  */
