@@ -1,5 +1,6 @@
 // Tools around the example page, shared by its CLIs (build.js, bench.js) and by test/browser.e2e.test.js:
-// bundle it (esbuild or Vite), serve a folder on 127.0.0.1, drive Debian's Chromium through playwright-core.
+// bundle it (esbuild or Vite), serve a folder on 127.0.0.1, drive Debian's Chromium through playwright-core. The
+// bench pages (bench/snarkjs, bench/ntt, bench/groth16-memory) are bundled and served with them too.
 // Node only; nothing here is part of the library.
 
 import { createServer } from 'node:http';
