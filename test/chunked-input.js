@@ -13,6 +13,36 @@ export const streamOf = (bytes, size = bytes.length) => {
     },
   });
 };
+/**
+ * A byte stream (type 'bytes', as fetch()'s body and a Blob's stream are) of `bytes`, at most `size` bytes a pull:
+ * written into the reader's own buffer where the reader gave one (a BYOB reader's controller.byobRequest), else
+ * enqueued as a fresh copy. `seen` counts the pulls of each kind ({ byob, enqueued }).
+ */
+export const byteStreamOf = (bytes, size = bytes.length, seen = { byob: 0, enqueued: 0 }) => {
+  let at = 0;
+  return new ReadableStream({
+    type: 'bytes',
+    pull(c) {
+      const request = c.byobRequest;
+      if (at >= bytes.length) {
+        c.close();
+        request?.respond(0); // a pending BYOB read ends with the stream
+        return;
+      }
+      if (request) {
+        const { buffer, byteOffset, byteLength } = request.view;
+        const n = Math.min(size, byteLength, bytes.length - at);
+        new Uint8Array(buffer, byteOffset, n).set(bytes.subarray(at, at + n));
+        at += n;
+        seen.byob++;
+        request.respond(n);
+      } else {
+        seen.enqueued++;
+        c.enqueue(bytes.slice(at, (at += size)));
+      }
+    },
+  });
+};
 /** An async iterable of `bytes` in chunks of `size` (copies). */
 export async function* iterableOf(bytes, size) {
   for (let i = 0; i < bytes.length; i += size) yield bytes.slice(i, i + size);

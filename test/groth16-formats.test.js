@@ -5,8 +5,8 @@
 //   witness changed in one wire gives a proof that does not verify; its coset generator is ffjavascript's Fr.w;
 //   the coefficients decode to the r1cs's A and B matrices;
 // - the header decodes to snarkjs's verification key (alpha, beta, gamma, delta, and IC from section 3);
-// - bytes, an ArrayBuffer, ReadableStreams in chunks of 1, 7 bytes and whole, an async iterable, a Blob and a path
-//   read the same; the sections come in file order; a zkey with its sections out of order reads from bytes and is
+// - bytes, an ArrayBuffer, ReadableStreams in chunks of 1, 7 bytes and whole, byte streams (read into one buffer
+//   through their BYOB requests), an async iterable, a Blob and a path read the same; the sections come in file order; a zkey with its sections out of order reads from bytes and is
 //   refused as a stream with a clear error;
 // - each malformed input is one clear error: truncated at several offsets, PLONK / FFLONK zkeys, a witness of the
 //   other curve's field or of the wrong length, a value not below r, an empty stream, a wrong magic, sizes that do
@@ -23,7 +23,7 @@ import { openZkey, readZkey, decodePoint, coefficients } from '../src/groth16/zk
 import { readWtns } from '../src/groth16/wtns.js';
 import { FileFormatError, bigIntLE, bigIntToLE } from '../src/groth16/source.js';
 import { referenceProve, rootsOfUnity, quotientScalars } from './groth16-reference.js';
-import { errorOf, iterableOf, streamOf } from './chunked-input.js';
+import { byteStreamOf, errorOf, iterableOf, streamOf } from './chunked-input.js';
 
 const CASES = [
   ['bits8', 'bn128'],
@@ -177,11 +177,12 @@ describe('sources', () => {
     return { zkey, wtns: await readWtns(wtnsInput, zkey.header) };
   };
   for (const [circuit, curve] of CASES) {
-    it(`${circuit} on ${curve}: bytes, ArrayBuffer, streams of 1, 7 and all bytes, async iterable, Blob and path read the same`, { timeout: 120_000 }, async () => {
+    it(`${circuit} on ${curve}: bytes, ArrayBuffer, streams of 1, 7 and all bytes, byte streams, async iterable, Blob and path read the same`, { timeout: 120_000 }, async () => {
       const f = fx[`${circuit} ${curve}`];
       const zb = new Uint8Array(readFileSync(f.zkey));
       const wb = new Uint8Array(readFileSync(f.wtns));
       const want = await readAll(zb, wb);
+      const seen = { byob: 0, enqueued: 0 };
       expect(Object.keys(want.zkey.sections)).toEqual(['4', '5', '6', '7', '8', '9']);
       expect(want.wtns.nWitness).toBe(want.zkey.header.nVars);
       // a byte input is viewed, not copied
@@ -191,6 +192,7 @@ describe('sources', () => {
         ['stream of 1 byte', () => [streamOf(zb, 1), streamOf(wb, 1)]],
         ['stream of 7 bytes', () => [streamOf(zb, 7), streamOf(wb, 7)]],
         ['stream, one chunk', () => [streamOf(zb), streamOf(wb)]],
+        ['byte streams of 7 bytes and whole', () => [byteStreamOf(zb, 7, seen), byteStreamOf(wb, Infinity, seen)]],
         ['async iterable of 4096 bytes', () => [iterableOf(zb, 4096), iterableOf(wb, 13)]],
         ['Blob', () => [new Blob([zb]), new Blob([wb])]],
         ['path', () => [f.zkey, f.wtns]],
@@ -199,6 +201,9 @@ describe('sources', () => {
         const got = await readAll(...make());
         expect(got, what).toEqual(want);
       }
+      // the byte streams filled the reader's one buffer (a fetch() body read this way leaves no chunk per read to collect)
+      expect(seen.byob).toBeGreaterThan(zb.length / 7);
+      expect(seen.enqueued).toBe(0);
     });
   }
 

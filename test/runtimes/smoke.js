@@ -122,7 +122,8 @@ if (groth16At > 0) {
     const [zkeyPath, wtnsPath] = process.argv[groth16At + 1].split(',');
     const { readFileSync } = await import('node:fs');
     const { groth16Prove } = await import('../../src/adapters/snarkjs.js');
-    const proved = await groth16Prove(readFileSync(zkeyPath), readFileSync(wtnsPath), { threads: 2 });
+    // the zkey as a Blob's stream: a byte stream, read through a BYOB reader, where the runtime makes it one (Node, Deno)
+    const proved = await groth16Prove(new Blob([readFileSync(zkeyPath)]).stream(), readFileSync(wtnsPath), { threads: 2 });
     assert.equal(proved.proof.protocol, 'groth16');
     console.log(`groth16 proof: ${JSON.stringify(proved)}`);
   });
