@@ -162,7 +162,7 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
       const onThreads = fr.shared && engine.threads > 1;
       const joined = (onThreads ? engine.queued.bind(engine) : (run) => run())(async () => {
         const t = performance.now();
-        const bytes = await joinQap(fr, qap, header.domainSize, n8, arrays, onThreads ? engine : null, { view: !!fr.shared && !engine.gpu });
+        const bytes = await joinQap(fr, qap, header.domainSize, n8, arrays, onThreads ? engine : null, { view: !engine.gpu });
         lap(timings, 'join', t);
         return bytes;
       });

@@ -210,8 +210,9 @@ export async function cosetEvaluations(engine, fr, { a, b, c }, domainSize, arra
 /**
  * A B - C on gH as canonical little-endian bytes (a copy out of the Fr module's memory, into one of `arrays`); with
  * `engine` (fr a shared twin, a pool of several threads; the caller holds the queue's turn) split by index over the
- * pool's threads. view: a view of the twin's memory instead of a copy (a pool copies the scalars into its own memory
- * as its MSM reads them; nothing writes the twin until the proof's end), 8 MiB less at 2^18.
+ * pool's threads. view: a view of the Fr module's memory (the twin's, or its own on the message path) instead of a
+ * copy (a pool copies the scalars into its own memory or its threads' slices as its MSM reads them; nothing writes
+ * or grows that memory until the proof's end), 8 MiB less at 2^18.
  */
 export async function joinQap(fr, { a, b, c }, domainSize, n8, arrays, engine = null, { view = false } = {}) {
   const mark = fr.heap.mark();
