@@ -25,11 +25,11 @@ import wabtInit from 'wabt';
 import { sharedMemoryModuleBytes } from '../src/runtime/loader.js';
 import { equalShares, msmShape, splitPieces } from '../src/msm/plan.js';
 import { weightedCuts } from '../src/threads/split.js';
-import { Thread } from '../src/threads/thread.js';
 import { claimLane, combineWindows, countDigits, lanePartials, prepareRange, setInfinity } from '../src/msm/index.js';
 import { allocClaimLanes, allocInputs, allocWork, chunkIO } from '../src/msm/layout.js';
 import { convertPoints, pointToBytes } from '../src/msm/bytes.js';
 import { Thread, Workers } from '../src/threads/thread.js';
+import { letGoOf } from '../src/threads/worker.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const PATHS = [
@@ -834,6 +834,22 @@ describe('a thread that never ran (src/threads/thread.js)', () => {
     stopped.terminate();
     const settled = await Promise.race([stopped.ready.then(() => 'ready', (e) => e.message), new Promise((resolve) => setTimeout(() => resolve('still pending'), 5000))]);
     expect(settled).toBe('wasmsm thread 1 was stopped');
+  });
+});
+
+describe('a thread gives back the arrays a message brought once they are garbage (worker.js letGoOf)', () => {
+  it('detaches their buffers where the engine has ArrayBuffer.prototype.transfer, and leaves shared memory alone', () => {
+    const bytes = new Uint8Array(4096).fill(7);
+    const shared = new Uint8Array(new SharedArrayBuffer(16)).fill(3);
+    letGoOf(bytes, shared, null, undefined);
+    if (typeof ArrayBuffer.prototype.transfer === 'function') {
+      expect(bytes.buffer.detached).toBe(true);
+      expect(bytes.length).toBe(0);
+    } else {
+      expect(bytes[4095]).toBe(7); // Node 20: the collector frees it
+    }
+    expect(shared[15]).toBe(3);
+    expect(() => letGoOf(bytes)).not.toThrow(); // already let go
   });
 });
 

@@ -37,6 +37,19 @@ export const errorData = (e) => ({
   need: e?.need,
 });
 
+/**
+ * Give back now the bytes of arrays a message brought (this thread's own, transferred or cloned) once they are garbage:
+ * ArrayBuffer.prototype.transfer(0) detaches a buffer and frees its bytes (ES2024: Chromium, Firefox, Safari 18, Node
+ * 22+, Deno, Bun), where a worker's collector ran too seldom to free one MSM's slices before the next came (Groth16 at
+ * 2^18 on the message path: 25 MiB of the peak). Without it (Node 20), or for a shared buffer, they wait for the collector.
+ */
+export function letGoOf(...arrays) {
+  for (const a of arrays) {
+    const buffer = a?.buffer;
+    if (typeof buffer?.transfer === 'function' && !buffer.detached) buffer.transfer(0);
+  }
+}
+
 /** port: { post(message, transfer), listen(onMessage) } over this thread's connection to the pool. */
 export function serveThread(port) {
   let instance = null; // { exports, memory, heap, params }
@@ -108,13 +121,21 @@ export function serveThread(port) {
       const params = ctx.params;
       const made = withHeap(await instantiate(baseModule, { minPages: params.minPages, group: params.group }), params);
       const formats = format ? resolveFormatOptions(params, { pointFormat: format }) : null;
-      bases.set(id, { instance: made, ...prepareOn(made, pointBytes, n, { checkSubgroup, precompute, formats }) });
+      try {
+        bases.set(id, { instance: made, ...prepareOn(made, pointBytes, n, { checkSubgroup, precompute, formats }) });
+      } finally {
+        letGoOf(pointBytes); // copied into the table's instance
+      }
     },
     /** Own memory: an MSM over the first k bases of this thread's slice `id`. */
     preparedMsm({ id, scalarBytes, k, options }, progress) {
       const kept = bases.get(id);
       if (!kept) throw new Error(`prepared bases ${id} are not on this thread`);
-      return preparedMsmOn(kept.instance, kept.layout, kept.table, scalarBytes, k, { ...options, partial: true, onProgress: progress });
+      try {
+        return preparedMsmOn(kept.instance, kept.layout, kept.table, scalarBytes, k, { ...options, partial: true, onProgress: progress });
+      } finally {
+        letGoOf(scalarBytes);
+      }
     },
     freeBases({ id }) {
       bases.delete(id);
@@ -139,7 +160,11 @@ export function serveThread(port) {
     async decode({ bytes, format, check = true }) {
       // checked here too (on the curve), so each slice names its lowest bad point whatever the kind; not for an
       // MSM's input (check = false), which the MSM checks (SharedPath.decodePoints)
-      return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes, { check });
+      try {
+        return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes, { check });
+      } finally {
+        letGoOf(bytes);
+      }
     },
     /**
      * Own memory: a whole MSM over this thread's share of the inputs; points in `format` decoded first, but snarkjs
@@ -149,11 +174,15 @@ export function serveThread(port) {
     async msm({ pointBytes, scalarBytes, n, options, format, timed }, progress, steps) {
       const pointScale = scaleOf(format);
       const phase = timed ? phaseTimer(steps) : () => {};
-      if (format && pointScale === undefined) {
-        pointBytes = await ops.decode({ bytes: pointBytes, format });
-        phase('decode');
+      try {
+        if (format && pointScale === undefined) {
+          pointBytes = await ops.decode({ bytes: pointBytes, format });
+          phase('decode');
+        }
+        return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, partial: true, onProgress: progress, ...(timed && { timings: steps }) });
+      } finally {
+        letGoOf(pointBytes, scalarBytes); // the slice is in the instance's memory or summed
       }
-      return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, partial: true, onProgress: progress, ...(timed && { timings: steps }) });
     },
     /** Own memory: this thread's share of a stream (about `points` points, or Infinity), a ChunkedMsm kept under `id` until streamFinish. */
     streamBegin({ id, options, format, points }) {
@@ -171,18 +200,22 @@ export function serveThread(port) {
       const { msm, layout, batch } = streams.get(id);
       const PB = 2 * ctx.params.field.bytes;
       const S = ctx.params.scalarBytes;
-      for (let at = 0; at < count; ) {
-        const take = Math.min(msm.room, count - at, layout ? batch : Infinity);
-        let points = pointBytes.subarray(at * (layout?.size ?? PB), (at + take) * (layout?.size ?? PB));
-        if (layout) {
-          try {
-            points = decodePointBatch(instance, layout, points, { check: false });
-          } catch (e) {
-            throw e?.argument ? inputError(e.argument, e.index + first + at, e.reason) : e;
+      try {
+        for (let at = 0; at < count; ) {
+          const take = Math.min(msm.room, count - at, layout ? batch : Infinity);
+          let points = pointBytes.subarray(at * (layout?.size ?? PB), (at + take) * (layout?.size ?? PB));
+          if (layout) {
+            try {
+              points = decodePointBatch(instance, layout, points, { check: false });
+            } catch (e) {
+              throw e?.argument ? inputError(e.argument, e.index + first + at, e.reason) : e;
+            }
           }
+          msm.append(points, scalarBytes.subarray(at * S, (at + take) * S), take, first + at);
+          at += take;
         }
-        msm.append(points, scalarBytes.subarray(at * S, (at + take) * S), take, first + at);
-        at += take;
+      } finally {
+        letGoOf(pointBytes, scalarBytes); // appended: copied into the instance's memory
       }
     },
     /** Own memory: a stream that failed (a bad point here or on another thread, a source that threw): its memory freed. */
