@@ -6,8 +6,8 @@
 //   the coefficients decode to the r1cs's A and B matrices;
 // - the header decodes to snarkjs's verification key (alpha, beta, gamma, delta, and IC from section 3);
 // - bytes, an ArrayBuffer, ReadableStreams in chunks of 1, 7 bytes and whole, byte streams (read into one buffer
-//   through their BYOB requests), an async iterable, a Blob and a path read the same; the sections come in file order; a zkey with its sections out of order reads from bytes and is
-//   refused as a stream with a clear error;
+//   through their BYOB requests), an async iterable, a Blob and a path read the same; the sections come in file
+//   order; a zkey with its sections out of order reads from bytes and is refused as a stream with a clear error;
 // - each malformed input is one clear error: truncated at several offsets, PLONK / FFLONK zkeys, a witness of the
 //   other curve's field or of the wrong length, a value not below r, an empty stream, a wrong magic, sizes that do
 //   not match the header, a bad coefficient record.
