@@ -235,9 +235,9 @@ describe('sources', () => {
 describe('errors', () => {
   const zkeyBytes = (k = 'merkle1 bn128') => new Uint8Array(readFileSync(fx[k].zkey));
   const wtnsBytes = (k = 'merkle1 bn128') => new Uint8Array(readFileSync(fx[k].wtns));
-  /** The same message for bytes and a stream in odd chunks. */
+  /** The same message for bytes, a stream in odd chunks and a byte stream (its BYOB reader) in odd chunks. */
   async function rejects(bytes, message, read = readZkey) {
-    for (const input of [bytes, streamOf(bytes, 7)]) {
+    for (const input of [bytes, streamOf(bytes, 7), byteStreamOf(bytes, 7)]) {
       const e = await errorOf(read(input));
       expect(e).toBeInstanceOf(FileFormatError);
       if (message instanceof RegExp) expect(e.message).toMatch(message);
@@ -269,8 +269,10 @@ describe('errors', () => {
 
   it('an empty input, a wrong magic, an unsupported version', async () => {
     await rejects(new Uint8Array(0), 'zkey: the input is empty (0 bytes)');
-    const e = await errorOf(readZkey(streamOf(new Uint8Array(0))));
-    expect(e.message).toBe('zkey: the input is empty (0 bytes)');
+    for (const empty of [streamOf(new Uint8Array(0)), byteStreamOf(new Uint8Array(0))]) {
+      const e = await errorOf(readZkey(empty));
+      expect(e.message).toBe('zkey: the input is empty (0 bytes)');
+    }
     await rejects(wtnsBytes(), 'not a zkey file: it starts with "wtns", not "zkey"');
     await rejects(zkeyBytes(), 'not a wtns file: it starts with "zkey", not "wtns"', readWtns);
     const v = zkeyBytes();
