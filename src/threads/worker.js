@@ -41,7 +41,8 @@ export const errorData = (e) => ({
  * Give back now the bytes of arrays a message brought (this thread's own, transferred or cloned) once they are garbage:
  * ArrayBuffer.prototype.transfer(0) detaches a buffer and frees its bytes (ES2024: Chromium, Firefox, Safari 18, Node
  * 22+, Deno, Bun), where a worker's collector ran too seldom to free one MSM's slices before the next came (Groth16 at
- * 2^18 on the message path: 25 MiB of the peak). Without it (Node 20), or for a shared buffer, they wait for the collector.
+ * 2^18 on the message path in Node 24: 25 MiB of the peak; Chromium's renderer keeps freed bytes resident for its next
+ * arrays, so its peak did not move). Without it (Node 20), or for a shared buffer, they wait for the collector.
  */
 export function letGoOf(...arrays) {
   for (const a of arrays) {
