@@ -51,6 +51,13 @@ export function letGoOf(...arrays) {
   }
 }
 
+/**
+ * The arrays a message's args brought (its top-level Uint8Arrays) that the op's result does not carry back: garbage once
+ * the op is done, since every op copies what it keeps into Wasm memory (keepBases, streamAdd) or hands the array back
+ * as its result (frDifBlock, frCosetBlock).
+ */
+const spentArrays = (args, result) => Object.values(args ?? {}).filter((v) => v instanceof Uint8Array && v.buffer !== result?.buffer);
+
 /** port: { post(message, transfer), listen(onMessage) } over this thread's connection to the pool. */
 export function serveThread(port) {
   let instance = null; // { exports, memory, heap, params }
@@ -122,21 +129,13 @@ export function serveThread(port) {
       const params = ctx.params;
       const made = withHeap(await instantiate(baseModule, { minPages: params.minPages, group: params.group }), params);
       const formats = format ? resolveFormatOptions(params, { pointFormat: format }) : null;
-      try {
-        bases.set(id, { instance: made, ...prepareOn(made, pointBytes, n, { checkSubgroup, precompute, formats }) });
-      } finally {
-        letGoOf(pointBytes); // copied into the table's instance
-      }
+      bases.set(id, { instance: made, ...prepareOn(made, pointBytes, n, { checkSubgroup, precompute, formats }) });
     },
     /** Own memory: an MSM over the first k bases of this thread's slice `id`. */
     preparedMsm({ id, scalarBytes, k, options }, progress) {
       const kept = bases.get(id);
       if (!kept) throw new Error(`prepared bases ${id} are not on this thread`);
-      try {
-        return preparedMsmOn(kept.instance, kept.layout, kept.table, scalarBytes, k, { ...options, partial: true, onProgress: progress });
-      } finally {
-        letGoOf(scalarBytes);
-      }
+      return preparedMsmOn(kept.instance, kept.layout, kept.table, scalarBytes, k, { ...options, partial: true, onProgress: progress });
     },
     freeBases({ id }) {
       bases.delete(id);
@@ -161,11 +160,7 @@ export function serveThread(port) {
     async decode({ bytes, format, check = true }) {
       // checked here too (on the curve), so each slice names its lowest bad point whatever the kind; not for an
       // MSM's input (check = false), which the MSM checks (SharedPath.decodePoints)
-      try {
-        return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes, { check });
-      } finally {
-        letGoOf(bytes);
-      }
+      return decodePointBatch(await ownInstance(), pointLayout(ctx.params, format), bytes, { check });
     },
     /**
      * Own memory: a whole MSM over this thread's share of the inputs; points in `format` decoded first, but snarkjs
@@ -175,14 +170,16 @@ export function serveThread(port) {
     async msm({ pointBytes, scalarBytes, n, options, format, timed }, progress, steps) {
       const pointScale = scaleOf(format);
       const phase = timed ? phaseTimer(steps) : () => {};
+      let points = pointBytes;
+      if (format && pointScale === undefined) {
+        points = await ops.decode({ bytes: pointBytes, format });
+        letGoOf(pointBytes); // decoded: the slice that came is garbage
+        phase('decode');
+      }
       try {
-        if (format && pointScale === undefined) {
-          pointBytes = await ops.decode({ bytes: pointBytes, format });
-          phase('decode');
-        }
-        return msmBytesOn(instance, pointBytes, scalarBytes, n, { ...options, pointScale, partial: true, onProgress: progress, ...(timed && { timings: steps }) });
+        return msmBytesOn(instance, points, scalarBytes, n, { ...options, pointScale, partial: true, onProgress: progress, ...(timed && { timings: steps }) });
       } finally {
-        letGoOf(pointBytes, scalarBytes); // the slice is in the instance's memory or summed
+        letGoOf(points); // the decoded points, made here (the message's own arrays go after every op: port.listen)
       }
     },
     /** Own memory: this thread's share of a stream (about `points` points, or Infinity), a ChunkedMsm kept under `id` until streamFinish. */
@@ -201,22 +198,18 @@ export function serveThread(port) {
       const { msm, layout, batch } = streams.get(id);
       const PB = 2 * ctx.params.field.bytes;
       const S = ctx.params.scalarBytes;
-      try {
-        for (let at = 0; at < count; ) {
-          const take = Math.min(msm.room, count - at, layout ? batch : Infinity);
-          let points = pointBytes.subarray(at * (layout?.size ?? PB), (at + take) * (layout?.size ?? PB));
-          if (layout) {
-            try {
-              points = decodePointBatch(instance, layout, points, { check: false });
-            } catch (e) {
-              throw e?.argument ? inputError(e.argument, e.index + first + at, e.reason) : e;
-            }
+      for (let at = 0; at < count; ) {
+        const take = Math.min(msm.room, count - at, layout ? batch : Infinity);
+        let points = pointBytes.subarray(at * (layout?.size ?? PB), (at + take) * (layout?.size ?? PB));
+        if (layout) {
+          try {
+            points = decodePointBatch(instance, layout, points, { check: false });
+          } catch (e) {
+            throw e?.argument ? inputError(e.argument, e.index + first + at, e.reason) : e;
           }
-          msm.append(points, scalarBytes.subarray(at * S, (at + take) * S), take, first + at);
-          at += take;
         }
-      } finally {
-        letGoOf(pointBytes, scalarBytes); // appended: copied into the instance's memory
+        msm.append(points, scalarBytes.subarray(at * S, (at + take) * S), take, first + at);
+        at += take;
       }
     },
     /** Own memory: a stream that failed (a bad point here or on another thread, a source that threw): its memory freed. */
@@ -278,8 +271,10 @@ export function serveThread(port) {
       const result = await ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }), steps);
       const ended = clock();
       const timed = Object.keys(steps).length > 0 ? { steps } : {};
+      letGoOf(...spentArrays(args, result));
       port.post({ type: 'done', id, result, memoryBytes: memoryBytes(), started, ended, ...timed }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (e) {
+      letGoOf(...spentArrays(args));
       port.post({ type: 'failed', id, error: errorData(e), memoryBytes: memoryBytes() });
     }
   });
