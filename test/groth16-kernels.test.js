@@ -107,6 +107,16 @@ describe.each(KERNELS)('the Groth16 kernels of every fr module, %s build', (kern
           for (let i = count; i < domainSize; i++) expect(fromLe(mem().slice(out + i * n8, out + (i + 1) * n8))).toBe(0n);
           mem().set(aCopy, a);
         }
+        // out over C itself (joinQap on one thread: no fourth array), where the scalars are no larger than C's elements
+        if (n8 <= E) {
+          const aCopy = mem().slice(a, a + domainSize * E);
+          C2.forEach((v, i) => fr.field.write(c + i * E, v));
+          ex.fr_qapJoin(c, a, b, c, domainSize);
+          for (let i = 0; i < domainSize; i++) {
+            expect(fromLe(mem().slice(c + i * n8, c + (i + 1) * n8)), `join over C [${i}]`).toBe((((A[i] * B[i] - C2[i]) % r) + r) % r);
+          }
+          mem().set(aCopy, a);
+        }
         // a witness value >= r, named by index (1-based in the return), in a step of four, with another after it, and
         // in the tail
         for (const at of [0, 5, 36]) {

@@ -149,7 +149,8 @@ Montgomery form, inputs and outputs in [0, 2r). c may alias a or b.`,
   const join = new Func(f('qapJoin'), {
     params: [['out', 'i32'], ['a', 'i32'], ['b', 'i32'], ['c', 'i32'], ['count', 'i32']], exportName: f('qapJoin'),
     doc: `${f('qapJoin')}(out, a, b, c, count): out + ${n8} i = a[i] b[i] - c[i] as a canonical ${n8}-byte little-endian integer
-(the H MSM's scalars). a, b, c Montgomery form in [0, 2r); a is overwritten (scratch). out may not overlap a, b or c.`,
+(the H MSM's scalars). a, b, c Montgomery form in [0, 2r); a is overwritten (scratch). ${n8 <= E ? `out may be c itself (one call over
+the whole range: c[i] is read before out + ${n8} i is written, which ends below c[i + 1]); otherwise it` : 'out'} may not overlap a, b or c.`,
   });
   join.local('i', 'i32');
   join.local('o', 'i32');

@@ -32,17 +32,18 @@ export async function evaluateQap(fr, header, scalars, section, into, engine = n
   const ex = fr.exports;
   const E = fr.elementBytes;
   const heap = fr.heap;
-  let a, b, c;
-  try {
-    a = heap.alloc(domainSize * E, 16);
-    b = heap.alloc(domainSize * E, 16);
-    c = heap.alloc(domainSize * E, 16);
-  } catch (e) {
-    // a stream's header is believed until section 9 (H) shows domainSize points: say which number asked for this
-    if (e.outOfMemory) e.message = `the zkey's domainSize ${domainSize} needs 3 arrays of ${domainSize * E} bytes for A, B and C: ${e.message}`;
-    throw e;
-  }
-  const scratch = heap.mark(); // the witness and the staging area, given back once C is made (the join reuses them)
+  // a stream's header is believed until section 9 (H) shows domainSize points: say which number asked for this
+  const array = () => {
+    try {
+      return heap.alloc(domainSize * E, 16);
+    } catch (e) {
+      if (e.outOfMemory) e.message = `the zkey's domainSize ${domainSize} needs 3 arrays of ${domainSize * E} bytes for A, B and C: ${e.message}`;
+      throw e;
+    }
+  };
+  const a = array();
+  const b = array();
+  const scratch = heap.mark(); // the witness and the staging area, given back before C takes their place
   const witness = heap.alloc(nVars * E, 16);
   const staging = heap.alloc(STAGING_BYTES, 16);
   const stage = (bytes, at = staging) => new Uint8Array(fr.memory.buffer, at, bytes.length).set(bytes);
@@ -54,7 +55,7 @@ export async function evaluateQap(fr, header, scalars, section, into, engine = n
     new Float64Array(fr.memory.buffer, at, words).fill(0);
     new Uint8Array(fr.memory.buffer, at + 8 * words, domainSize * E - 8 * words).fill(0);
   });
-  const qap = { a, b, c, witness, staging, stage, zeroAB };
+  const qap = { a, b, witness, staging, stage, zeroAB };
   if (engine) await sharedQap(fr, header, scalars, section, into, qap, engine);
   else {
     for (let first = 0; first < nVars; first += witnessPerStaging(n8r)) {
@@ -76,9 +77,16 @@ export async function evaluateQap(fr, header, scalars, section, into, engine = n
       const bad = ex.fr_qapEvaluate(staging, n, witness, a, b, domainSize, nVars);
       if (bad) throw malformedCoefficient(first + bad - 1, header);
     }
-    ex.fr_qapProduct(c, a, b, domainSize);
   }
+  // C where the witness was: the Fr module's memory, which never shrinks, holds three domain arrays, not four
   heap.release(scratch);
+  const c = array();
+  if (engine) {
+    const mark = heap.mark();
+    const calls = rangesOf(domainSize, engine.threads).map(([s, e]) => [['fr_qapProduct', c + s * E, a + s * E, b + s * E, e - s]]);
+    await runCalls(fr, (op, tasks) => engine.tasks(op, tasks), calls, allocStacks(fr, calls.length));
+    heap.release(mark);
+  } else ex.fr_qapProduct(c, a, b, domainSize);
   return { a, b, c };
 }
 
@@ -104,7 +112,7 @@ const malformedCoefficient = (i, { domainSize, nVars }) =>
  * disjoint elements of A and B; a part out of that order runs as one slice), run while this thread reads and checks
  * the next part into the other staging area; then C = A B split by index.
  */
-async function sharedQap(fr, header, scalars, section, into, { a, b, c, witness, staging, stage, zeroAB }, engine) {
+async function sharedQap(fr, header, scalars, section, into, { a, b, witness, staging, stage, zeroAB }, engine) {
   const { nVars, domainSize, n8r } = header;
   const E = fr.elementBytes;
   const T = engine.threads;
@@ -156,7 +164,6 @@ async function sharedQap(fr, header, scalars, section, into, { a, b, c, witness,
       );
     }
     await Promise.all(inFlight);
-    await runCalls(fr, runTasks, rangesOf(domainSize, T).map(([s, e]) => [['fr_qapProduct', c + s * E, a + s * E, b + s * E, e - s]]), stacks[0]);
   } finally {
     await Promise.allSettled(inFlight); // no thread may still write into what the caller frees
   }
@@ -218,8 +225,10 @@ export async function joinQap(fr, { a, b, c }, domainSize, n8, arrays, engine = 
   const mark = fr.heap.mark();
   let keep = false;
   try {
-    const out = fr.heap.alloc(domainSize * n8, 16);
     const E = fr.elementBytes;
+    // on this thread, over C itself (the kernel reads C's element i before it writes the scalar i, which ends below
+    // element i + 1): no fourth array in a memory that never shrinks. Threads writing over C would race.
+    const out = engine || n8 > E ? fr.heap.alloc(domainSize * n8, 16) : c;
     if (engine) {
       const ranges = rangesOf(domainSize, engine.threads);
       const calls = ranges.map(([s, e]) => [['fr_qapJoin', out + s * n8, a + s * E, b + s * E, c + s * E, e - s]]);

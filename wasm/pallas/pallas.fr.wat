@@ -2668,7 +2668,8 @@
   )
 
   ;; fr_qapJoin(out, a, b, c, count): out + 32 i = a[i] b[i] - c[i] as a canonical 32-byte little-endian integer
-  ;; (the H MSM's scalars). a, b, c Montgomery form in [0, 2r); a is overwritten (scratch). out may not overlap a, b or c.
+  ;; (the H MSM's scalars). a, b, c Montgomery form in [0, 2r); a is overwritten (scratch). out may be c itself (one call over
+  ;; the whole range: c[i] is read before out + 32 i is written, which ends below c[i + 1]); otherwise it may not overlap a, b or c.
   (func $fr_qapJoin (export "fr_qapJoin") (param $out i32) (param $a i32) (param $b i32) (param $c i32) (param $count i32)
     (local $i i32)
     (local $o i32)
