@@ -47,8 +47,10 @@ export function inputsToNative(curve, formats, pointBytes, scalarBytes, timings)
  * every scalar checked below r: done before any point is decoded, so a bad scalar array is not found only
  * after a long decompression (Curve.msmBytes and the pool alike).
  */
-export function checkedScalars(params, formats, pointBytes, scalarBytes) {
-  const n = formats?.point ? checkBatchLength(pointBytes, formats.point.size, 'pointBytes', formats.point.name) : checkPointBytes(params, pointBytes);
+export function checkedScalars(params, formats, pointBytes, scalarBytes, { parts = false } = {}) {
+  const count = (bytes) => (formats?.point ? checkBatchLength(bytes, formats.point.size, 'pointBytes', formats.point.name) : checkPointBytes(params, bytes));
+  // parts: pointBytes is an array of Uint8Arrays that count as the points they hold together (MsmPool.msmParts)
+  const n = parts ? pointBytes.reduce((sum, part) => sum + count(part), 0) : count(pointBytes);
   if (formats?.scalar) scalarBytes = decodeScalarBatch(params, formats.scalar, scalarBytes);
   checkScalarBytes(params, scalarBytes, n);
   return { n, scalarBytes };

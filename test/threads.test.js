@@ -29,7 +29,7 @@ import { claimLane, combineWindows, countDigits, lanePartials, prepareRange, set
 import { allocClaimLanes, allocInputs, allocWork, chunkIO } from '../src/msm/layout.js';
 import { convertPoints, pointToBytes } from '../src/msm/bytes.js';
 import { Thread, Workers } from '../src/threads/thread.js';
-import { letGoOf } from '../src/threads/worker.js';
+import { FreeBuffers, letGoOf } from '../src/msm/bytes.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const PATHS = [
@@ -837,7 +837,7 @@ describe('a thread that never ran (src/threads/thread.js)', () => {
   });
 });
 
-describe('a thread gives back the arrays a message brought once they are garbage (worker.js letGoOf)', () => {
+describe('a thread gives back the arrays a message brought once they are garbage (bytes.js letGoOf)', () => {
   it('detaches their buffers where the engine has ArrayBuffer.prototype.transfer, and leaves shared memory alone', () => {
     const bytes = new Uint8Array(4096).fill(7);
     const shared = new Uint8Array(new SharedArrayBuffer(16)).fill(3);
@@ -851,6 +851,102 @@ describe('a thread gives back the arrays a message brought once they are garbage
     expect(shared[15]).toBe(3);
     expect(() => letGoOf(bytes)).not.toThrow(); // already let go
   });
+});
+
+describe('spare buffers (bytes.js FreeBuffers): the message path\'s slices and a proof\'s arrays', () => {
+  it('takes the smallest free buffer that holds a request in at most twice its size; else a new one, the others given back', () => {
+    const free = new FreeBuffers();
+    const [b3, b8, b20] = [3, 8, 20].map((k) => new ArrayBuffer(k * 1024));
+    for (const b of [b20, b3, b8, b8]) free.put(b); // the same buffer twice counts once
+    free.put(new SharedArrayBuffer(64)); // not ours to keep
+    expect(free.bytes).toBe(31 * 1024);
+    const a = free.take(5 * 1024); // 8 KiB: the smallest that holds it, within twice 5
+    expect([a.buffer, a.length, a.byteOffset]).toEqual([b8, 5 * 1024, 0]);
+    expect(free.take(10 * 1024).buffer).toBe(b20); // 20 <= 2 * 10
+    const c = free.take(1024); // only 3 KiB is left: more than twice 1 KiB, so a new one, and the 3 KiB goes
+    expect(c.buffer).not.toBe(b3);
+    expect(c.length).toBe(1024);
+    expect(free.bytes).toBe(0);
+    if (typeof ArrayBuffer.prototype.transfer === 'function') expect(b3.detached).toBe(true);
+    // copy: bytes[start, end) in a free buffer
+    free.put(b20);
+    const src = new Uint8Array(300).map((_, i) => i & 0xff);
+    free.put(new ArrayBuffer(400));
+    const copy = free.copy(src, 100, 300);
+    expect(copy.buffer.byteLength).toBe(400);
+    expect([...copy]).toEqual([...src.subarray(100, 300)]);
+    // at most `limit` buffers: the largest stay
+    const few = new FreeBuffers(2);
+    const kept = [5, 9, 7].map((k) => new ArrayBuffer(k));
+    for (const b of kept) few.put(b);
+    expect(few.bytes).toBe(16);
+    few.clear();
+    expect(few.bytes).toBe(0);
+  });
+
+  it('a thread sends back the buffers its message brought, not detached, for the next slices (worker.js spentBuffers)', async () => {
+    const bn = await loadCurve('bn254');
+    const thread = new Thread({ type: 'init', module: bn.module, params: bn.params }, 0);
+    const back = [];
+    thread.onSpent = (buffers) => back.push(...buffers);
+    try {
+      await thread.ready;
+      const n = 5;
+      const points = pointsToBytes(bn.params.field.bytes, bn.randomPoints(n, { seed: 3 }));
+      const scalars = scalarsToBytes(bn.params.scalarBytes, Array.from({ length: n }, (_, i) => BigInt(3 * i + 1)));
+      const sizes = [points.length, scalars.length];
+      const sum = await thread.run('msm', { pointBytes: points, scalarBytes: scalars, n, options: {} }, { transfer: [points.buffer, scalars.buffer] });
+      expect(sum).toBeInstanceOf(Uint8Array);
+      expect(points.length).toBe(0); // transferred
+      expect(back.map((b) => b.byteLength)).toEqual(sizes);
+      for (const b of back) expect(new Uint8Array(b).length).toBe(b.byteLength); // usable here: not detached
+      // a failed operation sends its buffers back too
+      back.length = 0;
+      const bad = new Uint8Array(bn.pointBytes).fill(0xff);
+      await expect(thread.run('msm', { pointBytes: bad, scalarBytes: new Uint8Array(bn.scalarBytes), n: 1, options: {} }, { transfer: [bad.buffer] })).rejects.toBeTruthy();
+      expect(back.map((b) => b.byteLength)).toContain(bn.pointBytes);
+    } finally {
+      await thread.terminate();
+    }
+  });
+});
+
+describe('msmParts: points given up in parts, one a thread (groth16Prove\'s H)', () => {
+  for (const [label, sharedMemory] of PATHS) {
+    it(`${label}: the sum of msmBytes over the parts joined; on the message path the parts go to the threads as they are`, async () => {
+      const bn = await loadCurve('bn254');
+      const pool = await bn.threads({ count: 2, sharedMemory });
+      try {
+        const rng = makeRng('msmParts');
+        const n = 37;
+        const pointBytes = pointsToBytes(bn.params.field.bytes, bn.randomPoints(n, { seed: 41 }));
+        const scalarBytes = scalarsToBytes(bn.params.scalarBytes, Array.from({ length: n }, () => randomScalar(rng, bn.r)));
+        const want = await pool.msmBytes(pointBytes, scalarBytes);
+        expect(show(bn.decodePoint(want))).toBe(show(await nobleMsm(bn.params, pointBytes, scalarBytes)));
+        const shares = pool.partsFor(n);
+        expect(shares === null).toBe(sharedMemory);
+        const cuts = shares ?? equalShares(n, 2);
+        const partsOf = () => cuts.map(([a, b]) => pointBytes.slice(a * bn.pointBytes, b * bn.pointBytes));
+        const parts = partsOf();
+        expect(Buffer.from(await pool.msmParts(parts, scalarBytes)).equals(Buffer.from(want))).toBe(true);
+        expect(parts.every((p) => p.length === 0)).toBe(!sharedMemory); // transferred, not copied
+        // parts of one buffer, and more parts than threads: joined and copied, the caller's bytes left as they were
+        const one = pointBytes.slice();
+        const views = cuts.map(([a, b]) => one.subarray(a * bn.pointBytes, b * bn.pointBytes));
+        expect(Buffer.from(await pool.msmParts(views, scalarBytes)).equals(Buffer.from(want))).toBe(true);
+        expect(Buffer.from(one).equals(Buffer.from(pointBytes))).toBe(true);
+        const many = [0, 10, 20, 30, n].slice(1).map((end, i, ends) => pointBytes.slice((i ? ends[i - 1] : 0) * bn.pointBytes, end * bn.pointBytes));
+        expect(Buffer.from(await pool.msmParts(many, scalarBytes)).equals(Buffer.from(want))).toBe(true);
+        // a bad point is named by its index in the whole input
+        const bad = partsOf();
+        bad[1].fill(0xff, 2 * bn.pointBytes, 3 * bn.pointBytes);
+        await expect(pool.msmParts(bad, scalarBytes)).rejects.toThrow(`points[${cuts[1][0] + 2}]`);
+        expect(Buffer.from(await pool.msmParts(partsOf(), scalarBytes)).equals(Buffer.from(want))).toBe(true);
+      } finally {
+        await pool.close();
+      }
+    });
+  }
 });
 
 describe('Node Buffers as inputs (a Buffer\'s slice is a view, not a copy)', () => {

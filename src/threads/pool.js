@@ -10,7 +10,7 @@ import { defaultThreadCount, canShareMemory } from '#threads-host';
 import { Workers } from './thread.js';
 import { SharedPath } from './shared-path.js';
 import { MessagePath } from './message-path.js';
-import { msmShape } from '../msm/plan.js';
+import { equalShares, msmShape } from '../msm/plan.js';
 import { checkAttached, checkMsmOptions, checkOptionNames, copyBytes } from '../msm/bytes.js';
 import { checkedScalars, resultFromNative } from '../codecs.js';
 import { noFormatOptions, resolveFormatOptions } from '../formats.js';
@@ -123,12 +123,37 @@ export class MsmPool {
    *   threads, scalars on this thread before the call queues; the result is converted back here) }
    */
   async msmBytes(pointBytes, scalarBytes, options) {
+    return this.#msmBytes(pointBytes, scalarBytes, options);
+  }
+
+  /**
+   * msmBytes with the points in parts (Uint8Arrays, each a whole number of points) that the caller gives up: on the
+   * message path each part goes to a thread of its own as it is, transferred (detached here), not copied, so the
+   * points are in memory once (groth16Prove's H MSM: its zkey section read in one part a thread, partsFor). Parts that
+   * share a buffer, more parts than threads, or shared memory: msmBytes over the parts joined.
+   */
+  async msmParts(parts, scalarBytes, options) {
+    const transferable = parts.every((part) => part.buffer instanceof ArrayBuffer) && new Set(parts.map((part) => part.buffer)).size === parts.length;
+    if (this.sharedMemory || parts.length > this.count || !transferable) {
+      const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+      parts.reduce((at, part) => (joined.set(part, at), at + part.length), 0);
+      return this.#msmBytes(joined, scalarBytes, options);
+    }
+    return this.#msmBytes(parts, scalarBytes, options, true);
+  }
+
+  /** The equal shares (equalShares' [first, end) ranges) in which msmParts takes n points without a copy, or null. */
+  partsFor(n) {
+    return this.sharedMemory ? null : equalShares(n, Math.min(this.count, n));
+  }
+
+  async #msmBytes(pointBytes, scalarBytes, options, parts = false) {
     options = poolOptions(checkMsmOptions(options, { async: true }));
     const P = this.#curve.params;
     const formats = resolveFormatOptions(P, options);
     // Scalars are converted and checked here (a byte shuffle); points in another format are decoded by the
     // threads, a slice each, when the call's turn comes (a square root per point for compressed formats).
-    const checked = checkedScalars(P, formats, pointBytes, scalarBytes);
+    const checked = checkedScalars(P, formats, pointBytes, scalarBytes, { parts });
     const n = checked.n;
     scalarBytes = checked.scalarBytes;
     // The window is bounded by the whole input (the message path's threads see slices).
@@ -140,7 +165,7 @@ export class MsmPool {
     let run = this.#queue.then(() =>
       this.#exclusive(options, async (progress) => {
         // inputs transferred while the call waited for its turn: the library's error, not the engine's
-        for (const [bytes, what] of [[pointBytes, 'pointBytes'], [scalarBytes, 'scalarBytes']]) if (n > 0) checkAttached(bytes, what);
+        for (const [bytes, what] of [...(parts ? pointBytes : [pointBytes]).map((b) => [b, 'pointBytes']), [scalarBytes, 'scalarBytes']]) if (n > 0) checkAttached(bytes, what);
         if (!this.sharedMemory) return path.msm(pointBytes, scalarBytes, n, options, progress, pointFormat);
         // snarkjs points are read as they are by the threads' prepare; the other formats are decoded first
         if (pointFormat?.kind === 'snarkjs') return path.msmBytes(pointBytes, scalarBytes, n, options, progress, pointFormat);

@@ -2,7 +2,7 @@
 // and the set of them that the pool and its two paths share (src/threads/shared-path.js, message-path.js).
 
 import { startWorker } from '#threads-host';
-import { inputError } from '../msm/bytes.js';
+import { inputError, letGoOf } from '../msm/bytes.js';
 
 /** The Error a worker reported as data (worker.js errorData); an input's index re-based by `offset`. */
 export function errorFromData(data, offset = 0) {
@@ -27,6 +27,8 @@ export class Thread {
     this.dead = false;
     /** Bytes of the Wasm memories of its own the worker held after its last operation (message path). */
     this.memoryBytes = 0;
+    /** What becomes of the buffers an operation's message brought, free once it is done (Workers.onSpent). */
+    this.onSpent = (buffers) => letGoOf(...buffers.map((b) => new Uint8Array(b)));
     this.#host = startHost();
     this.ready = this.#start(init);
     this.ready.catch(() => {});
@@ -61,6 +63,7 @@ export class Thread {
           const pending = this.#pending;
           this.#pending = null;
           if (message.memoryBytes !== undefined) this.memoryBytes = message.memoryBytes;
+          if (message.spent?.length) this.onSpent(message.spent);
           if (message.type === 'done') {
             pending?.onTimes?.(message.started, message.ended, message.steps);
             pending?.resolve(message.result);
@@ -134,11 +137,24 @@ export class Workers {
   /** The running call's Timeline (timeline.js) while it asked for timings: runAll records every operation in it. */
   timeline = null;
 
+  /**
+   * The buffers a thread's operation is done with (its message's arrays, sent back): for the path's next arrays
+   * (MessagePath's FreeBuffers), else let go of at once.
+   */
+  spares = null;
+
   /** initFor(t): the init message of thread t (what its path gives it). */
   constructor(count, initFor) {
     this.count = count;
     this.#initFor = initFor;
-    this.list = Array.from({ length: count }, (_, t) => new Thread(initFor(t), t));
+    this.list = Array.from({ length: count }, (_, t) => this.#thread(t));
+  }
+
+  #thread(t) {
+    const thread = new Thread(this.#initFor(t), t);
+    const letGo = thread.onSpent;
+    thread.onSpent = (buffers) => (this.spares ? buffers.forEach((b) => this.spares.put(b)) : letGo(buffers));
+    return thread;
   }
 
   /** Bytes of the Wasm memories the running threads hold of their own (each one's last report; a stopped thread's went with it). */
@@ -152,7 +168,7 @@ export class Workers {
   /** Replace dead threads, then wait until every thread is ready. */
   async ready() {
     if (this.closed) throw new Error('the thread pool is closed');
-    this.list = this.list.map((thread, t) => (thread.dead ? new Thread(this.#initFor(t), t) : thread));
+    this.list = this.list.map((thread, t) => (thread.dead ? this.#thread(t) : thread));
     await Promise.all(this.list.map((thread) => thread.ready));
   }
 

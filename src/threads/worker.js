@@ -3,8 +3,9 @@
 // host code, so the browser build bundles it into one self-contained script (wasm/threads-worker.js).
 //
 // In:  { type: 'init', module, params, memory?, stackTop?, syncWord?, ownModule? }   { type: 'run', id, op, args }
-// Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result, memoryBytes, started, ended, steps? }
-//      | { type: 'failed', id, error, memoryBytes } | { type: 'progress', id, fraction }
+// Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result, spent, memoryBytes, started, ended, steps? }
+//      | { type: 'failed', id, error, spent, memoryBytes } | { type: 'progress', id, fraction }
+// spent: the ArrayBuffers the run message brought that are free now (spentBuffers), transferred back.
 // memoryBytes: what the thread's memories of its own (not prepared bases') have grown to, for the pool's release.
 // started, ended: when the operation ran (timeline.js clock, shared by all threads), for timings.perThread; steps:
 // the thread's own step times inside it (shared path: convert, prepare, digits, sort, gather, accumulate, reduce;
@@ -13,7 +14,7 @@
 import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
 import { claimLane, countDigits, phaseTimer, prepareRange, reducePieces } from '../msm/index.js';
-import { convertPoints, inputError } from '../msm/bytes.js';
+import { convertPoints, inputError, letGoOf } from '../msm/bytes.js';
 import { checkSubgroupRange } from '../msm/subgroup.js';
 import { ChunkedMsm, msmBytesOn, pointScaleBytes } from '../msm/chunked.js';
 import { planWithBatch } from '../msm/plan.js';
@@ -38,25 +39,16 @@ export const errorData = (e) => ({
 });
 
 /**
- * Give back now the bytes of arrays a message brought (this thread's own, transferred or cloned) once they are garbage:
- * ArrayBuffer.prototype.transfer(0) detaches a buffer and frees its bytes (ES2024: Chromium, Firefox, Safari 18, Node
- * 22+, Deno, Bun), where a worker's collector ran too seldom to free one MSM's slices before the next came (Groth16 at
- * 2^18 on the message path in Node 24: 25 MiB of the peak; Chromium's renderer keeps freed bytes resident for its next
- * arrays, so its peak did not move). Without it (Node 20), or for a shared buffer, they wait for the collector.
+ * The buffers of the arrays a message's args brought (its top-level Uint8Arrays, not shared) that the op's result does
+ * not carry back: free once the op is done, since every op copies what it keeps into Wasm memory (keepBases,
+ * streamAdd) or hands the array back as its result (frDifBlock, frCosetBlock). They go back to the pool with the
+ * answer, which makes its next slices in them (or lets go of them): new ones in a thread's heap, or in the main
+ * thread's, each add to the process's peak, since V8 frees a large array only at a collection (and Chromium's
+ * renderer keeps its bytes for later arrays of the same thread).
  */
-export function letGoOf(...arrays) {
-  for (const a of arrays) {
-    const buffer = a?.buffer;
-    if (typeof buffer?.transfer === 'function' && !buffer.detached) buffer.transfer(0);
-  }
-}
-
-/**
- * The arrays a message's args brought (its top-level Uint8Arrays) that the op's result does not carry back: garbage once
- * the op is done, since every op copies what it keeps into Wasm memory (keepBases, streamAdd) or hands the array back
- * as its result (frDifBlock, frCosetBlock).
- */
-const spentArrays = (args, result) => Object.values(args ?? {}).filter((v) => v instanceof Uint8Array && v.buffer !== result?.buffer);
+const spentBuffers = (args, result) => [
+  ...new Set(Object.values(args ?? {}).filter((v) => v instanceof Uint8Array && v.buffer instanceof ArrayBuffer && v.buffer.byteLength > 0).map((v) => v.buffer)),
+].filter((buffer) => buffer !== result?.buffer);
 
 /** port: { post(message, transfer), listen(onMessage) } over this thread's connection to the pool. */
 export function serveThread(port) {
@@ -179,7 +171,7 @@ export function serveThread(port) {
       try {
         return msmBytesOn(instance, points, scalarBytes, n, { ...options, pointScale, partial: true, onProgress: progress, ...(timed && { timings: steps }) });
       } finally {
-        letGoOf(points); // the decoded points, made here (the message's own arrays go after every op: port.listen)
+        if (points !== pointBytes) letGoOf(points); // decoded here (the message's own arrays go back to the pool: port.listen)
       }
     },
     /** Own memory: this thread's share of a stream (about `points` points, or Infinity), a ChunkedMsm kept under `id` until streamFinish. */
@@ -271,11 +263,11 @@ export function serveThread(port) {
       const result = await ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }), steps);
       const ended = clock();
       const timed = Object.keys(steps).length > 0 ? { steps } : {};
-      letGoOf(...spentArrays(args, result));
-      port.post({ type: 'done', id, result, memoryBytes: memoryBytes(), started, ended, ...timed }, result instanceof Uint8Array ? [result.buffer] : []);
+      const spent = spentBuffers(args, result);
+      port.post({ type: 'done', id, result, spent, memoryBytes: memoryBytes(), started, ended, ...timed }, [...(result instanceof Uint8Array ? [result.buffer] : []), ...spent]);
     } catch (e) {
-      letGoOf(...spentArrays(args));
-      port.post({ type: 'failed', id, error: errorData(e), memoryBytes: memoryBytes() });
+      const spent = spentBuffers(args);
+      port.post({ type: 'failed', id, error: errorData(e), spent, memoryBytes: memoryBytes() }, spent);
     }
   });
 }
