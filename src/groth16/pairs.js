@@ -9,10 +9,10 @@ const wordsOf = (a) => (a.byteOffset % 4 ? new Uint32Array(copyBytes(a).buffer) 
 
 /**
  * scalars: n canonical n8-byte little-endian values. Returns { count, scalars, pointIndex(j), points(section,
- * pointBytes), pointsFrom, suffix(first) }: the nonzero scalars (a copy, or the input itself when fewer than a quarter
- * are zero: a copy would cost more than the MSM saves), the index among the n of kept pair j, a function that takes the
- * section of n points (pointBytes each) to the matching points, and the same for the scalars from index `first` on (no
- * second pass over them).
+ * pointBytes), pointsFrom, suffix(first) }: the nonzero scalars (a copy, a suffix's a view of its parent's copy; or the
+ * input itself when fewer than a quarter are zero: a copy would cost more than the MSM saves), the index among the n of
+ * kept pair j, a function that takes the section of n points (pointBytes each) to the matching points, and the same
+ * for the scalars from index `first` on (no second pass over them).
  */
 export function keptPairs(scalars, n8) {
   const n = scalars.length / n8;
@@ -28,13 +28,17 @@ export function keptPairs(scalars, n8) {
   return pairsOf(scalars, n8, S, kept, count);
 }
 
-/** keptPairs' result from the indices of the nonzero scalars (kept[0 .. count), ascending); S: the scalars' words. */
-function pairsOf(scalars, n8, S, kept, count) {
+/**
+ * keptPairs' result from the indices of the nonzero scalars (kept[0 .. count), ascending); S: the scalars' words;
+ * compacted: the nonzero scalars where a caller has them already (a suffix's are the end of its parent's).
+ */
+function pairsOf(scalars, n8, S, kept, count, compacted = null) {
   const n = scalars.length / n8;
   const W = n8 / 4;
   const all = 4 * (n - count) < n;
   let keptScalars = scalars;
-  if (!all) {
+  if (!all && compacted) keptScalars = compacted;
+  else if (!all) {
     const out = new Uint32Array(count * W);
     for (let j = 0; j < count; j++) for (let k = 0; k < W; k++) out[W * j + k] = S[W * kept[j] + k];
     keptScalars = new Uint8Array(out.buffer);
@@ -53,7 +57,7 @@ function pairsOf(scalars, n8, S, kept, count) {
       }
       const rest = new Int32Array(count - j0);
       for (let j = j0; j < count; j++) rest[j - j0] = kept[j] - first;
-      return pairsOf(scalars.subarray(first * n8), n8, S.subarray(first * W), rest, count - j0);
+      return pairsOf(scalars.subarray(first * n8), n8, S.subarray(first * W), rest, count - j0, all ? null : keptScalars.subarray(j0 * n8));
     },
     points(section, pointBytes) {
       if (section.length !== n * pointBytes) throw new RangeError(`a section of ${section.length} bytes for ${n} points of ${pointBytes} bytes`);

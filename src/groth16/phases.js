@@ -14,7 +14,7 @@
 // One MSM, NTT or QAP step runs at a time on G1's pool (each takes every thread). Variable time in the witness (its
 // MSMs skip zero scalars), as snarkjs's prover is; r and s come from crypto.getRandomValues.
 
-import { bytesToBigIntLE } from '../msm/bytes.js';
+import { bytesToBigIntLE, FreeBuffers, letGoOf } from '../msm/bytes.js';
 import { FileFormatError } from './source.js';
 import { keptPairs } from './pairs.js';
 import { cosetEvaluations, evaluateQap, joinQap, STAGING_BYTES } from './qap.js';
@@ -43,23 +43,18 @@ const ONE_CHUNK_BYTES = 40 * 2 ** 20;
 
 /**
  * Arrays one proof hands on once what used them is done: the NTTs' elements to the H MSM's scalars and the thinned
- * MSMs' points, those to the next MSM's. V8 frees a large array only at a collection, which may not come during a
- * proof, so each new one adds to the peak (at 2^18: 18 MiB of the 54 MiB such arrays take).
+ * MSMs' points, those to the next MSM's (at 2^18: 18 MiB of the 54 MiB such arrays take). The NTT's blocks, too small
+ * for the points that come after them (10 MiB at 2^18), are given back when those come, not kept through H's MSM.
  */
 class Arrays {
-  #free = []; // ArrayBuffers
+  #free = new FreeBuffers();
   #own = new WeakSet(); // every buffer take() made
 
-  /** A Uint8Array of `bytes` over a free buffer that holds them (the smallest), or a new one. */
+  /** A Uint8Array of `bytes` over a free buffer that holds them, or a new one (FreeBuffers.take). */
   take(bytes) {
-    let best = -1;
-    this.#free.forEach((b, i) => {
-      if (b.byteLength >= bytes && (best < 0 || b.byteLength < this.#free[best].byteLength)) best = i;
-    });
-    let buffer;
-    if (best >= 0) buffer = this.#free.splice(best, 1)[0];
-    else this.#own.add((buffer = new ArrayBuffer(bytes)));
-    return new Uint8Array(buffer, 0, bytes);
+    const array = this.#free.take(bytes);
+    this.#own.add(array.buffer);
+    return array;
   }
 
   /** An array of this proof's that take() did not make (one sent to a thread and sent back) is free for take(). */
@@ -70,8 +65,7 @@ class Arrays {
 
   /** array's buffer is free again (no one reads or writes it any more); an array take() did not make is left alone. */
   give(array) {
-    const buffer = array?.buffer;
-    if (this.#own.has(buffer) && buffer.byteLength && !this.#free.includes(buffer)) this.#free.push(buffer);
+    if (this.#own.has(array?.buffer)) this.#free.put(array.buffer);
   }
 }
 
@@ -116,12 +110,24 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
   const n8 = header.n8r;
   const g1Bytes = 2 * header.n8q;
   const scalars = witness.bytes; // nVars canonical n8-byte little-endian values
+  const publicSignals = [];
+  for (let i = 1; i <= header.nPublic; i++) publicSignals.push(bytesToBigIntLE(scalars, i * n8, n8).toString());
   // the witness's nonzero values, found when the first of its MSMs comes (the pool is busy with the QAP by then)
   let all = null;
   let priv = null;
+  let qap = null;
+  // the .wtns values go once the QAP and the MSMs' nonzero values are made of them, where they are this proof's
+  // (read from a path or a stream) and the MSMs take copies: at 2^18, 8 MiB less through H's MSM
+  const spendWitness = () => {
+    if (witness.own && qap && all && ![all, priv].some((pairs) => pairs.scalars.buffer === scalars.buffer)) letGoOf(scalars);
+  };
   const witnessPairs = (isPrivate) => {
-    all ??= keptPairs(scalars, n8);
-    return isPrivate ? (priv ??= all.suffix(header.nPublic + 1)) : all;
+    if (!all) {
+      all = keptPairs(scalars, n8);
+      priv = all.suffix(header.nPublic + 1);
+      spendWitness();
+    }
+    return isPrivate ? priv : all;
   };
   const msms = {};
   // the twiddle tables first: below the mark, so they stay cached for the next proof of this size (one proof: none)
@@ -132,24 +138,34 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
     fr.twiddles(logN, true);
   }
   const mark = fr.heap.mark();
-  let qap = null;
   let cosets = null; // the NTTs under way on this thread while the pools run the MSMs
   let hPoints = null; // section 9, held until the NTTs are done
   let hStarted = null; // the join and the H MSM
   let firstMsm = null;
   let lastMsm = null;
+  // the pools' work queued last (the NTTs, then each MSM, H's too, queued as the NTTs end) and the one before it: a
+  // witness section's points are read once `prior` is done, one section ahead of the pools, not all of them (the
+  // sections, a copy each from a path or a stream, and their kept points would otherwise all wait in memory for their
+  // MSM's turn); A's then is read while H's MSM runs, after C's MSM has given its array back
+  let ahead = null;
+  let prior = null;
+  const queuedLast = (work) => {
+    prior = ahead;
+    ahead = work;
+  };
   const maxMemory = engine.maxMemory ?? proverMsmMemory(header, curve.params, engine.threads);
   const { arrays, into } = engine.scratch();
   // points: bytes, or a function that makes { points, scalars } at the MSM's turn (pairs then null); give: arrays of
   // this proof's (not the caller's zkey bytes) that are free once the MSM has settled (or a function that lists them then)
-  const msm = (key, group, points, pairs, give = [], order = {}) => {
+  const msm = (key, group, points, pairs, give = [], how = {}) => {
     firstMsm ??= performance.now();
-    const run = engine.msm(group, points, pairs?.scalars ?? null, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory, order);
+    const run = engine.msm(group, points, pairs?.scalars ?? null, timings && ((ms) => (timings[`msm${key}`] = ms)), maxMemory, how);
     msms[key] = run.catch((e) => Promise.reject(zkeyPointError(e, key, pairs, header))).finally(() => {
       lastMsm = performance.now();
       for (const a of typeof give === 'function' ? give() : give) arrays.give(a);
     });
     msms[key].catch(() => {}); // awaited below: its error surfaces there
+    queuedLast(msms[key]);
   };
   // join: A B - C on the coset, the H MSM's scalars, once both the NTTs and section 9 are there. snarkjs writes 9
   // right after 4 (1 2 4 3 9 8 5 6 7): its points wait for the NTTs while the later sections' MSMs run
@@ -166,23 +182,23 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
         lap(timings, 'join', t);
         return bytes;
       });
-      let give = [points];
+      const pointArrays = Array.isArray(points) ? points : [points];
+      let give = pointArrays;
       msm('H', 'G1', async () => {
         const scalarBytes = await joined;
-        give = [scalarBytes, points];
+        give = [scalarBytes, ...pointArrays];
         // H's scalars are the quotient's evaluations, as good as random: no zeros worth a scan (the reader checked
         // the section's size against domainSize)
         return { points, scalars: scalarBytes };
       }, null, () => give);
       // a prover for many proofs starts G2's pool as H's MSM ends (the largest moment is past), in time for B2's MSM,
-      // which comes last; one proof starts it after G1's pool is closed (B2's MSM, below, in snarkjs's section order)
+      // which comes last; one proof starts it once G1's pool is closed (engine.g1Done, before B2's points are read)
       if (!engine.oneProof) msms.H.finally(() => engine.g2Pool().catch(() => {})).catch(() => {});
       return joined;
     });
     hStarted.catch(() => {});
     hPoints = null;
   };
-  let ahead = null; // the witness MSM queued last: the next point section is read once the one before it is done
   const met = new Set(); // the witness MSMs' sections queued so far
   const b2Alongside = engine.b2Alongside();
   try {
@@ -197,13 +213,14 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
         const t = performance.now();
         qap = await evaluateQap(fr, header, scalars, section, into, fr.shared && engine.threads > 1 ? engine : null);
         lap(timings, 'qap', t);
+        spendWitness();
         const begin = () => {
           const tNtt = performance.now();
           cosets = cosetEvaluations(engine, fr, qap, header.domainSize, arrays, cacheTables).then(() => lap(timings, 'ntt', tNtt));
           // awaited once section 9 or the next witness section comes, and at the end: a failure while this loop waits
           // for the zkey's next bytes must not go unhandled
           cosets.catch(() => {});
-          ahead = cosets; // the pools' first work: the point sections wait for it, one read ahead
+          queuedLast(cosets);
           startH();
         };
         // a stream's header is checked against section 9 (H) only as it comes, right after 4 and 3 in snarkjs's order:
@@ -213,19 +230,17 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
       } else if (id in WITNESS_MSMS) {
         const [key, group, isPrivate] = WITNESS_MSMS[id];
         const pairs = witnessPairs(isPrivate);
-        const points = await pairs.pointsFrom(section.part, group === 'G2' ? 2 * g1Bytes : g1Bytes, into, arrays);
         // snarkjs writes B2 (7) last: once the G1 sections came and H's MSM is queued, no G1 MSM follows it
-        const lastOfG1 = group === 'G2' && [5, 6, 8].every((g1) => met.has(g1)) && hStarted !== null;
-        if (lastOfG1) await hStarted;
-        msm(key, group, points, pairs, [points], { lastOfG1, alongside: b2Alongside && id === 7 && qap === null });
+        if (group === 'G2' && [5, 6, 8].every((g1) => met.has(g1)) && hStarted !== null) {
+          await hStarted;
+          await engine.g1Done();
+        }
+        for (let waited = null; prior !== waited;) await (waited = prior).catch(() => {}); // H's may be queued meanwhile
+        const points = await pairs.pointsFrom(section.part, group === 'G2' ? 2 * g1Bytes : g1Bytes, into, arrays);
+        msm(key, group, points, pairs, [points], { alongside: b2Alongside && id === 7 && qap === null });
         met.add(id);
-        // one section read ahead of the pools, not all of them: the sections (a copy each from a path or a stream)
-        // and their kept points would otherwise all wait in memory for their MSM's turn
-        const before = ahead;
-        ahead = msms[key];
-        await before?.catch(() => {});
       } else if (id === 9) {
-        hPoints = await readWhole(section, arrays);
+        hPoints = await readH(section, engine.g1PartsFor(header.domainSize), g1Bytes, arrays);
         startH();
       }
     }
@@ -246,8 +261,6 @@ async function proveOn(engine, zkey, witness, rBlind, sBlind, timings) {
     t = performance.now();
     const proof = blindG2(curve, header, sums.B2, g1, sBlind);
     lap(timings, 'blind', t);
-    const publicSignals = [];
-    for (let i = 1; i <= header.nPublic; i++) publicSignals.push(bytesToBigIntLE(scalars, i * n8, n8).toString());
     return { proof, publicSignals };
   } finally {
     await cosets?.catch(() => {});
@@ -278,6 +291,27 @@ async function readWhole(section, arrays) {
   const bytes = await section.part(0, section.size, into);
   if (bytes.buffer !== into.buffer) arrays.give(into); // not used (pages never written are not resident either)
   return bytes;
+}
+
+/**
+ * Section 9 (H's points): in the parts G1's pool takes without a copy (shares: [first, end) point ranges, g1PartsFor)
+ * where it is read into arrays of this proof's (a path, a stream), else whole (readWhole). At 2^18 on the message path,
+ * 16 MiB less than a whole section the pool copies slices from.
+ */
+async function readH(section, shares, g1Bytes, arrays) {
+  if (!shares || shares.length < 2 || shares[shares.length - 1][1] * g1Bytes !== section.size) return readWhole(section, arrays);
+  const parts = [];
+  for (const [first, end] of shares) {
+    const into = arrays.take((end - first) * g1Bytes);
+    const part = await section.part(first * g1Bytes, into.length, into);
+    if (part.buffer !== into.buffer) {
+      // a byte input (the first part tells): a view of the caller's bytes, which the pool copies slices of anyway
+      arrays.give(into);
+      return section.part(0, section.size);
+    }
+    parts.push(part);
+  }
+  return parts;
 }
 
 /**

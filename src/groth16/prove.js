@@ -100,29 +100,46 @@ class CurveEngine {
   /**
    * The MSM of snarkjs-format points (LEM affine) and 32-byte scalars, as a point object ({ x, y } or null), after
    * the MSMs queued before it; onTime(ms) gets its own duration; maxMemory: the pool's budget (default the prover's).
-   * points may be a function that resolves to { points, scalars } when the MSM's turn comes (scalars then null).
+   * points may be a function that resolves to { points, scalars } when the MSM's turn comes (scalars then null), and
+   * (G1) parts given up to the pool's threads (g1PartsFor).
    * alongside: at once on G2's pool, beside the queue's work on G1's (b2Alongside).
    */
-  msm(group, points, scalars, onTime, maxMemory = this.maxMemory, { lastOfG1 = false, alongside = false } = {}) {
+  msm(group, points, scalars, onTime, maxMemory = this.maxMemory, { alongside = false } = {}) {
     const curve = group === 'G2' ? this.curve.g2 : this.curve;
     const options = { pointFormat: 'snarkjs', scalarFormat: 'le', resultFormat: 'native' };
     if (maxMemory !== undefined && !(group === 'G1' && this.gpu)) options.maxMemory = maxMemory;
     const run = async () => {
-      // G1's pool is done for good (one proof, and every G1 MSM ran before this one): its threads go before G2's start
-      if (lastOfG1 && this.oneProof && this.g1) {
-        const g1 = this.g1;
-        this.g1 = null;
-        await g1.close();
-      }
       if (typeof points === 'function') ({ points, scalars } = await points());
       if (scalars.length === 0) return null;
       const target = await (group === 'G2' ? this.g2Pool() : (this.gpu ?? this.g1));
       const t = performance.now();
-      const sum = curve.decodePoint(await target.msmBytes(points, scalars, options));
+      const sum = curve.decodePoint(await (Array.isArray(points) ? target.msmParts(points, scalars, options) : target.msmBytes(points, scalars, options)));
       onTime?.(performance.now() - t);
       return sum;
     };
     return alongside ? run() : this.queued(run);
+  }
+
+  /**
+   * The [first, end) shares in which G1's pool takes n points as parts given up to its threads (msmParts: the message
+   * path, where they are not copied), or null (shared memory or the GPU copy the points from one array).
+   */
+  g1PartsFor(n) {
+    return this.gpu || !this.g1 ? null : this.g1.partsFor(n);
+  }
+
+  /**
+   * One proof, its last G1 MSM queued: once the queue's work is done, G1's pool closes (its threads, their memories and
+   * its spare slices go) and G2's starts, before B2's points are read; they and G2's threads then do not come on top of
+   * G1's (on the message path at 2^18, the proof's peak). A prover for many proofs keeps its pools.
+   */
+  async g1Done() {
+    if (!this.oneProof || !this.g1) return;
+    await this.queue;
+    const g1 = this.g1;
+    this.g1 = null;
+    await g1.close();
+    this.g2Pool().catch(() => {}); // its threads start while B2's points are read
   }
 
   /**

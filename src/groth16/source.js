@@ -104,6 +104,8 @@ class ByteSource {
   position = 0;
   size = undefined;
   seekable = false;
+  /** Whether what read() returns is a view of the caller's bytes (else arrays of the reader's own). */
+  viewsInput = false;
 
   /** Exactly n bytes, or a FileFormatError from `describe(got)` (a message) when the input ends first. */
   async readExactly(n, describe = (got) => `needs ${n} bytes, got ${got}`, into) {
@@ -117,6 +119,7 @@ class ByteSource {
 
 class BytesSource extends ByteSource {
   seekable = true;
+  viewsInput = true;
   #bytes;
 
   constructor(bytes) {
@@ -338,6 +341,7 @@ class BinFile {
     this.version = version;
     this.nSections = nSections;
     this.seekable = source.seekable;
+    this.viewsInput = source.viewsInput;
   }
 
   async #header(index) {

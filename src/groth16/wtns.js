@@ -9,8 +9,9 @@ import { FileFormatError, openBinFile, bigIntLE, lessThan } from './source.js';
 /**
  * Reads a witness. `expect` (optional): { r, nVars, n8 } from the zkey's header (n8: its n8r): a witness of another
  * field, of another length, or with values of another size, is refused with an error that says so.
- * @returns {Promise<{ n8: number, q: bigint, nWitness: number, bytes: Uint8Array }>} q is the witness's field prime;
- *   bytes the nWitness * n8 bytes of section 2 (a view of the input when it was bytes, else a new array).
+ * @returns {Promise<{ n8: number, q: bigint, nWitness: number, bytes: Uint8Array, own: boolean }>} q is the witness's
+ *   field prime; bytes the nWitness * n8 bytes of section 2 (a view of the input when it was bytes, else a new array:
+ *   own, for the prover to let go of once it is done with them).
  */
 export async function readWtns(input, expect = {}) {
   const file = await openBinFile(input, 'wtns', { maxVersion: 2 });
@@ -37,7 +38,7 @@ export async function readWtns(input, expect = {}) {
     }
     if (!head) throw new FileFormatError('wtns: no section 1 (header)');
     if (!values) throw new FileFormatError('wtns: no section 2 (values)');
-    return { ...head, bytes: values };
+    return { ...head, bytes: values, own: !file.viewsInput };
   } finally {
     await file.close();
   }
