@@ -884,7 +884,7 @@ describe('spare buffers (bytes.js FreeBuffers): the message path\'s slices and a
     expect(few.bytes).toBe(0);
   });
 
-  it('a thread sends back the buffers its message brought, not detached, for the next slices (worker.js spentBuffers)', async () => {
+  it('a thread sends back the buffers its message brought where asked (giveBack), not detached, for the next slices (worker.js spentBuffers)', async () => {
     const bn = await loadCurve('bn254');
     const thread = new Thread({ type: 'init', module: bn.module, params: bn.params }, 0);
     const back = [];
@@ -895,18 +895,54 @@ describe('spare buffers (bytes.js FreeBuffers): the message path\'s slices and a
       const points = pointsToBytes(bn.params.field.bytes, bn.randomPoints(n, { seed: 3 }));
       const scalars = scalarsToBytes(bn.params.scalarBytes, Array.from({ length: n }, (_, i) => BigInt(3 * i + 1)));
       const sizes = [points.length, scalars.length];
-      const sum = await thread.run('msm', { pointBytes: points, scalarBytes: scalars, n, options: {} }, { transfer: [points.buffer, scalars.buffer] });
+      const copies = [points.slice(), scalars.slice()];
+      const sum = await thread.run('msm', { pointBytes: points, scalarBytes: scalars, n, options: {} }, { transfer: [points.buffer, scalars.buffer], giveBack: true });
       expect(sum).toBeInstanceOf(Uint8Array);
       expect(points.length).toBe(0); // transferred
       expect(back.map((b) => b.byteLength)).toEqual(sizes);
       for (const b of back) expect(new Uint8Array(b).length).toBe(b.byteLength); // usable here: not detached
+      // not asked for (other work's arrays): the thread lets go of them, and the same sum comes
+      back.length = 0;
+      expect(Buffer.from(await thread.run('msm', { pointBytes: copies[0], scalarBytes: copies[1], n, options: {} }, { transfer: copies.map((c) => c.buffer) })).equals(Buffer.from(sum))).toBe(true);
+      expect(back).toEqual([]);
       // a failed operation sends its buffers back too
       back.length = 0;
       const bad = new Uint8Array(bn.pointBytes).fill(0xff);
-      await expect(thread.run('msm', { pointBytes: bad, scalarBytes: new Uint8Array(bn.scalarBytes), n: 1, options: {} }, { transfer: [bad.buffer] })).rejects.toBeTruthy();
+      await expect(thread.run('msm', { pointBytes: bad, scalarBytes: new Uint8Array(bn.scalarBytes), n: 1, options: {} }, { transfer: [bad.buffer], giveBack: true })).rejects.toBeTruthy();
       expect(back.map((b) => b.byteLength)).toContain(bn.pointBytes);
     } finally {
       await thread.terminate();
+    }
+  });
+  it('a message-path pool copies its next slices into its last ones; the buffers of other work (an NTT\'s blocks) it lets go of', async () => {
+    const bn = await loadCurve('bn254');
+    const fr = await bn.fr();
+    const pool = await bn.threads({ count: 2, sharedMemory: false });
+    const put = vi.spyOn(FreeBuffers.prototype, 'put');
+    const take = vi.spyOn(FreeBuffers.prototype, 'take');
+    try {
+      const n = 40;
+      const pointBytes = pointsToBytes(bn.params.field.bytes, bn.randomPoints(n, { seed: 9 }));
+      const scalarBytes = scalarsToBytes(bn.params.scalarBytes, Array.from({ length: n }, (_, i) => BigInt(i) * 977n + 5n));
+      const want = show(await nobleMsm(bn.params, pointBytes, scalarBytes));
+      expect(show(bn.decodePoint(await pool.msmBytes(pointBytes, scalarBytes)))).toBe(want);
+      const sizes = take.mock.calls.map(([bytes]) => bytes).sort((a, b) => a - b);
+      expect(sizes).toEqual([640, 640, 1280, 1280]); // points and scalars, a slice each of 2 threads
+      // all 4 came back (new ArrayBuffer objects over the same bytes: a transfer moves them)
+      const back = put.mock.calls.map(([b]) => b);
+      expect(back.map((b) => b.byteLength).sort((a, b) => a - b)).toEqual(sizes);
+      take.mockClear();
+      expect(show(bn.decodePoint(await pool.msmBytes(pointBytes, scalarBytes)))).toBe(want);
+      const reused = take.mock.results.filter((r) => back.includes(r.value.buffer)).length;
+      expect(reused).toBe(4); // the next call's slices went into them
+      put.mockClear();
+      const values = Array.from({ length: 64 }, (_, i) => BigInt(i * i + 1));
+      expect(await fr.nttOn(pool, values)).toEqual(fr.ntt(values));
+      expect(put).not.toHaveBeenCalled();
+    } finally {
+      put.mockRestore();
+      take.mockRestore();
+      await pool.close();
     }
   });
 });

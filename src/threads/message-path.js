@@ -25,8 +25,9 @@ export class MessagePath {
   #workers = null;
   #nextStream = 1;
   #states = new Set(); // prepared bases with slices on the threads
-  // the slices' buffers, sent back by the threads once summed or copied: the next call's slices go in them (a new
-  // array adds to the peak until a collection, and in Chromium's renderer after it: Groth16 at 2^18, 20 MiB)
+  // the slices' buffers, sent back by the threads once summed or copied (giveBack): the next call's slices go in them
+  // (a new array adds to the peak until a collection, and in Chromium's renderer after it: Groth16 at 2^18, 20 MiB).
+  // Other work's arrays (runTasks: the NTT's blocks) the threads let go of.
   #spares;
 
   constructor(curve, count) {
@@ -44,7 +45,7 @@ export class MessagePath {
 
   attach(workers) {
     this.#workers = workers;
-    workers.spares = this.#spares;
+    workers.onSpent = (buffers) => buffers.forEach((buffer) => this.#spares.put(buffer));
   }
 
   /** A copy of bytes[start, end) to send to a thread, in a spare buffer where one holds it. */
@@ -149,6 +150,7 @@ export class MessagePath {
         return {
           args: { pointBytes: slicePoints, scalarBytes: sliceScalars, n: end - first, options: threadOptions, format: pointFormat?.name, timed: !!options.timings },
           transfer: [slicePoints.buffer, sliceScalars.buffer],
+          giveBack: true,
         };
       },
       {
@@ -200,7 +202,7 @@ export class MessagePath {
             if (a === b) return null;
             const points = slice(pointBytes, a * PB, b * PB);
             const scalars = slice(scalarBytes, a * S, b * S);
-            return { args: { id, pointBytes: points, scalarBytes: scalars, count: b - a, first: first + a }, transfer: [points.buffer, scalars.buffer] };
+            return { args: { id, pointBytes: points, scalarBytes: scalars, count: b - a, first: first + a }, transfer: [points.buffer, scalars.buffer], giveBack: true };
           },
         );
       },
@@ -243,7 +245,7 @@ export class MessagePath {
           // every slice with the window of the whole table (the one precomputeWindow reports)
           const precompute = state.precompute && { window: state.layout.c };
           const args = { id: state.id, pointBytes: bytes, n: last - first, checkSubgroup: state.checkSubgroup, precompute, format: state.formats?.point?.name };
-          return { args, transfer: [bytes.buffer] };
+          return { args, transfer: [bytes.buffer], giveBack: true };
         },
         { offsetOf: (t) => state.ranges[t]?.[0] ?? 0 },
       );
@@ -276,7 +278,7 @@ export class MessagePath {
         if (!counts[t]) return null;
         const first = state.ranges[t][0];
         const slice = this.#slice(scalarBytes, first * S, (first + counts[t]) * S);
-        return { args: { id: state.id, scalarBytes: slice, k: counts[t], options: threadOptions }, transfer: [slice.buffer] };
+        return { args: { id: state.id, scalarBytes: slice, k: counts[t], options: threadOptions }, transfer: [slice.buffer], giveBack: true };
       },
       {
         onProgress: (t, fraction) => {

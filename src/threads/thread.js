@@ -27,7 +27,7 @@ export class Thread {
     this.dead = false;
     /** Bytes of the Wasm memories of its own the worker held after its last operation (message path). */
     this.memoryBytes = 0;
-    /** What becomes of the buffers an operation's message brought, free once it is done (Workers.onSpent). */
+    /** What becomes of the buffers an operation's message brought and the worker sent back (run's giveBack, Workers.onSpent). */
     this.onSpent = (buffers) => letGoOf(...buffers.map((b) => new Uint8Array(b)));
     this.#host = startHost();
     this.ready = this.#start(init);
@@ -98,16 +98,17 @@ export class Thread {
 
   /**
    * Resolves with the operation's result; rejects with error data ({ name, message, ... }). onTimes(started, ended,
-   * steps): when the operation ran on the thread (timeline.js), called before the result resolves.
+   * steps): when the operation ran on the thread (timeline.js), called before the result resolves. giveBack: the
+   * buffers of `args`' arrays come back to onSpent once the operation is done (else the thread lets go of them).
    */
-  async run(op, args, { transfer = [], onProgress, onTimes } = {}) {
+  async run(op, args, { transfer = [], onProgress, onTimes, giveBack = false } = {}) {
     if (this.dead) throw { name: 'Error', message: `wasmsm thread ${this.label} is not running` };
     const host = await this.#host;
     try {
       host.hold(true);
       return await new Promise((resolve, reject) => {
         this.#pending = { resolve, reject, onProgress, onTimes };
-        host.post({ type: 'run', id: this.#nextId++, op, args }, transfer);
+        host.post({ type: 'run', id: this.#nextId++, op, args, giveBack }, transfer);
       });
     } finally {
       host.hold(false);
@@ -138,10 +139,10 @@ export class Workers {
   timeline = null;
 
   /**
-   * The buffers a thread's operation is done with (its message's arrays, sent back): for the path's next arrays
-   * (MessagePath's FreeBuffers), else let go of at once.
+   * What becomes of the buffers a thread's operation is done with, sent back where runAll's task asked (giveBack): set
+   * by the path (MessagePath keeps its slices' for its next slices); else they are let go of at once.
    */
-  spares = null;
+  onSpent = null;
 
   /** initFor(t): the init message of thread t (what its path gives it). */
   constructor(count, initFor) {
@@ -153,7 +154,7 @@ export class Workers {
   #thread(t) {
     const thread = new Thread(this.#initFor(t), t);
     const letGo = thread.onSpent;
-    thread.onSpent = (buffers) => (this.spares ? buffers.forEach((b) => this.spares.put(b)) : letGo(buffers));
+    thread.onSpent = (buffers) => (this.onSpent ?? letGo)(buffers);
     return thread;
   }
 
@@ -218,7 +219,7 @@ export class Workers {
         if (!args) return null;
         const timeline = this.timeline;
         const onTimes = timeline && ((started, ended, steps) => timeline.record(t, op, started, ended, steps));
-        return thread.run(op, args.args, { transfer: args.transfer, onProgress: onProgress && ((f) => onProgress(t, f)), onTimes });
+        return thread.run(op, args.args, { transfer: args.transfer, giveBack: args.giveBack, onProgress: onProgress && ((f) => onProgress(t, f)), onTimes });
       }),
     );
     const failed = outcomes.map((o, t) => [o, t]).filter(([o]) => o.status === 'rejected');

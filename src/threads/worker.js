@@ -2,10 +2,10 @@
 // memory or over a memory of its own, and runs the operations the pool sends. It imports no Curve and no
 // host code, so the browser build bundles it into one self-contained script (wasm/threads-worker.js).
 //
-// In:  { type: 'init', module, params, memory?, stackTop?, syncWord?, ownModule? }   { type: 'run', id, op, args }
+// In:  { type: 'init', module, params, memory?, stackTop?, syncWord?, ownModule? }   { type: 'run', id, op, args, giveBack? }
 // Out: { type: 'ready' } | { type: 'initFailed', error } | { type: 'done', id, result, spent, memoryBytes, started, ended, steps? }
 //      | { type: 'failed', id, error, spent, memoryBytes } | { type: 'progress', id, fraction }
-// spent: the ArrayBuffers the run message brought that are free now (spentBuffers), transferred back.
+// spent: with giveBack, the ArrayBuffers the run message brought that are free now (spentBuffers), transferred back.
 // memoryBytes: what the thread's memories of its own (not prepared bases') have grown to, for the pool's release.
 // started, ended: when the operation ran (timeline.js clock, shared by all threads), for timings.perThread; steps:
 // the thread's own step times inside it (shared path: convert, prepare, digits, sort, gather, accumulate, reduce;
@@ -41,10 +41,10 @@ export const errorData = (e) => ({
 /**
  * The buffers of the arrays a message's args brought (its top-level Uint8Arrays, not shared) that the op's result does
  * not carry back: free once the op is done, since every op copies what it keeps into Wasm memory (keepBases,
- * streamAdd) or hands the array back as its result (frDifBlock, frCosetBlock). They go back to the pool with the
- * answer, which makes its next slices in them (or lets go of them): new ones in a thread's heap, or in the main
- * thread's, each add to the process's peak, since V8 frees a large array only at a collection (and Chromium's
- * renderer keeps its bytes for later arrays of the same thread).
+ * streamAdd) or hands the array back as its result (frDifBlock, frCosetBlock). Either they go back to the pool with
+ * the answer (giveBack: the message path makes its next slices in them) or they are let go of at once: a new array,
+ * in a thread's heap or the main thread's, adds to the process's peak, since V8 frees a large array only at a
+ * collection (and Chromium's renderer keeps its bytes for later arrays of the same thread).
  */
 const spentBuffers = (args, result) => [
   ...new Set(Object.values(args ?? {}).filter((v) => v instanceof Uint8Array && v.buffer instanceof ArrayBuffer && v.buffer.byteLength > 0).map((v) => v.buffer)),
@@ -255,7 +255,15 @@ export function serveThread(port) {
       return;
     }
     if (message.type !== 'run') return;
-    const { id, op, args } = message;
+    const { id, op, args, giveBack } = message;
+    // the buffers the message brought, free once the op is done: sent back where the pool asked for them (its slices,
+    // for its next), else let go of here
+    const spent = (result) => {
+      const buffers = spentBuffers(args, result);
+      if (giveBack) return buffers;
+      letGoOf(...buffers.map((b) => new Uint8Array(b)));
+      return [];
+    };
     try {
       const started = clock();
       acquire();
@@ -263,11 +271,11 @@ export function serveThread(port) {
       const result = await ops[op](args, (fraction) => port.post({ type: 'progress', id, fraction }), steps);
       const ended = clock();
       const timed = Object.keys(steps).length > 0 ? { steps } : {};
-      const spent = spentBuffers(args, result);
-      port.post({ type: 'done', id, result, spent, memoryBytes: memoryBytes(), started, ended, ...timed }, [...(result instanceof Uint8Array ? [result.buffer] : []), ...spent]);
+      const back = spent(result);
+      port.post({ type: 'done', id, result, spent: back, memoryBytes: memoryBytes(), started, ended, ...timed }, [...(result instanceof Uint8Array ? [result.buffer] : []), ...back]);
     } catch (e) {
-      const spent = spentBuffers(args);
-      port.post({ type: 'failed', id, error: errorData(e), spent, memoryBytes: memoryBytes() }, spent);
+      const back = spent();
+      port.post({ type: 'failed', id, error: errorData(e), spent: back, memoryBytes: memoryBytes() }, back);
     }
   });
 }
