@@ -1,6 +1,7 @@
 // The pool's message path (any page): every thread has an instance and a memory of its own. An MSM splits the
-// points and scalars in T slices, each copied once and transferred to its thread, which runs a whole MSM on it
-// (chunked within its share of maxMemory, src/msm/chunked.js); the pool adds the T results. A stream sends every
+// points and scalars in T slices, each copied once (into the buffers of earlier slices, which the threads send back)
+// and transferred to its thread, which runs a whole MSM on it (chunked within its share of maxMemory,
+// src/msm/chunked.js); the pool adds the T results. A stream sends every
 // batch to the threads in T parts, each added to a ChunkedMsm that lives on its thread until the stream ends.
 // Prepared bases: each thread keeps a slice (in an instance of its own), rebuilt from a copy the pool keeps when
 // the thread is replaced. release() replaces the threads whose memory grew: a stopped worker frees it all.
@@ -144,7 +145,7 @@ export class MessagePath {
       (t) => {
         if (t >= T) return null;
         const [first, end] = ranges[t];
-        // Copies of the slices (or the caller's parts), transferred: the pool keeps none of them.
+        // Copies of the slices (or the caller's parts), transferred; their buffers come back with the result (spares)
         const slicePoints = parts ? parts[t] : this.#slice(pointBytes, first * PB, end * PB);
         const sliceScalars = this.#slice(scalarBytes, first * S, end * S);
         return {
