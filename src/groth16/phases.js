@@ -14,7 +14,8 @@
 // One MSM, NTT or QAP step runs at a time on G1's pool (each takes every thread). Variable time in the witness (its
 // MSMs skip zero scalars), as snarkjs's prover is; r and s come from crypto.getRandomValues.
 
-import { bytesToBigIntLE, FreeBuffers, letGoOf } from '../msm/bytes.js';
+import { bytesToBigIntLE } from '../msm/bytes.js';
+import { FreeBuffers, letGoOf } from '../msm/buffers.js';
 import { FileFormatError } from './source.js';
 import { keptPairs } from './pairs.js';
 import { cosetEvaluations, evaluateQap, joinQap, STAGING_BYTES } from './qap.js';

@@ -10,6 +10,7 @@ import { letGo } from './source.js';
 import { readWtns } from './wtns.js';
 import { lap, newScratch, proveWith } from './phases.js';
 import { PROVER_RELEASE_AFTER_MS } from '../instance.js';
+import { equalShares } from '../msm/plan.js';
 
 /** snarkjs's curve names -> wasmsm's. */
 const GROTH16_CURVES = Object.freeze({ bn128: 'bn254', bls12381: 'bls12-381' });
@@ -125,7 +126,7 @@ class CurveEngine {
    * path, where they are not copied), or null (shared memory or the GPU copy the points from one array).
    */
   g1PartsFor(n) {
-    return this.gpu || !this.g1 ? null : this.g1.partsFor(n);
+    return this.gpu || !this.g1 || this.g1.sharedMemory ? null : equalShares(n, Math.min(this.g1.count, n));
   }
 
   /**

@@ -10,7 +10,8 @@ import { budgetError, equalShares } from '../msm/plan.js';
 import { MEMORY_LIMIT } from '../runtime/heap.js';
 import { engineMemory } from '#threads-host';
 import { defaultWorkingSet } from './working-set.js';
-import { copyBytes, FreeBuffers, neutralBytes, sumPartials } from '../msm/bytes.js';
+import { copyBytes, neutralBytes, sumPartials } from '../msm/bytes.js';
+import { FreeBuffers } from '../msm/buffers.js';
 import { tableLayout } from '../msm/prepared.js';
 import { phaseTimer } from '../msm/index.js';
 import { RESIDENT_BYTES } from '../instance.js';
@@ -51,7 +52,9 @@ export class MessagePath {
 
   /** A copy of bytes[start, end) to send to a thread, in a spare buffer where one holds it. */
   #slice(bytes, start, end) {
-    return this.#spares.copy(bytes, start, end);
+    const out = this.#spares.take(end - start);
+    out.set(bytes.subarray(start, end));
+    return out;
   }
 
   initFor() {

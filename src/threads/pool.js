@@ -10,7 +10,7 @@ import { defaultThreadCount, canShareMemory } from '#threads-host';
 import { Workers } from './thread.js';
 import { SharedPath } from './shared-path.js';
 import { MessagePath } from './message-path.js';
-import { equalShares, msmShape } from '../msm/plan.js';
+import { msmShape } from '../msm/plan.js';
 import { checkAttached, checkMsmOptions, checkOptionNames, copyBytes } from '../msm/bytes.js';
 import { checkedScalars, resultFromNative } from '../codecs.js';
 import { noFormatOptions, resolveFormatOptions } from '../formats.js';
@@ -129,22 +129,15 @@ export class MsmPool {
   /**
    * msmBytes with the points in parts (Uint8Arrays, each a whole number of points) that the caller gives up: on the
    * message path each part goes to a thread of its own as it is, transferred (detached here), not copied, so the
-   * points are in memory once (groth16Prove's H MSM: its zkey section read in one part a thread, partsFor). Parts that
-   * share a buffer, more parts than threads, or shared memory: msmBytes over the parts joined.
+   * points are in memory once (groth16Prove's H MSM: its zkey section read in one part a thread). Parts that share a
+   * buffer, more parts than threads, or shared memory: msmBytes over the parts joined.
    */
   async msmParts(parts, scalarBytes, options) {
-    const transferable = parts.every((part) => part.buffer instanceof ArrayBuffer) && new Set(parts.map((part) => part.buffer)).size === parts.length;
-    if (this.sharedMemory || parts.length > this.count || !transferable) {
-      const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-      parts.reduce((at, part) => (joined.set(part, at), at + part.length), 0);
-      return this.#msmBytes(joined, scalarBytes, options);
-    }
-    return this.#msmBytes(parts, scalarBytes, options, true);
-  }
-
-  /** The equal shares (equalShares' [first, end) ranges) in which msmParts takes n points without a copy, or null. */
-  partsFor(n) {
-    return this.sharedMemory ? null : equalShares(n, Math.min(this.count, n));
+    const own = parts.every((part) => part.buffer instanceof ArrayBuffer) && new Set(parts.map((part) => part.buffer)).size === parts.length;
+    if (!this.sharedMemory && parts.length <= this.count && own) return this.#msmBytes(parts, scalarBytes, options, true);
+    const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+    parts.reduce((at, part) => (joined.set(part, at), at + part.length), 0);
+    return this.#msmBytes(joined, scalarBytes, options);
   }
 
   async #msmBytes(pointBytes, scalarBytes, options, parts = false) {

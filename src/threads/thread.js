@@ -2,7 +2,8 @@
 // and the set of them that the pool and its two paths share (src/threads/shared-path.js, message-path.js).
 
 import { startWorker } from '#threads-host';
-import { inputError, letGoOf } from '../msm/bytes.js';
+import { inputError } from '../msm/bytes.js';
+import { letGoOf } from '../msm/buffers.js';
 
 /** The Error a worker reported as data (worker.js errorData); an input's index re-based by `offset`. */
 export function errorFromData(data, offset = 0) {

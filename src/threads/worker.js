@@ -14,7 +14,8 @@
 import { instantiate } from '../runtime/loader.js';
 import { Heap } from '../runtime/heap.js';
 import { claimLane, countDigits, phaseTimer, prepareRange, reducePieces } from '../msm/index.js';
-import { convertPoints, inputError, letGoOf } from '../msm/bytes.js';
+import { convertPoints, inputError } from '../msm/bytes.js';
+import { letGoOf } from '../msm/buffers.js';
 import { checkSubgroupRange } from '../msm/subgroup.js';
 import { ChunkedMsm, msmBytesOn, pointScaleBytes } from '../msm/chunked.js';
 import { planWithBatch } from '../msm/plan.js';
