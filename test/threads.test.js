@@ -841,10 +841,12 @@ describe('a thread gives back the arrays a message brought once they are garbage
   it('detaches their buffers where the engine has ArrayBuffer.prototype.transfer, and leaves shared memory alone', () => {
     const bytes = new Uint8Array(4096).fill(7);
     const shared = new Uint8Array(new SharedArrayBuffer(16)).fill(3);
-    letGoOf(bytes, shared, null, undefined);
+    const raw = new ArrayBuffer(64); // an ArrayBuffer itself, not a view
+    letGoOf(bytes, shared, shared.buffer, raw, null, undefined);
     if (typeof ArrayBuffer.prototype.transfer === 'function') {
       expect(bytes.buffer.detached).toBe(true);
       expect(bytes.length).toBe(0);
+      expect(raw.detached).toBe(true);
     } else {
       expect(bytes[4095]).toBe(7); // Node 20: the collector frees it
     }

@@ -7,11 +7,11 @@
  * frees its bytes (ES2024: Chromium, Firefox, Safari 18, Node 22+, Deno, Bun), where the collector may not run before
  * the next large array is made (a pool thread's slices of one MSM before the next's came: Groth16 at 2^18 on the message
  * path in Node 24, 25 MiB of the peak; Chromium's renderer keeps freed bytes resident for its next arrays). Without it
- * (Node 20), or for a shared buffer, they wait for the collector.
+ * (Node 20), or for a shared buffer, they wait for the collector. Each argument: an ArrayBuffer or a view of one.
  */
 export function letGoOf(...arrays) {
   for (const a of arrays) {
-    const buffer = a?.buffer;
+    const buffer = a instanceof ArrayBuffer ? a : a?.buffer;
     if (typeof buffer?.transfer === 'function' && !buffer.detached) buffer.transfer(0);
   }
 }
@@ -47,7 +47,7 @@ export class FreeBuffers {
   /** `buffer` is free (a detached or shared one is left alone); past the limit, the one put first goes. */
   put(buffer) {
     if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0 || this.#free.includes(buffer)) return;
-    if (this.#free.push(buffer) > this.#limit) letGoOf(new Uint8Array(this.#free.shift()));
+    if (this.#free.push(buffer) > this.#limit) letGoOf(this.#free.shift());
   }
 
   /** Bytes the free buffers hold. */
@@ -57,7 +57,7 @@ export class FreeBuffers {
 
   /** Give every free buffer back now. */
   clear() {
-    letGoOf(...this.#free.map((b) => new Uint8Array(b)));
+    letGoOf(...this.#free);
     this.#free = [];
   }
 }

@@ -29,7 +29,7 @@ export class Thread {
     /** Bytes of the Wasm memories of its own the worker held after its last operation (message path). */
     this.memoryBytes = 0;
     /** What becomes of the buffers an operation's message brought and the worker sent back (run's giveBack, Workers.onSpent). */
-    this.onSpent = (buffers) => letGoOf(...buffers.map((b) => new Uint8Array(b)));
+    this.onSpent = (buffers) => letGoOf(...buffers);
     this.#host = startHost();
     this.ready = this.#start(init);
     this.ready.catch(() => {});
@@ -154,8 +154,7 @@ export class Workers {
 
   #thread(t) {
     const thread = new Thread(this.#initFor(t), t);
-    const letGo = thread.onSpent;
-    thread.onSpent = (buffers) => (this.onSpent ?? letGo)(buffers);
+    thread.onSpent = (buffers) => (this.onSpent ? this.onSpent(buffers) : letGoOf(...buffers));
     return thread;
   }
 

@@ -262,7 +262,7 @@ export function serveThread(port) {
     const spent = (result) => {
       const buffers = spentBuffers(args, result);
       if (giveBack) return buffers;
-      letGoOf(...buffers.map((b) => new Uint8Array(b)));
+      letGoOf(...buffers);
       return [];
     };
     try {
